@@ -1,0 +1,18 @@
+export * from "./errors.ts";
+export * from "./trace.ts";
+export * from "./providers.ts";
+export * from "./assertions.ts";
+export * from "./buggify.ts";
+export * from "./select.ts";
+export * from "./framing.ts";
+export {
+  activeSimulation,
+  installSimulationHook,
+  uninstallSimulationHook,
+  type SimulationHook,
+  type BooleanAssertionKind,
+  type NumericComparison,
+  type AssertionDetails,
+  type EachValue,
+} from "./hook.ts";
+export * from "./production/index.ts";

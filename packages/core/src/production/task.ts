@@ -1,0 +1,186 @@
+/**
+ * `TaskProvider` for production: tasks are plain concurrent async functions.
+ *
+ * Aborting a task (`handle.abort()`) settles its outcome as `cancelled` at once and aborts its
+ * `scope.signal`. JavaScript cannot stop a running function from outside, so the production rule
+ * mirrors the simulator's: every later operation the task makes through its scope's `time`,
+ * `task` (`yieldNow`) or `network` (`bind`/`connect`) never settles, so the task stops at its next
+ * such `await` and its `finally` blocks do not run. Work it does elsewhere (other libraries,
+ * `read`/`write` on connections it already holds, which may be shared with other tasks) goes on:
+ * a task that owns resources should watch `scope.signal` and release them from its abort listener
+ * (for example `signal.addEventListener("abort", () => conn.close())`).
+ */
+import { TaskCancelled } from "../errors.ts";
+import type { RandomProvider, TaskHandle, TaskOutcome, TaskProvider, TaskScope } from "../providers.ts";
+import type { Tracer } from "../trace.ts";
+import { Halt, never } from "./halt.ts";
+import { ProductionNetwork } from "./network.ts";
+import { ProductionRandom } from "./random.ts";
+import { ProductionTime } from "./time.ts";
+import { ConsoleTracer } from "./tracer.ts";
+
+export interface ProductionTaskOptions {
+  /** The clock given (scoped) to spawned tasks. Default: a new `ProductionTime`. */
+  readonly time?: ProductionTime;
+  /** The randomness given to spawned tasks. Default: a new `ProductionRandom`. */
+  readonly random?: RandomProvider;
+  /** The network given (scoped) to spawned tasks. Default: a new `ProductionNetwork`. */
+  readonly network?: ProductionNetwork;
+  /** The tracer given to spawned tasks (a `ConsoleTracer` gets a `task` field). Default: `ConsoleTracer`. */
+  readonly tracer?: Tracer;
+  /** When this signal aborts, the signals of every task spawned here abort too (with its reason). */
+  readonly signal?: AbortSignal;
+  /** The kill switch of the task this provider belongs to (set for task scopes). */
+  readonly halt?: Halt;
+}
+
+function describeError(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}
+
+class ProductionTaskHandle<T> implements TaskHandle<T> {
+  finished = false;
+  readonly outcome: Promise<TaskOutcome<T>>;
+  readonly controller = new AbortController();
+  readonly halt = new Halt();
+  private settle!: (outcome: TaskOutcome<T>) => void;
+
+  constructor(readonly name: string) {
+    this.outcome = new Promise<TaskOutcome<T>>((resolve) => {
+      this.settle = resolve;
+    });
+  }
+
+  finish(outcome: TaskOutcome<T>): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.settle(outcome);
+  }
+
+  /**
+   * Settles the outcome as `cancelled` now, stops the task's scoped operations (see the module
+   * doc) and aborts its signal with `TaskCancelled`. No effect once the task finished.
+   */
+  abort(): void {
+    if (this.finished) return;
+    this.finish({ status: "cancelled" });
+    this.halt.halt();
+    this.controller.abort(new TaskCancelled(this.name));
+  }
+
+  join(): Promise<T> {
+    return this.outcome.then((outcome) => {
+      if (outcome.status === "ok") return outcome.value;
+      if (outcome.status === "cancelled") throw new TaskCancelled(this.name);
+      throw outcome.error;
+    });
+  }
+
+  then<R1 = TaskOutcome<T>, R2 = never>(
+    onFulfilled?: ((value: TaskOutcome<T>) => R1 | PromiseLike<R1>) | null,
+    onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): PromiseLike<R1 | R2> {
+    return this.outcome.then(onFulfilled, onRejected);
+  }
+}
+
+export class ProductionTask implements TaskProvider {
+  private readonly time: ProductionTime;
+  private readonly random: RandomProvider;
+  private readonly network: ProductionNetwork;
+  private readonly tracer: Tracer;
+  private readonly signal: AbortSignal | undefined;
+  private readonly halt: Halt | undefined;
+  /** Running tasks spawned here, whose signals follow `signal`. */
+  private readonly running = new Set<ProductionTaskHandle<unknown>>();
+  private watchingSignal = false;
+
+  constructor(options: ProductionTaskOptions = {}) {
+    this.time = options.time ?? new ProductionTime();
+    this.random = options.random ?? new ProductionRandom();
+    this.network = options.network ?? new ProductionNetwork();
+    this.tracer = options.tracer ?? new ConsoleTracer();
+    this.signal = options.signal;
+    this.halt = options.halt;
+  }
+
+  /**
+   * Starts `body` in a microtask (after the caller's synchronous code; a task aborted before
+   * that never starts). A task spawned from an aborted task never starts and never settles.
+   * A body that throws gives a `failed` outcome and a `task_failed` warning on the tracer.
+   */
+  spawn<T>(name: string, body: (scope: TaskScope) => Promise<T>): TaskHandle<T> {
+    const handle = new ProductionTaskHandle<T>(name);
+    if (this.halt?.halted) return handle;
+    const tracer = this.tracer instanceof ConsoleTracer ? this.tracer.child({ task: name }) : this.tracer;
+    const signal = handle.controller.signal;
+    const scope: TaskScope = {
+      time: this.time.scoped(handle.halt),
+      task: new ProductionTask({
+        time: this.time,
+        random: this.random,
+        network: this.network,
+        tracer: this.tracer,
+        signal,
+        halt: handle.halt,
+      }),
+      random: this.random,
+      network: this.network.scoped(handle.halt),
+      trace: tracer,
+      signal,
+    };
+    this.follow(handle as ProductionTaskHandle<unknown>);
+    queueMicrotask(() => {
+      if (handle.finished) return;
+      let result: Promise<T>;
+      try {
+        result = Promise.resolve(body(scope));
+      } catch (error) {
+        result = Promise.reject(error);
+      }
+      result.then(
+        (value) => handle.finish({ status: "ok", value }),
+        (error: unknown) => {
+          if (handle.finished) return;
+          tracer.warn("task_failed", { task: name, error: describeError(error) });
+          handle.finish({ status: "failed", error });
+        },
+      );
+    });
+    return handle;
+  }
+
+  /** One `setImmediate` hop: lets I/O callbacks and other ready work run first. */
+  yieldNow(): Promise<void> {
+    const halt = this.halt;
+    if (halt?.halted) return never();
+    return new Promise<void>((resolve) => {
+      setImmediate(() => {
+        if (!halt?.halted) resolve();
+      });
+    });
+  }
+
+  /** Makes the new task's signal abort when `this.signal` does. */
+  private follow(handle: ProductionTaskHandle<unknown>): void {
+    const parent = this.signal;
+    if (parent === undefined) return;
+    if (parent.aborted) {
+      handle.controller.abort(parent.reason);
+      return;
+    }
+    this.running.add(handle);
+    void handle.outcome.then(() => this.running.delete(handle));
+    if (this.watchingSignal) return;
+    this.watchingSignal = true;
+    parent.addEventListener(
+      "abort",
+      () => {
+        const handles = [...this.running];
+        this.running.clear();
+        for (const h of handles) h.controller.abort(parent.reason);
+      },
+      { once: true },
+    );
+  }
+}

@@ -1,0 +1,126 @@
+/**
+ * The provider interfaces a server is written against. The same code runs on the production
+ * providers (real Node I/O, `./production`) and inside the simulator (`@moonpool/sim`).
+ *
+ * Units: every duration is in milliseconds (`ms`) as a JS number; fractional values are allowed
+ * and the simulator keeps microsecond precision.
+ */
+import type { Tracer } from "./trace.ts";
+
+export interface TimeProvider {
+  /** Resolves after `delayMs` of (simulated or real) time. */
+  sleep(delayMs: number): Promise<void>;
+  /** Milliseconds since the world started; exact simulated time in the simulator. */
+  now(): number;
+  /**
+   * This process's own clock reading in ms. In the simulator it may run ahead of `now()` by a
+   * bounded drift (like a real machine's clock); it never goes backwards and never runs behind.
+   */
+  timer(): number;
+  /** Settles like `promise`, or rejects with `TimeoutError` after `timeoutMs`. */
+  timeout<T>(timeoutMs: number, promise: Promise<T>): Promise<T>;
+}
+
+export type TaskOutcome<T> =
+  | { readonly status: "ok"; readonly value: T }
+  | { readonly status: "cancelled" }
+  | { readonly status: "failed"; readonly error: unknown };
+
+/** A spawned task. Awaiting the handle gives its outcome; it never rejects. */
+export interface TaskHandle<T> extends PromiseLike<TaskOutcome<T>> {
+  readonly name: string;
+  /** True once the task returned, threw, or was aborted. */
+  readonly finished: boolean;
+  /**
+   * Stops the task: in the simulator it stops at its next await of a provider operation made
+   * through the scope it was given, and none of its `finally` blocks run (like a killed thread).
+   */
+  abort(): void;
+  /** The outcome (same as awaiting the handle). */
+  readonly outcome: Promise<TaskOutcome<T>>;
+  /** The value, or a rejection with the task's error or `TaskCancelled`. */
+  join(): Promise<T>;
+}
+
+export interface TaskProvider {
+  /**
+   * Starts `body` as a concurrent task. `body` receives the providers scoped to the new task:
+   * use them (not the parent's) so that `abort()` and crashes stop the task where it waits.
+   */
+  spawn<T>(name: string, body: (scope: TaskScope) => Promise<T>): TaskHandle<T>;
+  /** Lets other ready work run first; the simulator re-queues the caller at a seeded position. */
+  yieldNow(): Promise<void>;
+}
+
+/**
+ * Seeded randomness. In the simulator every draw comes from the counted `sim` stream, so a seed
+ * (and an exploration recipe) replays it exactly.
+ */
+export interface RandomProvider {
+  /** A uniform unsigned 32-bit integer (0 ..= 2^32 - 1). */
+  random(): number;
+  /** A uniform integer in `[lo, hi)`. Both bounds must be safe integers with `lo < hi`. */
+  randomRange(lo: number, hi: number): number;
+  /** `true` with probability `p` (0 ..= 1). */
+  randomBool(p: number): boolean;
+  /** A uniform float in `[0, 1)`. */
+  randomRatio(): number;
+}
+
+/** One end of a TCP-like byte stream. */
+export interface Connection {
+  /** This end's address, `ip:port`. */
+  readonly localAddr: string;
+  /** The other end's real address, `ip:port`. */
+  readonly peerAddr: string;
+  /**
+   * The next bytes available, or `null` once the peer closed its side and every byte before the
+   * close was read. Rejects with `IoError("ECONNRESET")` when the connection was reset.
+   */
+  read(): Promise<Uint8Array | null>;
+  /** Queues `bytes` for delivery in order. Rejects with `IoError` if the connection is closed or reset. */
+  write(bytes: Uint8Array): Promise<void>;
+  /** Graceful close of our sending side: the peer reads end-of-stream after the last byte. */
+  close(): Promise<void>;
+}
+
+export interface Listener {
+  readonly localAddr: string;
+  /** The next incoming connection (pending connects queue in arrival order). */
+  accept(): Promise<Connection>;
+  /** Stops accepting; later connects to this address are refused. */
+  close(): Promise<void>;
+}
+
+export interface NetworkProvider {
+  /** Listens on `ip:port`. */
+  bind(addr: string): Promise<Listener>;
+  /** Connects to `ip:port`; rejects with `IoError("ECONNREFUSED")` when nobody listens there. */
+  connect(addr: string): Promise<Connection>;
+}
+
+export interface Providers {
+  readonly time: TimeProvider;
+  readonly task: TaskProvider;
+  readonly random: RandomProvider;
+  readonly network: NetworkProvider;
+}
+
+/** What a spawned task receives: the providers scoped to it, and its cancellation signal. */
+export interface TaskScope extends Providers {
+  readonly trace: Tracer;
+  /** Aborted when the task is aborted or its process shuts down. */
+  readonly signal: AbortSignal;
+}
+
+/**
+ * The context a server process runs with, in production and in simulation alike. The simulator's
+ * `SimContext` adds topology, client ids and the shared state board.
+ */
+export interface NodeContext extends Providers {
+  /** This process's IP address (no port). */
+  readonly myIp: string;
+  readonly trace: Tracer;
+  /** Aborted when the process is asked to shut down gracefully. */
+  readonly shutdown: AbortSignal;
+}

@@ -1,0 +1,197 @@
+/**
+ * The deterministic engine: simulated clock, event queue, random streams and the step loop.
+ *
+ * One step = pop one event, apply it (which settles engine-owned promises), let every resulting
+ * promise continuation run to quiescence, then run the after-step hook (invariants).
+ * Quiescence uses tickHopSafe (findings Q1): from a microtask, queue a `nextTick`; Node runs it
+ * only once V8 emptied the microtask queue; if user code queued ticks meanwhile, go round again.
+ * Every `YIELD_EVERY_STEPS` steps the loop yields to the real event loop with `setImmediate` so
+ * I/O, the test runner and rejection tracking can run. The "paranoid" mode yields after every
+ * step instead (a macrotask boundary is a certain quiescence point); both modes must give the
+ * same trace, which the test suite checks.
+ */
+import { EventQueue, SimEvent, type EventCallback, type EventOwner } from "./event-queue.ts";
+import { natives } from "./natives.ts";
+import { seedStreams, type SeedStreams } from "./rng.ts";
+import { TickCounter } from "./ticks.ts";
+
+export type SteppingMode = "fast" | "paranoid";
+
+/** Steps between two yields to the real event loop in fast mode (findings Q1: costs 0-19 %). */
+export const YIELD_EVERY_STEPS = 1000;
+
+/**
+ * Steps allowed at one simulated instant before the run counts as a busy loop (code that keeps
+ * yielding or scheduling zero-delay work without ever letting simulated time advance).
+ */
+export const DEFAULT_MAX_STEPS_PER_INSTANT = 1_000_000;
+
+export const US_PER_MS = 1000;
+
+export function msToUs(ms: number): number {
+  if (!(ms >= 0) || !Number.isFinite(ms)) {
+    throw new RangeError(`a duration must be a finite number of milliseconds >= 0, got ${String(ms)}`);
+  }
+  return Math.round(ms * US_PER_MS);
+}
+
+/** Why `runUntil` returned. */
+export type StopReason =
+  | "done" // the condition became true
+  | "idle" // no event left and the condition is still false
+  | "deadline" // the next event is past the deadline
+  | "busy"; // too many steps at one simulated instant
+
+export interface RunLimits {
+  /** Stop with "deadline" before applying an event later than this (absolute µs). */
+  readonly deadlineUs?: number;
+  readonly maxStepsPerInstant?: number;
+}
+
+const FNV_PRIME = 0x01000193;
+
+/** Hooks into the real event loop boundary: the escape guard disarms while we are out. */
+export interface LoopBoundary {
+  leaveSimulation(): void;
+  enterSimulation(): void;
+}
+
+let sharedTickCounter: TickCounter | null = null;
+
+function tickCounter(): TickCounter {
+  sharedTickCounter ??= new TickCounter(natives.nextTick);
+  return sharedTickCounter;
+}
+
+export class Engine {
+  nowUs = 0;
+  readonly queue = new EventQueue();
+  readonly streams: SeedStreams;
+  /** Steps applied so far (events processed). */
+  steps = 0;
+  /** Owner of the event being applied: code running in this step belongs to it. */
+  currentOwner: EventOwner | null = null;
+  /** 32-bit FNV-style hash of every step (time and tag) and every trace fact mixed in. */
+  traceHash = 0x811c9dc5;
+  /** Called after every step once continuations are quiescent (invariants). */
+  afterStep: () => void = () => {};
+  boundary: LoopBoundary | null = null;
+  private seq = 0;
+  private stepsAtInstant = 0;
+  private ticks: TickCounter = tickCounter();
+
+  constructor(
+    readonly seed: number,
+    readonly mode: SteppingMode = "fast",
+  ) {
+    this.streams = seedStreams(seed);
+  }
+
+  /** Schedules `callback(arg)` at `nowUs + delayUs`. `tag` identifies the event kind in the hash. */
+  schedule(delayUs: number, callback: EventCallback, arg: unknown, tag: number, owner: EventOwner | null = null): SimEvent {
+    return this.scheduleAt(this.nowUs + delayUs, callback, arg, tag, owner);
+  }
+
+  scheduleAt(timeUs: number, callback: EventCallback, arg: unknown, tag: number, owner: EventOwner | null = null): SimEvent {
+    const t = timeUs < this.nowUs ? this.nowUs : timeUs;
+    const event = new SimEvent(t, this.streams.schedule.u32(), this.seq++, callback, arg, tag, owner);
+    this.queue.push(event);
+    return event;
+  }
+
+  /** Mixes a 32-bit value into the trace hash. */
+  mix(value: number): void {
+    this.traceHash = Math.imul(this.traceHash ^ (value | 0), FNV_PRIME) >>> 0;
+  }
+
+  mixString(text: string): void {
+    let h = this.traceHash;
+    for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
+    this.traceHash = h >>> 0;
+  }
+
+  /** Name of the actor whose code is running now (for escape and console attribution). */
+  get currentActor(): string {
+    return this.currentOwner?.actor ?? "runner";
+  }
+
+  /** Makes `process.nextTick` countable for this engine's loop; call once per seed run. */
+  installTickCounter(): void {
+    this.ticks.install();
+  }
+
+  uninstallTickCounter(): void {
+    this.ticks.uninstall();
+  }
+
+  /**
+   * Steps until `done()` is true (checked at every quiescent point, before each step), the
+   * queue runs dry, the deadline is reached, or a busy loop is detected.
+   */
+  runUntil(done: () => boolean, limits: RunLimits = {}): Promise<StopReason> {
+    const deadlineUs = limits.deadlineUs ?? Infinity;
+    const maxAtInstant = limits.maxStepsPerInstant ?? DEFAULT_MAX_STEPS_PER_INSTANT;
+    const ticks = this.ticks;
+    const queue = this.queue;
+    const paranoid = this.mode === "paranoid";
+    return new Promise<StopReason>((resolve, reject) => {
+      let seenTicks = -1;
+      let sinceYield = 0;
+      const hop = (): void => {
+        seenTicks = ticks.count;
+        natives.nextTick(loop);
+      };
+      const resumeFromLoop = (): void => {
+        this.boundary?.enterSimulation();
+        hop();
+      };
+      const loop = (): void => {
+        // User ticks were queued behind ours: their continuations may not have run yet.
+        if (ticks.count !== seenTicks) {
+          natives.queueMicrotask(hop);
+          return;
+        }
+        try {
+          this.afterStep();
+          if (done()) return resolve("done");
+          const next = queue.peek();
+          if (next === undefined) return resolve("idle");
+          if (next.timeUs > deadlineUs) return resolve("deadline");
+          queue.pop();
+          if (next.timeUs === this.nowUs) {
+            if (++this.stepsAtInstant > maxAtInstant) return resolve("busy");
+          } else {
+            this.stepsAtInstant = 0;
+            this.nowUs = next.timeUs;
+          }
+          this.steps++;
+          this.traceHash = Math.imul(Math.imul(this.traceHash ^ (next.timeUs | 0), FNV_PRIME) ^ next.tag, FNV_PRIME) >>> 0;
+          this.currentOwner = next.owner;
+          next.callback(next.arg);
+        } catch (error) {
+          return reject(error);
+        }
+        if (paranoid || ++sinceYield >= YIELD_EVERY_STEPS) {
+          sinceYield = 0;
+          this.boundary?.leaveSimulation();
+          natives.setImmediate(resumeFromLoop);
+        } else {
+          natives.queueMicrotask(hop);
+        }
+      };
+      natives.queueMicrotask(hop);
+    });
+  }
+
+  /** Applies every remaining event up to `deadlineUs` without waiting for user code (settle). */
+  drainQueue(deadlineUs: number): "empty" | "deadline" {
+    for (;;) {
+      const next = this.queue.peek();
+      if (next === undefined) return "empty";
+      if (next.timeUs > deadlineUs) return "deadline";
+      this.queue.pop();
+      this.nowUs = next.timeUs;
+      next.callback(next.arg);
+    }
+  }
+}

@@ -1,0 +1,280 @@
+/**
+ * `SimulationBuilder`: the fluent configuration of a campaign. Mistakes that can be seen at the
+ * call (a bad count, tags before processes) throw `InvalidConfiguration` right there; mistakes
+ * of combination throw from `run()` before any seed starts.
+ */
+import { InvalidConfiguration, TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
+import { DEFAULT_MAX_STEPS_PER_INSTANT, type SteppingMode } from "../engine/engine.ts";
+import { GUARDED_GLOBALS } from "../engine/escape-guard.ts";
+import { assertSeed } from "../engine/rng.ts";
+import type { TraceQuery } from "../world/trace-log.ts";
+import { Campaign } from "./campaign.ts";
+import {
+  DEFAULT_ITERATION_CONTROL,
+  DEFAULT_RUN_TIME_BUDGET_MS,
+  type IterationControl,
+  type ProcessGroupSpec,
+  type SimulationConfig,
+  type WorkloadSpec,
+} from "./config.ts";
+import type { SimulationReport } from "./report.ts";
+import { WorkloadCount, type Invariant, type Process, type ProcessCount, type Workload } from "./types.ts";
+
+/** Addresses are `10.0.{group}.{index + 1}`: at most 254 processes per group, 255 groups. */
+export const MAX_PROCESSES_PER_GROUP = 254;
+export const MAX_PROCESS_GROUPS = 255;
+export const MAX_WORKLOADS = 254;
+
+function positiveInteger(value: number, what: string): void {
+  if (!Number.isSafeInteger(value) || value < 1) {
+    throw new InvalidConfiguration(`${what} must be a positive integer, got ${String(value)}`);
+  }
+}
+
+function checkProcess(p: unknown, where: string): Process {
+  const proc = p as Partial<Process> | null;
+  if (proc === null || typeof proc !== "object" || typeof proc.name !== "string" || proc.name.length === 0 || typeof proc.run !== "function") {
+    throw new InvalidConfiguration(`${where} must return an object with a non-empty 'name' and an async 'run(ctx)' method`);
+  }
+  if (!/^[A-Za-z0-9_.-]+$/.test(proc.name)) {
+    throw new InvalidConfiguration(`process name '${proc.name}' (${where}) may only contain letters, digits, '_', '.' and '-': it names the group and its actors`);
+  }
+  return proc as Process;
+}
+
+function checkWorkload(w: unknown, where: string): Workload {
+  const wl = w as Partial<Workload> | null;
+  if (wl === null || typeof wl !== "object" || typeof wl.name !== "string" || wl.name.length === 0 || typeof wl.run !== "function") {
+    throw new InvalidConfiguration(`${where} must be an object with a non-empty 'name' and an async 'run(ctx)' method`);
+  }
+  return wl as Workload;
+}
+
+export class SimulationBuilder {
+  private readonly groups: ProcessGroupSpec[] = [];
+  private readonly workloadSpecs: WorkloadSpec[] = [];
+  private readonly invariants: Invariant[] = [];
+  private iteration: IterationControl = DEFAULT_ITERATION_CONTROL;
+  private debugSeeds: number[] = [];
+  private baseSeed: number | undefined;
+  private runBudgetMs = DEFAULT_RUN_TIME_BUDGET_MS;
+  private level: TraceLevel = "info";
+  private readonly beforeHooks: (() => void)[] = [];
+  private swarmOps = false;
+  private mode: SteppingMode = "fast";
+  private readonly allowed = new Set<string>();
+  private consoleCapture = true;
+  private maxStepsAtInstant = DEFAULT_MAX_STEPS_PER_INSTANT;
+
+  /**
+   * Registers one role: `count` processes (or `[min, max]` drawn per seed) built by `factory`
+   * on every boot. The group is named after the process's `name` and gets `10.0.{n}.x` addresses
+   * (n = 1 for the first call). Call once per role.
+   */
+  processes(count: ProcessCount, factory: () => Process): this {
+    if (typeof factory !== "function") throw new InvalidConfiguration("processes(count, factory): factory must be a function returning a new Process");
+    if (typeof count === "number") {
+      positiveInteger(count, "processes(count): count");
+      if (count > MAX_PROCESSES_PER_GROUP) throw new InvalidConfiguration(`processes(count): at most ${MAX_PROCESSES_PER_GROUP} processes per group, got ${count}`);
+    } else {
+      const [min, max] = count;
+      positiveInteger(min, "processes([min, max]): min");
+      positiveInteger(max, "processes([min, max]): max");
+      if (min > max) throw new InvalidConfiguration(`processes([min, max]): min ${min} is greater than max ${max}`);
+      if (max > MAX_PROCESSES_PER_GROUP) throw new InvalidConfiguration(`processes([min, max]): at most ${MAX_PROCESSES_PER_GROUP} processes per group, got max ${max}`);
+    }
+    // The factory runs once now to learn the group's name (like the Rust builder).
+    const name = checkProcess(factory(), "processes(count, factory): factory").name;
+    if (this.groups.some((g) => g.name === name)) {
+      throw new InvalidConfiguration(`processes(): a group named '${name}' is already registered; call processes() once per role (or give the roles different names)`);
+    }
+    if (this.groups.length >= MAX_PROCESS_GROUPS) throw new InvalidConfiguration(`at most ${MAX_PROCESS_GROUPS} process groups`);
+    const checkedFactory = () => checkProcess(factory(), `the factory of process group '${name}'`);
+    this.groups.push({ name, count: typeof count === "number" ? count : [count[0], count[1]], factory: checkedFactory, tags: {} });
+    return this;
+  }
+
+  /** Tags for the last registered group: process i gets `values[i % values.length]` per key. */
+  tags(dimensions: Readonly<Record<string, readonly string[]>>): this {
+    const group = this.groups[this.groups.length - 1];
+    if (group === undefined) throw new InvalidConfiguration("tags() must be called after processes(): it tags the last registered group");
+    for (const [key, values] of Object.entries(dimensions)) {
+      if (!Array.isArray(values) || values.length === 0) throw new InvalidConfiguration(`tags(): dimension '${key}' needs at least one value`);
+    }
+    this.groups[this.groups.length - 1] = { ...group, tags: { ...group.tags, ...dimensions } };
+    return this;
+  }
+
+  /**
+   * One workload object reused by every seed (client id 0). Its state carries over between
+   * seeds; prefer `workloadFactory` (and exploration requires it).
+   */
+  workload(instance: Workload): this {
+    checkWorkload(instance, "workload(instance)");
+    this.workloadSpecs.push({ kind: "instance", count: WorkloadCount.fixed(1), create: () => instance });
+    return this;
+  }
+
+  /** A fresh workload per seed. */
+  workloadFactory(factory: () => Workload): this {
+    if (typeof factory !== "function") throw new InvalidConfiguration("workloadFactory(factory): factory must be a function returning a new Workload");
+    this.workloadSpecs.push({ kind: "factory", count: WorkloadCount.fixed(1), create: () => checkWorkload(factory(), "workloadFactory(factory): factory()") });
+    return this;
+  }
+
+  /** `count` fresh workloads per seed; `factory(i)` gets the instance index. */
+  workloads(count: WorkloadCount, factory: (index: number) => Workload): this {
+    if (!(count instanceof WorkloadCount)) throw new InvalidConfiguration("workloads(count, factory): count must be WorkloadCount.fixed(n) or WorkloadCount.random(lo, hi)");
+    if (!Number.isSafeInteger(count.min) || count.min < 0 || !Number.isSafeInteger(count.maxExclusive) || count.maxExclusive <= count.min) {
+      throw new InvalidConfiguration(`workloads(): invalid count ${count.describe()}: fixed(n) needs n >= 0, random(lo, hi) needs 0 <= lo < hi`);
+    }
+    if (count.maxExclusive - 1 > MAX_WORKLOADS) throw new InvalidConfiguration(`workloads(): at most ${MAX_WORKLOADS} workloads, got ${count.describe()}`);
+    if (typeof factory !== "function") throw new InvalidConfiguration("workloads(count, factory): factory must be a function (index) => Workload");
+    this.workloadSpecs.push({ kind: "factory", count, create: (i) => checkWorkload(factory(i), "workloads(count, factory): factory(i)") });
+    return this;
+  }
+
+  invariant(invariant: Invariant): this {
+    if (invariant === null || typeof invariant !== "object" || typeof invariant.observe !== "function" || typeof invariant.name !== "string") {
+      throw new InvalidConfiguration("invariant(i): i must have a 'name' and an 'observe(query, simTimeMs)' method");
+    }
+    this.invariants.push(invariant);
+    return this;
+  }
+
+  /** An invariant from a function (no per-seed state of its own). */
+  invariantFn(name: string, observe: (query: TraceQuery, simTimeMs: number) => void): this {
+    if (typeof observe !== "function") throw new InvalidConfiguration("invariantFn(name, fn): fn must be a function");
+    return this.invariant({ name, observe });
+  }
+
+  setIterations(iterations: number): this {
+    positiveInteger(iterations, "setIterations(n): n");
+    this.iteration = { kind: "fixed", iterations };
+    return this;
+  }
+
+  /** Seeds to run first, in order. Does not change the number of iterations. */
+  setDebugSeeds(seeds: readonly number[]): this {
+    for (const seed of seeds) {
+      try {
+        assertSeed(seed, "setDebugSeeds: each seed");
+      } catch (error) {
+        throw new InvalidConfiguration((error as Error).message);
+      }
+    }
+    this.debugSeeds = seeds.slice();
+    return this;
+  }
+
+  /** Seeds after the debug seeds derive from this base (default: the wall clock). */
+  setBaseSeed(seed: number): this {
+    try {
+      assertSeed(seed, "setBaseSeed(seed)");
+    } catch (error) {
+      throw new InvalidConfiguration((error as Error).message);
+    }
+    this.baseSeed = seed;
+    return this;
+  }
+
+  /**
+   * Run seeds until `quietSeeds` consecutive seeds reach no new sometimes/reachable assertion and
+   * every one reached so far has passed, at most `maxSeeds` (the default: 10 and 1,000).
+   */
+  untilCoverageStable(quietSeeds: number, maxSeeds: number): this {
+    positiveInteger(quietSeeds, "untilCoverageStable(quietSeeds, maxSeeds): quietSeeds");
+    positiveInteger(maxSeeds, "untilCoverageStable(quietSeeds, maxSeeds): maxSeeds");
+    this.iteration = { kind: "untilCoverageStable", quietSeeds, maxSeeds };
+    return this;
+  }
+
+  /** Simulated time the setup and run phases may take before the seed fails (default 1 hour). */
+  runTimeBudget(budgetMs: number): this {
+    if (!(budgetMs > 0) || !Number.isFinite(budgetMs)) throw new InvalidConfiguration(`runTimeBudget(ms): ms must be a positive number, got ${String(budgetMs)}`);
+    this.runBudgetMs = budgetMs;
+    return this;
+  }
+
+  /** Lowest trace level captured (default "info"; "debug" to debug one seed). */
+  traceLevel(level: TraceLevel): this {
+    if (!(level in TRACE_LEVEL_ORDER)) throw new InvalidConfiguration(`traceLevel(level): level must be one of ${Object.keys(TRACE_LEVEL_ORDER).join(", ")}, got ${String(level)}`);
+    this.level = level;
+    return this;
+  }
+
+  /** Runs before every seed (outside the simulation). */
+  beforeIteration(hook: () => void): this {
+    if (typeof hook !== "function") throw new InvalidConfiguration("beforeIteration(fn): fn must be a function");
+    this.beforeHooks.push(hook);
+    return this;
+  }
+
+  /** Enables the per-seed swarm of the operation alphabet (`swarmOpEnabled(opId)`). */
+  swarmOperations(): this {
+    this.swarmOps = true;
+    return this;
+  }
+
+  /** "fast" (default) or "paranoid" (a macrotask per step; for differential testing). */
+  steppingMode(mode: SteppingMode): this {
+    if (mode !== "fast" && mode !== "paranoid") throw new InvalidConfiguration(`steppingMode(mode): mode must be "fast" or "paranoid", got ${String(mode)}`);
+    this.mode = mode;
+    return this;
+  }
+
+  /**
+   * Lets simulated code call one guarded global (e.g. "Date" for a library that formats dates).
+   * The result is real and unreplayable: allow only what cannot affect behaviour.
+   */
+  allowGlobal(name: string): this {
+    if (!(GUARDED_GLOBALS as readonly string[]).includes(name)) {
+      throw new InvalidConfiguration(`allowGlobal(name): unknown guarded global '${name}'; valid names: ${GUARDED_GLOBALS.join(", ")}`);
+    }
+    this.allowed.add(name);
+    return this;
+  }
+
+  /** Whether console.* from simulated code becomes trace events (default true). */
+  captureConsole(enabled: boolean): this {
+    this.consoleCapture = enabled;
+    return this;
+  }
+
+  /** Steps at one simulated instant before the seed fails as a busy loop (default 1,000,000). */
+  maxStepsPerInstant(steps: number): this {
+    positiveInteger(steps, "maxStepsPerInstant(n): n");
+    this.maxStepsAtInstant = steps;
+    return this;
+  }
+
+  /** The validated configuration (used by `run()` and by the explorer). */
+  build(): SimulationConfig {
+    if (this.workloadSpecs.length === 0) {
+      throw new InvalidConfiguration("no workloads: add .workloadFactory(() => new MyWorkload()) (or .workloads(count, factory)); a workload drives the system and ends the seed");
+    }
+    const fixedWorkloads = this.workloadSpecs.reduce((n, s) => n + (s.count.maxExclusive - 1), 0);
+    if (fixedWorkloads > MAX_WORKLOADS) throw new InvalidConfiguration(`at most ${MAX_WORKLOADS} workloads in total, the registrations allow ${fixedWorkloads}`);
+    return {
+      groups: this.groups.slice(),
+      workloads: this.workloadSpecs.slice(),
+      invariants: this.invariants.slice(),
+      iteration: this.iteration,
+      debugSeeds: this.debugSeeds.slice(),
+      baseSeed: this.baseSeed,
+      runTimeBudgetMs: this.runBudgetMs,
+      traceLevel: this.level,
+      beforeIteration: this.beforeHooks.slice(),
+      swarmOperations: this.swarmOps,
+      steppingMode: this.mode,
+      allowedGlobals: new Set(this.allowed),
+      captureConsole: this.consoleCapture,
+      maxStepsPerInstant: this.maxStepsAtInstant,
+    };
+  }
+
+  /** Runs the campaign and returns its report. Never throws for a failing seed: read the report. */
+  async run(): Promise<SimulationReport> {
+    return new Campaign(this.build()).run();
+  }
+}

@@ -1,0 +1,50 @@
+/** The validated configuration a `SimulationBuilder` produces; read by the seed runner. */
+import type { TraceLevel } from "@moonpool/core";
+import type { SteppingMode } from "../engine/engine.ts";
+import type { Invariant, Process, ProcessCount, Workload } from "./types.ts";
+import type { WorkloadCount } from "./types.ts";
+
+export interface ProcessGroupSpec {
+  /** The group name: the process's `name`. */
+  readonly name: string;
+  readonly count: ProcessCount;
+  readonly factory: () => Process;
+  /** Tag dimensions: each process i gets `values[i % values.length]` per key. */
+  readonly tags: Readonly<Record<string, readonly string[]>>;
+}
+
+export interface WorkloadSpec {
+  /** "instance": one object reused by every seed; otherwise a factory builds fresh ones. */
+  readonly kind: "instance" | "factory";
+  readonly count: WorkloadCount;
+  readonly create: (index: number) => Workload;
+}
+
+export type IterationControl =
+  | { readonly kind: "fixed"; readonly iterations: number }
+  | { readonly kind: "untilCoverageStable"; readonly quietSeeds: number; readonly maxSeeds: number };
+
+/** Default stop rule: 10 quiet seeds, at most 1,000 seeds (inventory §2.1). */
+export const DEFAULT_ITERATION_CONTROL: IterationControl = { kind: "untilCoverageStable", quietSeeds: 10, maxSeeds: 1000 };
+/** Default run-time budget: one simulated hour (inventory §2.1). */
+export const DEFAULT_RUN_TIME_BUDGET_MS = 3_600_000;
+/** Settling after processes stop may take at most five simulated minutes (inventory §3). */
+export const SETTLE_BUDGET_MS = 300_000;
+
+export interface SimulationConfig {
+  readonly groups: readonly ProcessGroupSpec[];
+  readonly workloads: readonly WorkloadSpec[];
+  readonly invariants: readonly Invariant[];
+  readonly iteration: IterationControl;
+  readonly debugSeeds: readonly number[];
+  /** Seeds after the debug seeds derive from this; undefined = from the wall clock. */
+  readonly baseSeed: number | undefined;
+  readonly runTimeBudgetMs: number;
+  readonly traceLevel: TraceLevel;
+  readonly beforeIteration: readonly (() => void)[];
+  readonly swarmOperations: boolean;
+  readonly steppingMode: SteppingMode;
+  readonly allowedGlobals: ReadonlySet<string>;
+  readonly captureConsole: boolean;
+  readonly maxStepsPerInstant: number;
+}

@@ -1,0 +1,27 @@
+/** The `SimContext` handed to processes and workloads: an actor scope plus topology and state. */
+import type { Incarnation } from "../engine/incarnation.ts";
+import { ActorScope } from "../world/scope.ts";
+import type { ProcessClock } from "../world/time.ts";
+import type { World } from "../world/world.ts";
+import type { StateBoard } from "./state-board.ts";
+import type { Topology } from "./topology.ts";
+import type { SimContext } from "./types.ts";
+
+export class SimContextImpl extends ActorScope implements SimContext {
+  constructor(
+    world: World,
+    incarnation: Incarnation,
+    clock: ProcessClock,
+    readonly myIp: string,
+    readonly clientId: number,
+    readonly clientCount: number,
+    readonly topology: Topology,
+    readonly state: StateBoard,
+  ) {
+    super(world, incarnation, null, clock, myIp);
+  }
+
+  get shutdown(): AbortSignal {
+    return this.incarnation.shutdown;
+  }
+}

@@ -1,0 +1,148 @@
+/**
+ * Text renderings of a report (inventory §15.2): a plain one for logs and files, and a coloured
+ * one for terminals. Both show the same facts in the same order.
+ */
+import pc from "picocolors";
+import type { SimulationReport } from "./report.ts";
+import { formatFailure } from "./seed-result.ts";
+
+type Colors = ReturnType<typeof pc.createColors>;
+
+/** `<1s` ⇒ `Nms`, `<60s` ⇒ `x.xxs`, else `Mm SSs`. */
+export function formatDuration(ms: number): string {
+  if (ms < 1000) return `${Math.round(ms)}ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(2)}s`;
+  const minutes = Math.floor(ms / 60_000);
+  const seconds = Math.floor((ms % 60_000) / 1000);
+  return `${minutes}m ${String(seconds).padStart(2, "0")}s`;
+}
+
+/** Thousands separators, independent of the machine's locale. */
+export function formatCount(n: number): string {
+  const [int, frac] = (Math.round(n * 10) / 10).toString().split(".");
+  const grouped = int!.replace(/\B(?=(\d{3})+(?!\d))/g, ",");
+  return frac !== undefined ? `${grouped}.${frac}` : grouped;
+}
+
+const KIND_ORDER = [
+  "always",
+  "alwaysOrUnreachable",
+  "unreachable",
+  "numericAlways",
+  "sometimes",
+  "reachable",
+  "numericSometimes",
+  "sometimesAll",
+];
+const STATUS_ORDER = ["FAIL", "MISS", "PASS"];
+
+function detailStats(d: SimulationReport["assertionDetails"][number]): string {
+  const total = d.passCount + d.failCount;
+  switch (d.kind) {
+    case "sometimes":
+    case "reachable":
+      return `${formatCount(d.passCount)} / ${formatCount(total)} (${total === 0 ? "0.0" : ((100 * d.passCount) / total).toFixed(1)}%)`;
+    case "numericSometimes":
+    case "numericAlways":
+      return `${formatCount(d.passCount)} pass ${formatCount(d.failCount)} fail watermark: ${d.watermark ?? "-"}`;
+    case "sometimesAll":
+      return `${formatCount(d.passCount)} calls frontier: ${d.frontier ?? 0}/${d.propositions ?? "?"}`;
+    default:
+      return `${formatCount(d.passCount)} pass ${formatCount(d.failCount)} fail`;
+  }
+}
+
+/** The exact builder calls that replay one seed (the CLI prints its own command instead). */
+export function replayHint(seed: number, recipe?: string): string {
+  return recipe !== undefined && recipe.length > 0
+    ? `replay: builder.replayTimeline(${seed}, "${recipe}").run()`
+    : `replay: builder.setDebugSeeds([${seed}]).setIterations(1).run()`;
+}
+
+function render(report: SimulationReport, c: Colors, pretty: boolean): string {
+  const out: string[] = [];
+  const header = (title: string) =>
+    pretty ? c.bold(`━━━ ${title} ${"━".repeat(Math.max(0, 50 - title.length))}`) : `--- ${title} ---`;
+  out.push(pretty ? c.bold(`━━━ Simulation Report ${"━".repeat(34)}`) : "=== Simulation Report ===");
+  const rate = report.successRate().toFixed(1);
+  const failedText = report.failedRuns > 0 ? c.red(`Failed: ${report.failedRuns}`) : `Failed: ${report.failedRuns}`;
+  out.push(`Iterations: ${report.iterations} | Passed: ${report.successfulRuns} | ${failedText} | Rate: ${rate}%`);
+  out.push(`Avg Wall Time: ${formatDuration(report.averageWallTimeMs())} | Total: ${formatDuration(report.totalWallTimeMs)}`);
+  out.push(`Avg Sim Time: ${formatDuration(report.averageSimulatedTimeMs())}`);
+  out.push(`Avg Events: ${formatCount(report.averageEventsProcessed())}`);
+  if (report.seedsFailing.length > 0) out.push(c.red(`Faulty seeds: [${report.seedsFailing.join(", ")}]`));
+
+  if (report.failedRuns > 0) {
+    out.push(header("Failures"));
+    for (const r of report.seeds) {
+      if (r.ok) continue;
+      out.push(c.red(`seed ${r.seed}:`));
+      for (const f of r.failures) out.push(`  ${formatFailure(f)}`);
+      out.push(`  ${replayHint(r.seed)}`);
+    }
+  }
+
+  if (report.exploration !== null) {
+    out.push(header("Exploration"));
+    out.push(`Timelines: ${formatCount(report.exploration.timelines)} | Bugs found: ${report.exploration.bugsFound}`);
+    for (const bug of report.exploration.bugRecipes) out.push(`Bug recipe (seed=${bug.seed}): ${bug.recipe}`);
+  }
+
+  const details = [...report.assertionDetails].sort(
+    (a, b) =>
+      KIND_ORDER.indexOf(a.kind) - KIND_ORDER.indexOf(b.kind) ||
+      STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) ||
+      (a.message < b.message ? -1 : a.message > b.message ? 1 : 0),
+  );
+  if (details.length > 0) {
+    out.push(header(`Assertions (${details.length})`));
+    for (const d of details) {
+      const status = d.status === "PASS" ? c.green(pretty ? "✓ PASS" : "PASS") : d.status === "FAIL" ? c.red(pretty ? "✗ FAIL" : "FAIL") : c.yellow(pretty ? "○ MISS" : "MISS");
+      out.push(`${status}  [${d.kind}]  "${d.message}"  ${detailStats(d)}`);
+    }
+  }
+  if (report.assertionViolations.length > 0) {
+    out.push(header("Assertion Violations"));
+    for (const v of report.assertionViolations) out.push(c.red(`- ${v}`));
+  }
+  if (report.coverageViolations.length > 0) {
+    out.push(header("Coverage Gaps"));
+    for (const v of report.coverageViolations) out.push(c.yellow(`- ${v}`));
+  }
+  if (report.bucketSummaries.length > 0) {
+    const total = report.bucketSummaries.reduce((s, b) => s + b.bucketsDiscovered, 0);
+    out.push(header(`Buckets (${total} across ${report.bucketSummaries.length} sites)`));
+    for (const b of report.bucketSummaries) out.push(`"${b.message}": ${b.bucketsDiscovered} buckets, ${formatCount(b.totalHits)} hits`);
+  }
+  const overflow = report.tableOverflow;
+  if (overflow.droppedSiteCalls > 0 || overflow.droppedBucketCalls > 0 || overflow.droppedDiscoveries > 0) {
+    out.push(
+      c.yellow(
+        `Assertion tables full (${overflow.maxSites} sites, ${overflow.maxEachBuckets} buckets): ${overflow.droppedSiteCalls} call(s) to untracked sites [${overflow.droppedSiteMessages.join(", ")}], ` +
+          `${overflow.droppedBucketCalls} call(s) to untracked buckets [${overflow.droppedBucketMessages.join(", ")}], ${overflow.droppedDiscoveries} discovery(ies) dropped`,
+      ),
+    );
+  }
+  const s = report.saturation;
+  if (s !== null) {
+    const state = s.saturated ? c.green("saturated") : c.yellow("NOT saturated");
+    out.push(`${state}: ${s.sometimesHit}/${s.sometimesTotal} sometimes hit · assertion coverage stable for ${s.plateauSeeds} seeds (needs ${s.requiredQuietSeeds})`);
+  }
+  if (report.convergenceTimeout) out.push(c.yellow("UntilCoverageStable hit the iteration cap without saturating."));
+  if (report.iterations > 1) {
+    out.push(header("Seeds"));
+    report.seeds.forEach((r, i) => {
+      const line = `#${i + 1} seed=${r.seed} wall=${formatDuration(r.wallTimeMs)} sim=${formatDuration(r.simulatedTimeMs)} events=${formatCount(r.eventsProcessed)} hash=${r.traceHash}`;
+      out.push(r.ok ? line : c.red(`${line} FAILED`));
+    });
+  }
+  return out.join("\n") + "\n";
+}
+
+export function formatText(report: SimulationReport): string {
+  return render(report, pc.createColors(false), false);
+}
+
+export function formatPretty(report: SimulationReport): string {
+  return render(report, pc.createColors(true), true);
+}

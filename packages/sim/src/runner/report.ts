@@ -1,0 +1,190 @@
+/**
+ * The campaign report (inventory §15 in camelCase): counts, per-seed metrics, assertion details
+ * with PASS/FAIL/MISS, violations, coverage gaps, buckets, saturation. `print()` writes the
+ * readable summary to stderr, `toJSON()` the versioned schema, `assertPassed()` throws with the
+ * summary in any test runner.
+ */
+import { MoonpoolError } from "@moonpool/core";
+import type { SteppingMode } from "../engine/engine.ts";
+import type { AssertionTable, AssertionDetail, BucketSiteSummary, AssertionOverflow } from "../chaos/assertions.ts";
+import { formatFailure, type SeedResult } from "./seed-result.ts";
+import { formatText, formatPretty } from "./report-format.ts";
+
+/** Version of the `toJSON()` schema; bump on any incompatible change. */
+export const REPORT_SCHEMA_VERSION = 1;
+export const PACKAGE_VERSION = "0.1.0";
+
+export interface SaturationReport {
+  readonly signal: "assertionCoverage";
+  readonly saturated: boolean;
+  readonly sometimesHit: number;
+  readonly sometimesTotal: number;
+  /** Consecutive seeds without a new sometimes/reachable assertion reached. */
+  readonly plateauSeeds: number;
+  readonly requiredQuietSeeds: number;
+}
+
+export interface CampaignMetrics {
+  readonly wallTimeMs: number;
+  readonly simulatedTimeMs: number;
+  readonly eventsProcessed: number;
+}
+
+/** Placeholder-free: the exploration issue fills this in; without exploration it is null. */
+export interface ExplorationReport {
+  readonly timelines: number;
+  readonly bugsFound: number;
+  readonly bugRecipes: readonly { seed: number; recipe: string }[];
+}
+
+export interface ReportInput {
+  readonly results: readonly SeedResult[];
+  readonly table: AssertionTable;
+  readonly convergenceTimeout: boolean;
+  readonly saturation: SaturationReport | null;
+  readonly wallTimeMs: number;
+  readonly steppingMode: SteppingMode;
+  readonly exploration?: ExplorationReport | null;
+}
+
+/** Thrown by `report.assertPassed()`; its message is the readable report. */
+export class SimulationFailed extends MoonpoolError {}
+
+export class SimulationReport {
+  readonly iterations: number;
+  readonly successfulRuns: number;
+  readonly failedRuns: number;
+  /** Summed over successful seeds only (inventory §15.1). */
+  readonly metrics: CampaignMetrics;
+  /** Every seed in run order with its metrics, trace hash and failures. */
+  readonly seeds: readonly SeedResult[];
+  readonly seedsUsed: readonly number[];
+  readonly seedsFailing: readonly number[];
+  readonly assertionResults: Readonly<Record<string, { totalChecks: number; successes: number }>>;
+  readonly assertionViolations: readonly string[];
+  readonly coverageViolations: readonly string[];
+  readonly assertionDetails: readonly AssertionDetail[];
+  readonly bucketSummaries: readonly BucketSiteSummary[];
+  /** What did not fit in the bounded assertion tables (never silent). */
+  readonly tableOverflow: AssertionOverflow;
+  readonly convergenceTimeout: boolean;
+  readonly saturation: SaturationReport | null;
+  readonly exploration: ExplorationReport | null;
+  /** Wall time of the whole campaign, failed seeds included. */
+  readonly totalWallTimeMs: number;
+  readonly steppingMode: SteppingMode;
+
+  constructor(input: ReportInput) {
+    const results = input.results;
+    this.seeds = results;
+    this.iterations = results.length;
+    const ok = results.filter((r) => r.ok);
+    this.successfulRuns = ok.length;
+    this.failedRuns = results.length - ok.length;
+    this.metrics = {
+      wallTimeMs: ok.reduce((s, r) => s + r.wallTimeMs, 0),
+      simulatedTimeMs: ok.reduce((s, r) => s + r.simulatedTimeMs, 0),
+      eventsProcessed: ok.reduce((s, r) => s + r.eventsProcessed, 0),
+    };
+    this.seedsUsed = results.map((r) => r.seed);
+    this.seedsFailing = results.filter((r) => !r.ok).map((r) => r.seed);
+    this.assertionResults = input.table.results();
+    this.assertionViolations = input.table.assertionViolations();
+    this.coverageViolations = input.table.coverageViolations();
+    this.assertionDetails = input.table.details();
+    this.bucketSummaries = input.table.bucketSummaries();
+    this.tableOverflow = input.table.overflow();
+    this.convergenceTimeout = input.convergenceTimeout;
+    this.saturation = input.saturation;
+    this.exploration = input.exploration ?? null;
+    this.totalWallTimeMs = input.wallTimeMs;
+    this.steppingMode = input.steppingMode;
+  }
+
+  /** Percentage of successful seeds (0-100). */
+  successRate(): number {
+    return this.iterations === 0 ? 0 : (100 * this.successfulRuns) / this.iterations;
+  }
+
+  averageWallTimeMs(): number {
+    return this.successfulRuns === 0 ? 0 : this.metrics.wallTimeMs / this.successfulRuns;
+  }
+
+  averageSimulatedTimeMs(): number {
+    return this.successfulRuns === 0 ? 0 : this.metrics.simulatedTimeMs / this.successfulRuns;
+  }
+
+  averageEventsProcessed(): number {
+    return this.successfulRuns === 0 ? 0 : this.metrics.eventsProcessed / this.successfulRuns;
+  }
+
+  /** True when no seed failed and no safety assertion was violated. */
+  get passed(): boolean {
+    return this.failedRuns === 0 && this.assertionViolations.length === 0;
+  }
+
+  /** Failures of one seed, formatted. */
+  failuresOf(seed: number): string[] {
+    return (this.seeds.find((r) => r.seed === seed)?.failures ?? []).map(formatFailure);
+  }
+
+  /** The plain-text report (no colours). */
+  toString(): string {
+    return formatText(this);
+  }
+
+  /** Writes the readable summary to stderr (coloured on a TTY unless NO_COLOR is set). */
+  print(stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr): void {
+    const colour = stream.isTTY === true && process.env.NO_COLOR === undefined;
+    stream.write(colour ? formatPretty(this) : formatText(this));
+  }
+
+  /**
+   * Throws `SimulationFailed` with the report when a seed failed or a safety assertion was
+   * violated. With `{ strictCoverage: true }` also on coverage gaps and convergence timeout
+   * (the spec's CI policy for campaigns that establish coverage).
+   */
+  assertPassed(options: { strictCoverage?: boolean } = {}): void {
+    const coverageFailed = options.strictCoverage === true && (this.coverageViolations.length > 0 || this.convergenceTimeout);
+    if (this.passed && !coverageFailed) return;
+    throw new SimulationFailed(`simulation failed\n${formatText(this)}`);
+  }
+
+  /** The versioned, stable JSON schema: the unit of merge, replay and visual reports. */
+  toJSON(): Record<string, unknown> {
+    return {
+      schemaVersion: REPORT_SCHEMA_VERSION,
+      packageVersion: PACKAGE_VERSION,
+      node: process.versions.node,
+      v8: process.versions.v8,
+      steppingMode: this.steppingMode,
+      iterations: this.iterations,
+      successfulRuns: this.successfulRuns,
+      failedRuns: this.failedRuns,
+      successRate: this.successRate(),
+      metrics: this.metrics,
+      totalWallTimeMs: this.totalWallTimeMs,
+      seedsUsed: this.seedsUsed,
+      seedsFailing: this.seedsFailing,
+      seeds: this.seeds.map((r) => ({
+        seed: r.seed,
+        ok: r.ok,
+        simulatedTimeMs: r.simulatedTimeMs,
+        eventsProcessed: r.eventsProcessed,
+        wallTimeMs: r.wallTimeMs,
+        traceHash: r.traceHash,
+        simDraws: r.simDraws,
+        failures: r.failures,
+      })),
+      assertionResults: this.assertionResults,
+      assertionViolations: this.assertionViolations,
+      coverageViolations: this.coverageViolations,
+      assertionDetails: this.assertionDetails,
+      bucketSummaries: this.bucketSummaries,
+      tableOverflow: this.tableOverflow,
+      convergenceTimeout: this.convergenceTimeout,
+      saturation: this.saturation,
+      exploration: this.exploration,
+    };
+  }
+}

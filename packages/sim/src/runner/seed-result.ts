@@ -1,0 +1,47 @@
+/** What one seed produced: the unit the report, the explorer and the CLI aggregate. */
+
+export type SeedFailureKind =
+  | "assertion" // an always-family assertion was violated
+  | "invariant" // an invariant's observe() threw
+  | "workload" // a workload's run() rejected
+  | "setup" // a workload's setup() rejected
+  | "check" // a workload's check() rejected
+  | "process" // a process's run() rejected (other than by shutdown)
+  | "deadlock" // nothing left to do while workloads still waited
+  | "runTimeBudget" // workloads still running after the simulated run-time budget
+  | "busyLoop" // too many steps without simulated time advancing
+  | "settleTimeout" // the world did not settle after processes stopped
+  | "escape" // simulated code called a real clock, timer or unseeded randomness
+  | "unhandledRejection" // a promise rejected in simulated code and nobody handled it
+  | "uncaughtException";
+
+export interface SeedFailure {
+  readonly kind: SeedFailureKind;
+  readonly message: string;
+  /** Who failed (actor name) when known. */
+  readonly actor?: string;
+  /** Simulated time of the failure in ms. */
+  readonly timeMs: number;
+  readonly stack?: string;
+}
+
+import type { Discovery } from "../chaos/assertions.ts";
+export type { Discovery };
+
+export interface SeedResult {
+  readonly seed: number;
+  readonly ok: boolean;
+  readonly failures: readonly SeedFailure[];
+  readonly simulatedTimeMs: number;
+  readonly eventsProcessed: number;
+  readonly wallTimeMs: number;
+  /** 8 hex digits: the hash of every step and every captured trace fact. */
+  readonly traceHash: string;
+  /** Sim-stream draws made in the seed. */
+  readonly simDraws: number;
+  readonly discoveries: readonly Discovery[];
+}
+
+export function formatFailure(f: SeedFailure): string {
+  return `[${f.kind}] ${f.message}${f.actor !== undefined ? ` (actor ${f.actor})` : ""} at ${f.timeMs.toFixed(3)} ms`;
+}

@@ -1,0 +1,373 @@
+/**
+ * One seed, start to finish, as inventory §3 describes: boot processes → concurrent workload
+ * setup with a barrier → run (the first finished workload triggers shutdown) → stop processes →
+ * settle → concurrent checks. Every way user code can go wrong becomes a `SeedFailure` of this
+ * seed; nothing here throws for a user error, so the campaign always continues with the next seed.
+ */
+import { abortError, isAbortError, type SimulationEscape, type TraceLevel } from "@moonpool/core";
+import { Incarnation } from "../engine/incarnation.ts";
+import { wallNowMs, natives } from "../engine/natives.ts";
+import type { StopReason } from "../engine/engine.ts";
+import { msToUs } from "../engine/engine.ts";
+import { Buggify } from "../chaos/buggify.ts";
+import type { AssertionTable } from "../chaos/assertions.ts";
+import { ProcessClock } from "../world/time.ts";
+import { CONSOLE_EVENT_NAME } from "../world/trace-log.ts";
+import { EventTag, World } from "../world/world.ts";
+import { SETTLE_BUDGET_MS, type SimulationConfig } from "./config.ts";
+import { SimContextImpl } from "./context.ts";
+import type { Discovery, SeedFailure, SeedFailureKind, SeedResult } from "./seed-result.ts";
+import { StateBoard } from "./state-board.ts";
+import { Topology, TopologyRegistry } from "./topology.ts";
+import type { Process, Workload } from "./types.ts";
+
+/** Per-seed options the explorer and replay set. */
+export interface SeedOptions {
+  /** Reseed points of the sim stream (a recipe). */
+  readonly breakpoints?: readonly { count: number; seed: number }[];
+}
+
+interface ProcessSlot {
+  readonly group: string;
+  readonly index: number;
+  readonly groupSize: number;
+  readonly ip: string;
+  readonly actor: string;
+  readonly factory: () => Process;
+  incarnation: Incarnation | null;
+}
+
+interface WorkloadSlot {
+  readonly workload: Workload;
+  readonly index: number;
+  readonly ip: string;
+  readonly actor: string;
+  incarnation: Incarnation;
+  ctx: SimContextImpl;
+  setupDone: boolean;
+  runDone: boolean;
+  checkDone: boolean;
+}
+
+function errorText(error: unknown): { message: string; stack?: string } {
+  if (error instanceof Error) return { message: `${error.name}: ${error.message}`, stack: error.stack };
+  return { message: String(error) };
+}
+
+const CONSOLE_LEVEL: Readonly<Record<string, TraceLevel>> = {
+  log: "info",
+  info: "info",
+  warn: "warn",
+  error: "error",
+  debug: "debug",
+  trace: "debug",
+};
+
+/**
+ * The running seed. The campaign keeps a reference to the current one so the simulation hook
+ * (assertions, buggify, select) and the escape guard can reach it.
+ */
+export class SeedSession {
+  readonly world: World;
+  readonly buggify: Buggify;
+  readonly failures: SeedFailure[] = [];
+  readonly registry = new TopologyRegistry();
+  readonly state = new StateBoard();
+  readonly discoveries: Discovery[] = [];
+  private readonly processes: ProcessSlot[] = [];
+  private readonly workloads: WorkloadSlot[] = [];
+  private readonly clocks = new Map<string, ProcessClock>();
+  private shutdownTriggered = false;
+  private readonly brokenInvariants = new Set<string>();
+
+  constructor(
+    readonly config: SimulationConfig,
+    readonly seed: number,
+    readonly table: AssertionTable,
+    options: SeedOptions = {},
+  ) {
+    this.world = new World({ seed, mode: config.steppingMode, traceLevel: config.traceLevel });
+    if (options.breakpoints !== undefined && options.breakpoints.length > 0) {
+      this.world.engine.streams.sim.setBreakpoints(options.breakpoints);
+    }
+    this.buggify = new Buggify(this.world.engine.streams.sim);
+    const engine = this.world.engine;
+    this.world.trace.onEvent = (event) => {
+      engine.mixString(event.name);
+      engine.mixString(event.source);
+      for (const key in event.fields) {
+        engine.mixString(key);
+        engine.mixString(String(event.fields[key]));
+      }
+    };
+    engine.afterStep = () => this.checkInvariants();
+  }
+
+  get nowMs(): number {
+    return this.world.nowMs;
+  }
+
+  fail(kind: SeedFailureKind, message: string, extra: { actor?: string; stack?: string } = {}): void {
+    this.failures.push({ kind, message, timeMs: this.nowMs, ...extra });
+    this.world.emit("runner", "error", "seed_failure", { kind, message });
+  }
+
+  // --- hooks used by the campaign -------------------------------------------------------------
+
+  escaped(error: SimulationEscape): void {
+    this.fail("escape", error.message, { actor: error.actor, stack: error.stack });
+  }
+
+  console(level: string, text: string): void {
+    this.world.emit(this.world.engine.currentActor, CONSOLE_LEVEL[level] ?? "info", CONSOLE_EVENT_NAME, { stream: level, text });
+  }
+
+  // --- lifecycle ------------------------------------------------------------------------------
+
+  async run(): Promise<SeedResult> {
+    const wallStart = wallNowMs();
+    const engine = this.world.engine;
+    try {
+      this.table.beginSeed(this.seed, engine.streams.sim, (message, stack) => this.fail("assertion", message, { actor: engine.currentActor, stack }));
+      for (const inv of this.config.invariants) {
+        try {
+          inv.reset?.();
+        } catch (error) {
+          this.fail("invariant", `invariant '${inv.name}' reset() threw: ${errorText(error).message}`, errorText(error));
+        }
+      }
+      this.resolveTopology();
+      await this.lifecycle();
+    } finally {
+      this.discoveries.push(...this.table.endSeed());
+    }
+    return {
+      seed: this.seed,
+      ok: this.failures.length === 0,
+      failures: this.failures.slice(),
+      simulatedTimeMs: this.nowMs,
+      eventsProcessed: engine.steps,
+      wallTimeMs: wallNowMs() - wallStart,
+      traceHash: engine.traceHash.toString(16).padStart(8, "0"),
+      simDraws: engine.streams.sim.totalCalls,
+      discoveries: this.discoveries.slice(),
+    };
+  }
+
+  private resolveTopology(): void {
+    const sim = this.world.engine.streams.sim;
+    // Workloads first, then process groups, each drawing its count in registration order.
+    let workloadIndex = 0;
+    const workloadObjects: Workload[] = [];
+    for (const spec of this.config.workloads) {
+      const count = spec.count.isFixed ? spec.count.min : sim.rangeInt(spec.count.min, spec.count.maxExclusive);
+      for (let i = 0; i < count; i++) workloadObjects.push(spec.create(workloadIndex++));
+    }
+    this.config.groups.forEach((group, g) => {
+      const count = typeof group.count === "number" ? group.count : sim.rangeInt(group.count[0], group.count[1] + 1);
+      for (let i = 0; i < count; i++) {
+        const ip = `10.0.${g + 1}.${i + 1}`;
+        const name = count === 1 ? group.name : `${group.name}-${i}`;
+        const tags: Record<string, string> = {};
+        for (const [key, values] of Object.entries(group.tags)) tags[key] = values[i % values.length]!;
+        const slot: ProcessSlot = { group: group.name, index: i, groupSize: count, ip, actor: `${name}@${ip}`, factory: group.factory, incarnation: null };
+        this.processes.push(slot);
+        this.registry.addProcess({ ip, group: group.name, index: i, actor: slot.actor, tags });
+      }
+    });
+    workloadObjects.forEach((workload, i) => {
+      const ip = `10.0.0.${i + 1}`;
+      this.registry.workloadIps.push(ip);
+      const actor = `${workload.name}@${ip}`;
+      const incarnation = new Incarnation(actor);
+      const ctx = this.context(incarnation, ip, i, workloadObjects.length);
+      this.workloads.push({ workload, index: i, ip, actor, incarnation, ctx, setupDone: false, runDone: false, checkDone: false });
+    });
+  }
+
+  private context(incarnation: Incarnation, ip: string, clientId: number, clientCount: number): SimContextImpl {
+    let clock = this.clocks.get(ip);
+    if (clock === undefined) {
+      clock = new ProcessClock();
+      this.clocks.set(ip, clock);
+    }
+    return new SimContextImpl(this.world, incarnation, clock, ip, clientId, clientCount, new Topology(this.registry, ip), this.state);
+  }
+
+  /** Starts (or restarts) a process: a fresh instance from its factory and a new incarnation. */
+  bootProcess(slot: ProcessSlot): void {
+    const incarnation = new Incarnation(slot.actor);
+    slot.incarnation = incarnation;
+    const ctx = this.context(incarnation, slot.ip, slot.index, slot.groupSize);
+    this.world.engine.schedule(
+      0,
+      () => {
+        if (!incarnation.alive) return;
+        let instance: Process;
+        try {
+          instance = slot.factory();
+        } catch (error) {
+          this.fail("process", `process factory for '${slot.group}' threw: ${errorText(error).message}`, { actor: slot.actor, ...errorText(error) });
+          return;
+        }
+        this.world.emit(slot.actor, "info", "process_started", { ip: slot.ip });
+        this.invoke(() => instance.run(ctx)).then(
+          () => {
+            if (incarnation.alive) this.world.emit(slot.actor, "info", "process_exited", { ip: slot.ip });
+          },
+          (error: unknown) => {
+            if (!incarnation.alive) return;
+            // Rejections caused by graceful shutdown are the expected way out.
+            if (incarnation.shuttingDown && isAbortError(error)) return;
+            const { message, stack } = errorText(error);
+            this.fail("process", `process ${slot.actor} run() rejected: ${message}. A process should handle the I/O errors it can meet; crashes are simulated by the runner.`, { actor: slot.actor, stack });
+          },
+        );
+      },
+      null,
+      EventTag.lifecycle,
+      incarnation,
+    );
+  }
+
+  /** Calls user code, turning a synchronous throw into a rejection. */
+  private invoke(fn: () => Promise<void> | void): Promise<void> {
+    try {
+      return Promise.resolve(fn());
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+
+  private startPhase(phase: "setup" | "run" | "check", slot: WorkloadSlot): void {
+    const method = slot.workload[phase];
+    const markDone = () => {
+      if (phase === "setup") slot.setupDone = true;
+      else if (phase === "run") {
+        slot.runDone = true;
+        this.triggerShutdown(slot.actor);
+      } else slot.checkDone = true;
+    };
+    if (method === undefined) {
+      markDone();
+      return;
+    }
+    const incarnation = slot.incarnation;
+    this.world.engine.schedule(
+      0,
+      () => {
+        this.invoke(() => method.call(slot.workload, slot.ctx)).then(markDone, (error: unknown) => {
+          markDone();
+          if (!incarnation.alive) return;
+          const { message, stack } = errorText(error);
+          this.fail(phase === "run" ? "workload" : phase, `workload ${slot.actor} ${phase}() rejected: ${message}`, { actor: slot.actor, stack });
+        });
+      },
+      null,
+      EventTag.lifecycle,
+      incarnation,
+    );
+  }
+
+  /** The first finished workload asks everyone to wind down (inventory §3). */
+  private triggerShutdown(by: string): void {
+    if (this.shutdownTriggered) return;
+    this.shutdownTriggered = true;
+    this.world.emit("runner", "info", "shutdown_triggered", { by });
+    const reason = abortError("simulation shutdown: the first workload finished");
+    for (const w of this.workloads) w.incarnation.signalShutdown(reason);
+    for (const p of this.processes) p.incarnation?.signalShutdown(reason);
+  }
+
+  private checkInvariants(): void {
+    const invariants = this.config.invariants;
+    if (invariants.length === 0) return;
+    const nowMs = this.nowMs;
+    for (const inv of invariants) {
+      if (this.brokenInvariants.has(inv.name)) continue;
+      try {
+        inv.observe(this.world.trace, nowMs);
+      } catch (error) {
+        // A throwing invariant is reported once and then skipped for the rest of the seed.
+        this.brokenInvariants.add(inv.name);
+        const { message, stack } = errorText(error);
+        this.fail("invariant", `invariant '${inv.name}' threw: ${message}. Record violations with assertAlways instead of throwing.`, { stack });
+      }
+    }
+  }
+
+  private describeWaiting(slots: readonly { actor: string; incarnation: Incarnation | null }[]): string {
+    const lines: string[] = [];
+    for (const s of slots) {
+      const inc = s.incarnation;
+      if (inc === null || !inc.alive) continue;
+      const waits = inc.waitingOn();
+      lines.push(`${s.actor} waiting on ${waits.length > 0 ? waits.join(", ") : "a promise no simulated operation will settle"}`);
+    }
+    return lines.join("; ");
+  }
+
+  private async phase(name: string, done: () => boolean, budgetMs: number, waiting: () => WorkloadSlot[]): Promise<boolean> {
+    const engine = this.world.engine;
+    const deadlineUs = engine.nowUs + msToUs(budgetMs);
+    const reason: StopReason = await engine.runUntil(done, { deadlineUs, maxStepsPerInstant: this.config.maxStepsPerInstant });
+    if (reason === "done") return true;
+    const stuck = this.describeWaiting(waiting());
+    if (reason === "idle") {
+      this.fail("deadlock", `seed ${this.seed}: deadlock in ${name} at ${this.nowMs.toFixed(3)} ms: no pending event while workloads still run: ${stuck}`);
+    } else if (reason === "deadline") {
+      this.fail("runTimeBudget", `seed ${this.seed}: ${name} exceeded its simulated budget of ${budgetMs} ms with workloads still running: ${stuck}. Raise runTimeBudget(ms) if this is expected.`);
+    } else {
+      this.fail("busyLoop", `seed ${this.seed}: busy loop in ${name} at ${this.nowMs.toFixed(3)} ms: ${this.config.maxStepsPerInstant} steps without simulated time advancing (last actor ${engine.currentActor}). Code that polls must sleep between polls.`);
+    }
+    return false;
+  }
+
+  private async lifecycle(): Promise<void> {
+    const engine = this.world.engine;
+    for (const slot of this.processes) this.bootProcess(slot);
+
+    // Setup: concurrently, then a barrier. A failed setup skips run and check.
+    for (const w of this.workloads) this.startPhase("setup", w);
+    const setupOk = await this.phase("setup", () => this.workloads.every((w) => w.setupDone), this.config.runTimeBudgetMs, () => this.workloads.filter((w) => !w.setupDone));
+    const setupFailed = this.failures.some((f) => f.kind === "setup");
+
+    let runOk = false;
+    if (setupOk && !setupFailed) {
+      for (const w of this.workloads) this.startPhase("run", w);
+      runOk = await this.phase("run", () => this.workloads.every((w) => w.runDone), this.config.runTimeBudgetMs, () => this.workloads.filter((w) => !w.runDone));
+    }
+
+    // Stop every process and workload leftover: a kill, not a graceful stop (inventory §3).
+    this.triggerShutdown("runner");
+    for (const p of this.processes) if (p.incarnation !== null) this.world.crash(p.incarnation);
+    for (const w of this.workloads) this.world.crash(w.incarnation);
+
+    // Timers of crashed actors would only be no-ops: drop them so settling ends when the world
+    // is really quiet.
+    engine.queue.purgeDead();
+    const settleDeadlineUs = engine.nowUs + msToUs(SETTLE_BUDGET_MS);
+    const settled = await engine.runUntil(() => engine.queue.size === 0, { deadlineUs: settleDeadlineUs, maxStepsPerInstant: this.config.maxStepsPerInstant });
+    if (settled !== "done" && settled !== "idle") {
+      this.fail("settleTimeout", `seed ${this.seed}: events still pending ${SETTLE_BUDGET_MS} ms after processes stopped (${engine.queue.size} queued)`);
+    }
+
+    // Checks run with fresh contexts once the world is quiet, even after a failed run, so the
+    // retained model can still be validated; a rejected check fails the seed (quirk 8 fixed).
+    if (runOk || this.workloads.every((w) => w.runDone)) {
+      for (const w of this.workloads) {
+        w.incarnation = new Incarnation(`${w.actor}`);
+        w.ctx = this.context(w.incarnation, w.ip, w.index, this.workloads.length);
+        this.startPhase("check", w);
+      }
+      await this.phase("check", () => this.workloads.every((w) => w.checkDone), SETTLE_BUDGET_MS, () => this.workloads.filter((w) => !w.checkDone));
+      for (const w of this.workloads) w.incarnation.kill();
+    }
+
+    // Let Node report rejections nobody handled (it does so once the tick queue drains). This is a
+    // trip through the real event loop, so the escape guard stands down meanwhile.
+    engine.boundary?.leaveSimulation();
+    await new Promise<void>((resolve) => natives.setImmediate(resolve));
+    engine.boundary?.enterSimulation();
+  }
+}

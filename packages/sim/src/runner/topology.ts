@@ -1,0 +1,99 @@
+/**
+ * Who is where in one seed: process groups (one per `.processes(...)` call, each with its own
+ * `10.0.{group}.x` range), tags, and the workloads (`10.0.0.x`). Every list is sorted or in
+ * registration order, so code that iterates it stays deterministic.
+ */
+
+export interface ProcessEntry {
+  readonly ip: string;
+  readonly group: string;
+  /** Index within the group. */
+  readonly index: number;
+  /** The actor name used in traces, e.g. `node-1@10.0.1.2`. */
+  readonly actor: string;
+  readonly tags: Readonly<Record<string, string>>;
+}
+
+export class TopologyRegistry {
+  readonly processes: ProcessEntry[] = [];
+  readonly groups = new Map<string, ProcessEntry[]>();
+  readonly workloadIps: string[] = [];
+
+  addProcess(entry: ProcessEntry): void {
+    this.processes.push(entry);
+    let list = this.groups.get(entry.group);
+    if (list === undefined) {
+      list = [];
+      this.groups.set(entry.group, list);
+    }
+    list.push(entry);
+  }
+
+  byIp(ip: string): ProcessEntry | undefined {
+    return this.processes.find((p) => p.ip === ip);
+  }
+}
+
+/** The view one actor has of the topology. */
+export class Topology {
+  constructor(
+    private readonly registry: TopologyRegistry,
+    /** This actor's IP. */
+    readonly myIp: string,
+  ) {}
+
+  /** IPs of every process, in group then index order (excluding this actor if it is a process). */
+  get processIps(): string[] {
+    return this.registry.processes.filter((p) => p.ip !== this.myIp).map((p) => p.ip);
+  }
+
+  /** IPs of every process, including this one. */
+  allProcessIps(): string[] {
+    return this.registry.processes.map((p) => p.ip);
+  }
+
+  /** Other processes as `{ name, ip }` (name is the actor name without the address). */
+  peers(): { name: string; ip: string }[] {
+    return this.registry.processes
+      .filter((p) => p.ip !== this.myIp)
+      .map((p) => ({ name: p.actor.slice(0, p.actor.indexOf("@")), ip: p.ip }));
+  }
+
+  /** IP of the process named `name` (e.g. `node-2`), if any. */
+  peerByName(name: string): string | undefined {
+    return this.registry.processes.find((p) => p.actor.slice(0, p.actor.indexOf("@")) === name)?.ip;
+  }
+
+  /** Group names in registration order. */
+  groups(): string[] {
+    return [...this.registry.groups.keys()];
+  }
+
+  /** IPs of a group's processes, by index. */
+  ipsInGroup(group: string): string[] {
+    return (this.registry.groups.get(group) ?? []).map((p) => p.ip);
+  }
+
+  /** IPs of processes whose tag `key` equals `value`, sorted. */
+  ipsTagged(key: string, value: string): string[] {
+    return this.registry.processes.filter((p) => p.tags[key] === value).map((p) => p.ip);
+  }
+
+  tagsFor(ip: string): Readonly<Record<string, string>> {
+    return this.registry.byIp(ip)?.tags ?? {};
+  }
+
+  get myTags(): Readonly<Record<string, string>> {
+    return this.tagsFor(this.myIp);
+  }
+
+  /** The group this actor belongs to, or undefined for workloads. */
+  get myGroup(): string | undefined {
+    return this.registry.byIp(this.myIp)?.group;
+  }
+
+  /** IPs of the workloads. */
+  workloadIps(): string[] {
+    return this.registry.workloadIps.slice();
+  }
+}

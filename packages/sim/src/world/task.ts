@@ -1,0 +1,108 @@
+/**
+ * `ctx.task`: spawned tasks and `yieldNow`. A task starts at a seeded position among the events
+ * of the current instant (like a scheduler picking a ready task), and stops where it waits when
+ * aborted or when its process crashes.
+ */
+import { TaskCancelled, type TaskHandle, type TaskOutcome, type TaskProvider, type TaskScope } from "@moonpool/core";
+import { Incarnation, TaskState, type PendingOp } from "../engine/incarnation.ts";
+import { EventTag } from "./world.ts";
+import type { ActorScope } from "./scope.ts";
+
+function fireYield(op: PendingOp<void>): void {
+  Incarnation.resolve(op, undefined);
+}
+
+class SimTaskHandle<T> implements TaskHandle<T> {
+  finished = false;
+  readonly outcome: Promise<TaskOutcome<T>>;
+  private settle!: (outcome: TaskOutcome<T>) => void;
+
+  constructor(
+    readonly name: string,
+    private readonly scope: ActorScope,
+  ) {
+    this.outcome = new Promise<TaskOutcome<T>>((resolve) => {
+      this.settle = resolve;
+    });
+  }
+
+  finish(outcome: TaskOutcome<T>): void {
+    if (this.finished) return;
+    this.finished = true;
+    this.settle(outcome);
+  }
+
+  abort(): void {
+    if (this.finished) return;
+    const task = this.scope.taskState!;
+    this.scope.taskController?.abort(new TaskCancelled(this.name));
+    this.scope.incarnation.abortTask(task);
+    this.finish({ status: "cancelled" });
+  }
+
+  join(): Promise<T> {
+    return this.outcome.then((o) => {
+      if (o.status === "ok") return o.value;
+      if (o.status === "cancelled") throw new TaskCancelled(this.name);
+      throw o.error;
+    });
+  }
+
+  then<R1 = TaskOutcome<T>, R2 = never>(
+    onFulfilled?: ((value: TaskOutcome<T>) => R1 | PromiseLike<R1>) | null,
+    onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
+  ): PromiseLike<R1 | R2> {
+    return this.outcome.then(onFulfilled, onRejected);
+  }
+}
+
+interface TaskStart {
+  readonly scope: ActorScope;
+  readonly handle: SimTaskHandle<unknown>;
+  readonly body: (scope: TaskScope) => Promise<unknown>;
+}
+
+function startTask(start: TaskStart): void {
+  const { scope, handle, body } = start;
+  if (!scope.incarnation.alive || !scope.taskState!.alive) return;
+  let result: Promise<unknown>;
+  try {
+    result = Promise.resolve(body(scope));
+  } catch (error) {
+    result = Promise.reject(error);
+  }
+  result.then(
+    (value) => {
+      if (scope.taskState!.alive && scope.incarnation.alive) handle.finish({ status: "ok", value });
+    },
+    (error: unknown) => {
+      if (!scope.taskState!.alive || !scope.incarnation.alive) return;
+      // A failed task is never silent: the timeline says which task failed and why.
+      scope.world.emit(scope.actor, "warn", "task_failed", {
+        task: handle.name,
+        error: error instanceof Error ? `${error.name}: ${error.message}` : String(error),
+      });
+      handle.finish({ status: "failed", error });
+    },
+  );
+}
+
+export class SimTask implements TaskProvider {
+  constructor(private readonly scope: ActorScope) {}
+
+  spawn<T>(name: string, body: (scope: TaskScope) => Promise<T>): TaskHandle<T> {
+    const incarnation = this.scope.incarnation;
+    const child = this.scope.child(new TaskState(name, incarnation));
+    const handle = new SimTaskHandle<T>(name, child);
+    if (!incarnation.alive) return handle; // a dead process starts nothing; the handle never settles
+    const start: TaskStart = { scope: child, handle: handle as SimTaskHandle<unknown>, body };
+    this.scope.world.engine.schedule(0, startTask, start, EventTag.taskStart, incarnation);
+    return handle;
+  }
+
+  yieldNow(): Promise<void> {
+    const { promise, op } = this.scope.incarnation.op<void>(this.scope.taskState, true, "yieldNow()");
+    if (op !== null) this.scope.world.engine.schedule(0, fireYield, op, EventTag.yield, this.scope.incarnation);
+    return promise;
+  }
+}

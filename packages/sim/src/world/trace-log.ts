@@ -1,0 +1,127 @@
+/**
+ * The per-seed timeline of trace facts: `ctx.trace.info("value_chosen", {...})` from processes and
+ * workloads, `sim_fault` events from the simulator, and captured `console.*` output. Invariants
+ * read it through cursors after every step.
+ */
+import { TRACE_LEVEL_ORDER, type TraceFields, type TraceLevel, type TraceValue } from "@moonpool/core";
+
+export const SIM_FAULT_EVENT_NAME = "sim_fault";
+export const CONSOLE_EVENT_NAME = "console";
+
+export class TraceEvent {
+  constructor(
+    /** Position in the seed's timeline (0-based, all names together). */
+    readonly seq: number,
+    /** Simulated time in ms (microsecond precision). */
+    readonly timeMs: number,
+    /** The actor that emitted it (`node-1@10.0.1.1`), or `sim` for built-in faults. */
+    readonly source: string,
+    readonly level: TraceLevel,
+    readonly name: string,
+    readonly fields: TraceFields,
+  ) {}
+
+  num(key: string): number | undefined {
+    const v = this.fields[key];
+    if (typeof v === "number") return v;
+    if (typeof v === "bigint" && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
+    return undefined;
+  }
+
+  str(key: string): string | undefined {
+    const v = this.fields[key];
+    return typeof v === "string" ? v : undefined;
+  }
+
+  bool(key: string): boolean | undefined {
+    const v = this.fields[key];
+    return typeof v === "boolean" ? v : undefined;
+  }
+
+  /** One readable line: `[   12.345ms] info  node-1@10.0.1.1 value_chosen slot=1 value="a"`. */
+  format(): string {
+    const parts = Object.entries(this.fields).map(([k, v]) => `${k}=${formatValue(v)}`);
+    return `[${this.timeMs.toFixed(3).padStart(12)}ms] ${this.level.padEnd(5)} ${this.source} ${this.name}${parts.length ? " " + parts.join(" ") : ""}`;
+  }
+}
+
+function formatValue(v: TraceValue): string {
+  if (typeof v === "string") return JSON.stringify(v);
+  if (typeof v === "bigint") return `${v}n`;
+  return String(v);
+}
+
+/** Remembers, per event name, how far an invariant has read. One cursor can follow several names. */
+export class TraceCursor {
+  private readonly positions = new Map<string, number>();
+
+  position(name: string): number {
+    return this.positions.get(name) ?? 0;
+  }
+
+  advance(name: string, to: number): void {
+    this.positions.set(name, to);
+  }
+
+  reset(): void {
+    this.positions.clear();
+  }
+}
+
+export interface TraceQuery {
+  /** Events named `name` not yet returned through `cursor`; advances the cursor. */
+  since(name: string, cursor: TraceCursor): readonly TraceEvent[];
+  /** How many events named `name` exist so far. */
+  count(name: string): number;
+  /** Every event named `name` so far. */
+  snapshot(name: string): readonly TraceEvent[];
+}
+
+const EMPTY: readonly TraceEvent[] = Object.freeze([]);
+
+export class TraceLog implements TraceQuery {
+  readonly all: TraceEvent[] = [];
+  private readonly byName = new Map<string, TraceEvent[]>();
+  /** Called for every captured event (the runner mixes it into the trace hash). */
+  onEvent: ((event: TraceEvent) => void) | null = null;
+
+  constructor(readonly floor: TraceLevel = "info") {}
+
+  captures(level: TraceLevel): boolean {
+    return TRACE_LEVEL_ORDER[level] >= TRACE_LEVEL_ORDER[this.floor];
+  }
+
+  record(timeMs: number, source: string, level: TraceLevel, name: string, fields: TraceFields): TraceEvent | undefined {
+    if (TRACE_LEVEL_ORDER[level] < TRACE_LEVEL_ORDER[this.floor]) return undefined;
+    if (typeof name !== "string" || name.length === 0) {
+      throw new TypeError("a trace event needs a non-empty constant name, e.g. ctx.trace.info(\"value_chosen\", { slot })");
+    }
+    const event = new TraceEvent(this.all.length, timeMs, source, level, name, Object.freeze({ ...fields }));
+    this.all.push(event);
+    let list = this.byName.get(name);
+    if (list === undefined) {
+      list = [];
+      this.byName.set(name, list);
+    }
+    list.push(event);
+    this.onEvent?.(event);
+    return event;
+  }
+
+  since(name: string, cursor: TraceCursor): readonly TraceEvent[] {
+    const list = this.byName.get(name);
+    if (list === undefined) return EMPTY;
+    const from = cursor.position(name);
+    if (from >= list.length) return EMPTY;
+    cursor.advance(name, list.length);
+    return list.slice(from);
+  }
+
+  count(name: string): number {
+    return this.byName.get(name)?.length ?? 0;
+  }
+
+  snapshot(name: string): readonly TraceEvent[] {
+    return this.byName.get(name)?.slice() ?? EMPTY;
+  }
+}

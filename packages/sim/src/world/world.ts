@@ -1,0 +1,86 @@
+/**
+ * The simulated world of one seed: the engine plus the shared facilities every actor sees
+ * (trace timeline, network). Actors (process incarnations, workloads, fault injectors) reach it
+ * through an `ActorScope`.
+ */
+import { abortError, type TraceFields, type TraceLevel } from "@moonpool/core";
+import { Engine, msToUs, type SteppingMode } from "../engine/engine.ts";
+import type { Incarnation } from "../engine/incarnation.ts";
+import { SIM_FAULT_EVENT_NAME, TraceLog } from "./trace-log.ts";
+import { SimNetwork } from "./network.ts";
+
+/** Event tags mixed into the trace hash, one per event kind. */
+export const EventTag = {
+  timer: 1,
+  taskStart: 2,
+  yield: 3,
+  network: 4,
+  lifecycle: 5,
+  runner: 6,
+} as const;
+
+export interface WorldOptions {
+  readonly seed: number;
+  readonly mode?: SteppingMode;
+  readonly traceLevel?: TraceLevel;
+}
+
+export class World {
+  readonly engine: Engine;
+  readonly trace: TraceLog;
+  readonly network: SimNetwork;
+
+  constructor(options: WorldOptions) {
+    this.engine = new Engine(options.seed, options.mode ?? "fast");
+    this.trace = new TraceLog(options.traceLevel ?? "info");
+    this.network = new SimNetwork(this);
+  }
+
+  /** Extra delay added to every sleep (buggified delay; set by network chaos). */
+  extraSleepUs: () => number = () => 0;
+
+  get nowMs(): number {
+    return this.engine.nowUs / 1000;
+  }
+
+  /** Records a fact for `source` at the current simulated time. */
+  emit(source: string, level: TraceLevel, name: string, fields: TraceFields = {}): void {
+    this.trace.record(this.nowMs, source, level, name, fields);
+  }
+
+  /** A built-in fault: a `sim_fault` event with `source = "sim"` and a `kind`. */
+  recordFault(kind: string, fields: TraceFields = {}): void {
+    this.trace.record(this.nowMs, "sim", "info", SIM_FAULT_EVENT_NAME, { kind, ...fields });
+  }
+
+  /**
+   * Crash: the incarnation stops at the await it is suspended on (nothing settles, no `finally`
+   * runs) and every connection it owned is reset.
+   */
+  crash(incarnation: Incarnation): void {
+    if (!incarnation.alive) return;
+    incarnation.kill();
+    this.network.resetConnectionsOf(incarnation);
+  }
+
+  /**
+   * Graceful shutdown: abort `ctx.shutdown`, reject the abortable operations it waits on with an
+   * `AbortError` so it can flush, then crash it if it is still alive after `gracePeriodMs`.
+   * `onForceKill` runs when the grace period expired with the process still alive.
+   */
+  shutdownGracefully(incarnation: Incarnation, gracePeriodMs: number, onForceKill?: () => void): void {
+    if (!incarnation.alive) return;
+    incarnation.beginShutdown(abortError("graceful shutdown"));
+    this.engine.schedule(
+      msToUs(gracePeriodMs),
+      () => {
+        if (!incarnation.alive) return;
+        this.crash(incarnation);
+        onForceKill?.();
+      },
+      null,
+      EventTag.lifecycle,
+      null,
+    );
+  }
+}

@@ -1,0 +1,132 @@
+import { createHash, randomUUID } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { CONSOLE_EVENT_NAME, SimulationBuilder, TraceCursor, type SimContext, type Workload } from "../src/index.ts";
+
+const workload = (run: (ctx: SimContext) => Promise<void>): Workload => ({ name: "w", run });
+
+async function runOnce(run: (ctx: SimContext) => Promise<void>, configure: (b: SimulationBuilder) => SimulationBuilder = (b) => b) {
+  return configure(new SimulationBuilder().workloadFactory(() => workload(run)).setDebugSeeds([11]).setIterations(1)).run();
+}
+
+describe("escape guard", () => {
+  const escapes: [string, (ctx: SimContext) => unknown][] = [
+    ["Math.random", () => Math.random()],
+    ["Date.now", () => Date.now()],
+    ["Date", () => new Date()],
+    ["performance.now", () => performance.now()],
+    ["process.hrtime", () => process.hrtime.bigint()],
+    ["setTimeout", () => setTimeout(() => {}, 1)],
+    ["setInterval", () => setInterval(() => {}, 1)],
+    ["setImmediate", () => setImmediate(() => {})],
+    ["crypto.getRandomValues", () => crypto.getRandomValues(new Uint8Array(4))],
+    ["crypto.randomUUID", () => randomUUID()],
+  ];
+  for (const [name, call] of escapes) {
+    it(`fails the seed when simulated code calls ${name}, naming the call, the actor and the stack`, async () => {
+      const report = await runOnce(async (ctx) => {
+        await ctx.time.sleep(1);
+        try {
+          call(ctx);
+        } catch {
+          // Swallowing the error does not hide the escape.
+        }
+      });
+      expect(report.failedRuns).toBe(1);
+      const f = report.seeds[0]!.failures.find((x) => x.kind === "escape")!;
+      expect(f.message).toContain(name);
+      expect(f.actor).toBe("w@10.0.0.1");
+      expect(f.stack).toContain("escape-guard.test.ts");
+    });
+  }
+
+  it("allows a named global when the builder relaxes it, and keeps guarding the others", async () => {
+    const allowed = await runOnce(async () => void Math.random(), (b) => b.allowGlobal("Math.random"));
+    expect(allowed.failedRuns).toBe(0);
+    const other = await runOnce(async () => void Date.now(), (b) => b.allowGlobal("Math.random"));
+    expect(other.failedRuns).toBe(1);
+  });
+
+  it("allows deterministic uses: new Date(ms), hashing", async () => {
+    const report = await runOnce(async () => {
+      void new Date(0).toISOString();
+      void createHash("sha256").update("x").digest("hex");
+    });
+    expect(report.failedRuns).toBe(0);
+  });
+
+  it("restores every global after the run", async () => {
+    const before = { random: Math.random, now: Date.now, Date: globalThis.Date, setTimeout: globalThis.setTimeout };
+    await runOnce(async (ctx) => ctx.time.sleep(1));
+    expect(Math.random).toBe(before.random);
+    expect(Date.now).toBe(before.now);
+    expect(globalThis.Date).toBe(before.Date);
+    expect(globalThis.setTimeout).toBe(before.setTimeout);
+  });
+});
+
+describe("console capture", () => {
+  it("turns console output of simulated code into trace events with actor and time", async () => {
+    const lines: { source: string; text: string; timeMs: number }[] = [];
+    const cursor = new TraceCursor();
+    const report = await runOnce(
+      async (ctx) => {
+        await ctx.time.sleep(7);
+        console.log("hello from %s", "the simulation");
+        console.error("bad news");
+      },
+      (b) =>
+        b.invariantFn("collect", (q) => {
+          for (const e of q.since(CONSOLE_EVENT_NAME, cursor)) lines.push({ source: e.source, text: e.str("text")!, timeMs: e.timeMs });
+        }),
+    );
+    expect(report.failedRuns).toBe(0);
+    expect(lines).toEqual([
+      { source: "w@10.0.0.1", text: "hello from the simulation", timeMs: 7 },
+      { source: "w@10.0.0.1", text: "bad news", timeMs: 7 },
+    ]);
+  });
+});
+
+describe("quiescence under Vitest (findings Q8)", () => {
+  it("never runs a step while continuations of the previous one are pending, even with console output and nextTick chains", async () => {
+    let inFlight = 0;
+    let checks = 0;
+    let violations = 0;
+    const deepWork = async (depth: number): Promise<void> => {
+      if (depth === 0) return;
+      await null;
+      await deepWork(depth - 1);
+    };
+    const tickChain = (n: number) => new Promise<void>((resolve) => {
+      const step = (k: number) => (k === 0 ? resolve() : process.nextTick(() => step(k - 1)));
+      step(n);
+    });
+    const report = await new SimulationBuilder()
+      .workloadFactory(() =>
+        workload(async (ctx) => {
+          for (let i = 0; i < 5000; i++) {
+            await ctx.time.sleep(1);
+            inFlight++;
+            // Fire-and-forget work that must still finish before the next step.
+            void (async () => {
+              console.log("step", i);
+              await deepWork(20);
+              await tickChain(5);
+              await Promise.race([Promise.all([deepWork(3), tickChain(2)]), new Promise(() => {})]);
+              inFlight--;
+            })();
+          }
+        }),
+      )
+      .invariantFn("quiescent", () => {
+        checks++;
+        if (inFlight !== 0) violations++;
+      })
+      .setDebugSeeds([1])
+      .setIterations(1)
+      .run();
+    expect(report.failedRuns).toBe(0);
+    expect(checks).toBeGreaterThan(5000);
+    expect(violations).toBe(0);
+  });
+});

@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+export default defineConfig({
+  test: {
+    include: ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts"],
+    // Simulation tests are CPU-bound; two cores here, so keep the pool small and
+    // give long campaigns room (no test asserts on wall time).
+    pool: "forks",
+    maxWorkers: 2,
+    testTimeout: 120_000,
+    hookTimeout: 60_000,
+  },
+});
