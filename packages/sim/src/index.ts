@@ -9,6 +9,6 @@ export type { SeedResult, SeedFailure, SeedFailureKind, Discovery } from "./runn
 export { DEFAULT_ITERATION_CONTROL, DEFAULT_RUN_TIME_BUDGET_MS, SETTLE_BUDGET_MS } from "./runner/config.ts";
 export { TraceCursor, TraceEvent, SIM_FAULT_EVENT_NAME, CONSOLE_EVENT_NAME, type TraceQuery } from "./world/trace-log.ts";
 export { GUARDED_GLOBALS, type GuardedGlobal } from "./engine/escape-guard.ts";
-export { DEFAULT_MAX_STEPS_PER_INSTANT, YIELD_EVERY_STEPS, type SteppingMode } from "./engine/engine.ts";
+export { DEFAULT_MAX_STEPS_PER_INSTANT, YIELD_AFTER_WALL_MS, type SteppingMode } from "./engine/engine.ts";
 export { MAX_SEED } from "./engine/rng.ts";
 export * from "@moonpool/core";

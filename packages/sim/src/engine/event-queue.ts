@@ -87,11 +87,11 @@ export class EventQueue {
 
   /** Drops the events of dead owners (they would be no-ops) and restores the heap order. */
   purgeDead(): number {
-    const before = this.heap.length;
+    const countBefore = this.heap.length;
     const kept = this.heap.filter((e) => e.owner === null || e.owner.alive);
     // A sorted array is a valid heap.
     kept.sort((a, b) => (before(a, b) ? -1 : 1));
     this.heap = kept;
-    return before - kept.length;
+    return countBefore - kept.length;
   }
 }

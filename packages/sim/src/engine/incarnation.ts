@@ -29,16 +29,32 @@ export class TaskState {
 }
 
 export class PendingOp<T = any> {
+  resolve: (value: T) => void = noop;
+  reject: (error: unknown) => void = noop;
+  readonly promise: Promise<T>;
+
   constructor(
     readonly owner: Incarnation,
     readonly task: TaskState | null,
-    public resolve: (value: T) => void,
-    public reject: (error: unknown) => void,
     /** Rejected with AbortError on graceful shutdown. Storage flushes are not abortable. */
     readonly abortable: boolean,
-    /** What the operation waits for, for deadlock messages ("read on 10.0.0.1:40001"). */
+    /**
+     * What the operation waits for, for deadlock messages: a constant (`"read on"`) plus a detail
+     * (`"10.0.0.1:40001"`) joined only when a message needs it, so the hot path allocates no string.
+     */
     readonly what: string,
-  ) {}
+    readonly detail: string | number,
+  ) {
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
+  }
+
+  describe(): string {
+    const text = `${this.what} ${this.detail}`;
+    return this.task !== null ? `${text} (task '${this.task.name}')` : text;
+  }
 }
 
 function dropResolvers(op: PendingOp): void {
@@ -69,15 +85,15 @@ export class Incarnation {
     return this.controller.signal;
   }
 
-  /** Creates an operation owned by this incarnation (and `task`, if any). */
-  op<T>(task: TaskState | null, abortable: boolean, what: string): { promise: Promise<T>; op: PendingOp<T> | null } {
-    if (!this.alive || (task !== null && !task.alive)) return { promise: never<T>(), op: null };
-    let op!: PendingOp<T>;
-    const promise = new Promise<T>((resolve, reject) => {
-      op = new PendingOp<T>(this, task, resolve, reject, abortable, what);
-    });
+  /**
+   * Starts an operation owned by this incarnation (and `task`, if any); callers return
+   * `op.promise`. Returns null when the owner is dead: callers then return `never()`.
+   */
+  begin<T>(task: TaskState | null, abortable: boolean, what: string, detail: string | number = ""): PendingOp<T> | null {
+    if (!this.alive || (task !== null && !task.alive)) return null;
+    const op = new PendingOp<T>(this, task, abortable, what, detail);
     this.pending.add(op);
-    return { promise, op };
+    return op;
   }
 
   /** Settles `op` with `value` if it is still pending; returns whether it was. */
@@ -138,7 +154,7 @@ export class Incarnation {
     const out: string[] = [];
     for (const op of this.pending) {
       if (out.length >= limit) break;
-      out.push(op.task !== null ? `${op.what} (task '${op.task.name}')` : op.what);
+      out.push(op.describe());
     }
     return out;
   }

@@ -116,8 +116,8 @@ export class RandomStream {
   /** A uniform integer in [lo, hi) by rejection sampling (no modulo bias, no float path). */
   rangeInt(lo: number, hi: number): number {
     const span = hi - lo;
-    if (!(span > 0) || !Number.isSafeInteger(lo) || !Number.isSafeInteger(hi)) {
-      throw new RangeError(`random range must be safe integers with lo < hi, got [${lo}, ${hi})`);
+    if (!(span > 0) || !Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || span > TWO_POW_53) {
+      throw new RangeError(`random range must be safe integers with lo < hi and hi - lo <= 2^53, got [${lo}, ${hi})`);
     }
     if (span <= TWO_POW_32) {
       const limit = TWO_POW_32 - (TWO_POW_32 % span);

@@ -170,9 +170,9 @@ export class SimConnection implements Connection {
     if (this.pendingRead !== null && isPending(this.pendingRead)) {
       return failed(this.scope, new IoError("EBUSY", `a read on ${this.localAddr} is already waiting; read from one task at a time`));
     }
-    const { promise, op } = this.owner.op<Uint8Array | null>(this.scope.taskState, true, `read on ${this.localAddr}`);
+    const op = this.owner.begin<Uint8Array | null>(this.scope.taskState, true, "read on", this.localAddr);
     this.pendingRead = op;
-    return promise;
+    return op === null ? never() : op.promise;
   }
 
   /** Copies `bytes` and queues them; resolves immediately (queued, not yet delivered; no backpressure). */
@@ -245,12 +245,11 @@ export class SimListener implements Listener {
 
   accept(): Promise<Connection> {
     if (this.closed) return failed(this.scope, this.closedError());
-    const { promise, op } = this.owner.op<Connection>(this.scope.taskState, true, `accept on ${this.localAddr}`);
-    if (op !== null) {
-      this.waiters.push(op);
-      this.net.pump(this);
-    }
-    return promise;
+    const op = this.owner.begin<Connection>(this.scope.taskState, true, "accept on", this.localAddr);
+    if (op === null) return never();
+    this.waiters.push(op);
+    this.net.pump(this);
+    return op.promise;
   }
 
   /** Stops accepting: waiting accepts reject with EBADF, queued connections are reset. */
@@ -337,8 +336,9 @@ export class SimNetwork {
     if (this.listeners.has(addr) || this.ephemeralInUse.has(addr)) {
       return failed(scope, new IoError("EADDRINUSE", `${addr} is already bound; close its listener first or use another port`));
     }
-    const { promise, op } = scope.incarnation.op<Listener>(scope.taskState, true, `bind ${addr}`);
-    if (op === null) return promise;
+    const op = scope.incarnation.begin<Listener>(scope.taskState, true, "bind", addr);
+    if (op === null) return never();
+    const promise = op.promise;
     const listener = new SimListener(this, scope, addr);
     this.listeners.set(addr, listener);
     addTo(this.owned, listener.owner, listener);
@@ -350,8 +350,9 @@ export class SimNetwork {
   connect(scope: ActorScope, addr: string): Promise<Connection> {
     const invalid = addrError(addr);
     if (invalid !== null) return failed(scope, invalid);
-    const { promise, op } = scope.incarnation.op<Connection>(scope.taskState, true, `connect to ${addr}`);
-    if (op === null) return promise;
+    const op = scope.incarnation.begin<Connection>(scope.taskState, true, "connect to", addr);
+    if (op === null) return never();
+    const promise = op.promise;
     const localAddr = this.allocateEphemeral(scope.ip);
     if (localAddr === null) {
       Incarnation.reject(op, new IoError("EADDRNOTAVAIL", `no free ephemeral port on ${scope.ip}; close some connections`));

@@ -4,7 +4,7 @@
  * aborted or when its process crashes.
  */
 import { TaskCancelled, type TaskHandle, type TaskOutcome, type TaskProvider, type TaskScope } from "@moonpool/core";
-import { Incarnation, TaskState, type PendingOp } from "../engine/incarnation.ts";
+import { Incarnation, TaskState, never, type PendingOp } from "../engine/incarnation.ts";
 import { EventTag } from "./world.ts";
 import type { ActorScope } from "./scope.ts";
 
@@ -101,8 +101,9 @@ export class SimTask implements TaskProvider {
   }
 
   yieldNow(): Promise<void> {
-    const { promise, op } = this.scope.incarnation.op<void>(this.scope.taskState, true, "yieldNow()");
-    if (op !== null) this.scope.world.engine.schedule(0, fireYield, op, EventTag.yield, this.scope.incarnation);
-    return promise;
+    const op = this.scope.incarnation.begin<void>(this.scope.taskState, true, "yieldNow()");
+    if (op === null) return never<void>();
+    this.scope.world.engine.schedule(0, fireYield, op, EventTag.yield, this.scope.incarnation);
+    return op.promise;
   }
 }

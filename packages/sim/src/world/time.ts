@@ -36,9 +36,10 @@ export class SimTime implements TimeProvider {
 
   sleep(delayMs: number): Promise<void> {
     const delayUs = msToUs(delayMs) + this.scope.world.extraSleepUs();
-    const { promise, op } = this.scope.incarnation.op<void>(this.scope.taskState, true, `sleep(${delayMs} ms)`);
-    if (op !== null) this.scope.world.engine.schedule(delayUs, fireTimer, op, EventTag.timer, this.scope.incarnation);
-    return promise;
+    const op = this.scope.incarnation.begin<void>(this.scope.taskState, true, "sleep ms", delayMs);
+    if (op === null) return never<void>();
+    this.scope.world.engine.schedule(delayUs, fireTimer, op, EventTag.timer, this.scope.incarnation);
+    return op.promise;
   }
 
   now(): number {
@@ -50,8 +51,9 @@ export class SimTime implements TimeProvider {
   }
 
   timeout<T>(timeoutMs: number, promise: Promise<T>): Promise<T> {
-    const { promise: timer, op } = this.scope.incarnation.op<void>(this.scope.taskState, true, `timeout(${timeoutMs} ms)`);
+    const op = this.scope.incarnation.begin<void>(this.scope.taskState, true, "timeout ms", timeoutMs);
     if (op === null) return never<T>();
+    const timer = op.promise;
     this.scope.world.engine.schedule(msToUs(timeoutMs), fireTimer, op, EventTag.timer, this.scope.incarnation);
     return new Promise<T>((resolve, reject) => {
       promise.then(

@@ -1,0 +1,16 @@
+/**
+ * `npm run bench -- <name>`: runs one benchmark; its last line of stdout is one JSON object of
+ * figures and ratios against a baseline measured in the same process.
+ */
+const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
+  engine: async () => (await import("./engine.ts")).benchEngine(),
+};
+
+const name = process.argv[2];
+const bench = name === undefined ? undefined : BENCHES[name];
+if (bench === undefined) {
+  console.error(`usage: npm run bench -- <name>; known benchmarks: ${Object.keys(BENCHES).join(", ")}`);
+  process.exit(2);
+}
+const result = await bench();
+process.stdout.write(JSON.stringify({ bench: name, ...result }) + "\n");
