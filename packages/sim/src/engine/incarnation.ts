@@ -31,7 +31,8 @@ export class TaskState {
 export class PendingOp<T = any> {
   resolve: (value: T) => void = noop;
   reject: (error: unknown) => void = noop;
-  readonly promise: Promise<T>;
+  /** The caller's promise; replaced by `NEVER` once dropped so queued events do not retain it. */
+  promise: Promise<T>;
 
   constructor(
     readonly owner: Incarnation,
@@ -62,6 +63,7 @@ function dropResolvers(op: PendingOp): void {
   // for this operation still sits in the queue.
   op.resolve = noop;
   op.reject = noop;
+  op.promise = NEVER;
 }
 
 function noop(): void {}

@@ -1,0 +1,244 @@
+/**
+ * A Raft-style leader election among a fixed set of nodes, written only against `@moonpool/core`:
+ * the same code runs on real sockets (`createNodeContext`) and inside the simulator.
+ *
+ * Each node is a follower until its randomized election timeout expires without word from a
+ * leader; it then becomes a candidate for the next term, votes for itself and asks its peers for
+ * their votes. A node votes at most once per term, so at most one candidate per term can gather a
+ * majority. The winner announces itself with heartbeats, which keep followers from campaigning.
+ *
+ * Every request is one short TCP exchange: connect, send a length-prefixed JSON frame, read the
+ * reply frame, close. Slower than a connection pool, but there is no connection state to get wrong.
+ */
+import {
+  assertSometimes,
+  assertSometimesGreaterThan,
+  buggifyWithProb,
+  FramedConnection,
+  IoError,
+  isAbortError,
+  TimeoutError,
+  type NodeContext,
+  type Providers,
+  type TaskScope,
+} from "@moonpool/core";
+
+export const ELECTION_PORT = 7100;
+/** How often the main loop wakes up to check its timers. */
+const TICK_MS = 10;
+const HEARTBEAT_INTERVAL_MS = 50;
+/** Randomized per wait, so that one node usually times out well before the others (Raft §5.2). */
+const ELECTION_TIMEOUT_MS: readonly [number, number] = [150, 300];
+/** Shorter than the election timeout: a silent peer must not hold a campaign past the next one. */
+const RPC_TIMEOUT_MS = 100;
+
+export type Request =
+  | { readonly type: "vote"; readonly term: number; readonly candidate: string }
+  | { readonly type: "heartbeat"; readonly term: number; readonly leader: string }
+  | { readonly type: "status" };
+
+export type Reply =
+  | { readonly type: "vote"; readonly term: number; readonly granted: boolean }
+  | { readonly type: "heartbeat"; readonly term: number }
+  | { readonly type: "status"; readonly term: number; readonly role: Role; readonly leader: string | null };
+
+export type Role = "follower" | "candidate" | "leader";
+
+export interface ElectionOptions {
+  /** Plants a classic bug: a follower that already voted in this term votes again for another candidate. */
+  readonly bug?: "vote-twice";
+}
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+
+/**
+ * One request/reply exchange with `addr`, or `null` when the peer did not answer: refused (not
+ * up yet), reset (crashed), or silent for `timeoutMs` (stalled or partitioned). The protocol
+ * treats all of them as a lost message, which it must tolerate anyway.
+ */
+export async function call(io: Providers, addr: string, request: Request, timeoutMs = RPC_TIMEOUT_MS): Promise<Reply | null> {
+  const exchange = async (): Promise<Reply | null> => {
+    const conn = new FramedConnection(await io.network.connect(addr));
+    try {
+      await conn.send(encoder.encode(JSON.stringify(request)));
+      const frame = await conn.recv();
+      return frame === null ? null : (JSON.parse(decoder.decode(frame)) as Reply);
+    } finally {
+      await conn.close().catch(() => undefined);
+    }
+  };
+  try {
+    return await io.time.timeout(timeoutMs, exchange());
+  } catch (error) {
+    // Only I/O trouble means "no answer"; anything else is a bug in this file and must surface.
+    if (error instanceof IoError || error instanceof TimeoutError || isAbortError(error)) return null;
+    throw error;
+  }
+}
+
+export class ElectionNode {
+  private term = 0;
+  private votedFor: string | null = null;
+  private role: Role = "follower";
+  private leader: string | null = null;
+  private electionDeadline = 0;
+  private nextHeartbeatAt = 0;
+  /** While the node is stalled (see `tick`), it neither acts on timers nor answers requests. */
+  private stalledUntil = 0;
+  private me = "";
+
+  constructor(
+    /** Addresses (`ip:port`) of the other nodes. */
+    private readonly peers: readonly string[],
+    private readonly options: ElectionOptions = {},
+  ) {}
+
+  private get majority(): number {
+    return Math.floor((this.peers.length + 1) / 2) + 1;
+  }
+
+  /** Serves until `ctx.shutdown` aborts; network trouble never ends it. */
+  async run(ctx: NodeContext): Promise<void> {
+    this.me = ctx.myIp;
+    const listener = await ctx.network.bind(`${ctx.myIp}:${ELECTION_PORT}`);
+    ctx.task.spawn("accept-loop", async (scope) => {
+      try {
+        for (;;) {
+          const conn = await listener.accept();
+          scope.task.spawn("serve-request", (s) => this.serve(s, new FramedConnection(conn)));
+        }
+      } catch (error) {
+        if (!(error instanceof IoError || isAbortError(error))) throw error; // closed at shutdown
+      }
+    });
+    this.resetElectionTimer(ctx);
+    while (!ctx.shutdown.aborted) {
+      await ctx.time.sleep(TICK_MS);
+      this.tick(ctx);
+    }
+    await listener.close();
+  }
+
+  private tick(ctx: NodeContext): void {
+    const now = ctx.time.now();
+    if (now < this.stalledUntil) return;
+    // Simulation only: freeze this node for a while, like a long GC pause or a hung disk. This
+    // is what makes followers give up on a leader, terms advance and candidates collide.
+    if (buggifyWithProb("election: node stalls", 0.002)) {
+      this.stalledUntil = now + ctx.random.randomRange(100, 600);
+      return;
+    }
+    if (this.role === "leader") {
+      if (now >= this.nextHeartbeatAt) {
+        this.nextHeartbeatAt = now + HEARTBEAT_INTERVAL_MS;
+        ctx.task.spawn("heartbeats", (scope) => this.sendHeartbeats(scope, this.term));
+      }
+    } else if (now >= this.electionDeadline) {
+      // Become a candidate synchronously, so no request handled meanwhile sees a half-started term.
+      this.term += 1;
+      this.role = "candidate";
+      this.votedFor = this.me;
+      this.leader = null;
+      this.resetElectionTimer(ctx); // if this campaign fails, the next one starts on its own
+      assertSometimesGreaterThan(this.term, 1, "elections went past the first term");
+      ctx.task.spawn("campaign", (scope) => this.campaign(scope, this.term));
+    }
+  }
+
+  private async campaign(io: TaskScope, term: number): Promise<void> {
+    let votes = 1; // our own
+    let won = false;
+    await Promise.all(
+      this.peers.map(async (peer) => {
+        const reply = await call(io, peer, { type: "vote", term, candidate: this.me });
+        if (reply?.type !== "vote" || this.adoptTerm(reply.term)) return;
+        // Count only votes for the campaign still running: a late vote for an old term is no vote.
+        if (!reply.granted || this.role !== "candidate" || this.term !== term) return;
+        votes += 1;
+        if (votes >= this.majority) {
+          won = true;
+          this.role = "leader";
+          this.leader = this.me;
+          this.nextHeartbeatAt = 0; // announce ourselves on the next tick
+          io.trace.info("leader_elected", { term, leader: this.me });
+        }
+      }),
+    );
+    assertSometimes(won, "a candidate won an election");
+    assertSometimes(!won, "an election ended without a majority");
+  }
+
+  private async sendHeartbeats(io: Providers, term: number): Promise<void> {
+    await Promise.all(
+      this.peers.map(async (peer) => {
+        const reply = await call(io, peer, { type: "heartbeat", term, leader: this.me });
+        if (reply?.type !== "heartbeat") return;
+        // A follower moved on while we were away: we are a stale leader and must step down.
+        assertSometimes(reply.term > term, "a stale leader learned of a newer term");
+        this.adoptTerm(reply.term);
+      }),
+    );
+  }
+
+  /** Answers one request. Never throws for I/O: the caller will time out and retry. */
+  private async serve(io: Providers, conn: FramedConnection): Promise<void> {
+    try {
+      const frame = await conn.recv();
+      if (frame === null) return;
+      const request = JSON.parse(decoder.decode(frame)) as Request;
+      const stall = this.stalledUntil - io.time.now();
+      if (stall > 0) await io.time.sleep(stall); // a stalled node answers late, not never
+      await conn.send(encoder.encode(JSON.stringify(this.handle(io, request))));
+    } catch (error) {
+      if (!(error instanceof IoError || isAbortError(error))) throw error;
+    } finally {
+      await conn.close().catch(() => undefined);
+    }
+  }
+
+  private handle(io: Providers, request: Request): Reply {
+    switch (request.type) {
+      case "vote": {
+        this.adoptTerm(request.term);
+        assertSometimes(this.role === "candidate" && request.term === this.term, "a term had more than one candidate");
+        // The rule that makes split brain impossible: one vote per term. The planted bug only
+        // refuses while the node campaigns itself, so a follower can vote a second time.
+        const free = this.options.bug === "vote-twice" ? this.votedFor !== this.me : this.votedFor === null || this.votedFor === request.candidate;
+        const granted = request.term === this.term && free;
+        if (granted) {
+          this.votedFor = request.candidate;
+          this.resetElectionTimer(io); // give the candidate time to win before we run ourselves
+        }
+        return { type: "vote", term: this.term, granted };
+      }
+      case "heartbeat": {
+        this.adoptTerm(request.term);
+        if (request.term === this.term) {
+          // Someone won this term: a candidate of the same term stands down.
+          this.role = "follower";
+          this.leader = request.leader;
+          this.resetElectionTimer(io);
+        }
+        return { type: "heartbeat", term: this.term };
+      }
+      case "status":
+        return { type: "status", term: this.term, role: this.role, leader: this.leader };
+    }
+  }
+
+  /** Raft's first rule: a newer term makes us a follower of that term. Returns true if it did. */
+  private adoptTerm(term: number): boolean {
+    if (term <= this.term) return false;
+    this.term = term;
+    this.votedFor = null;
+    this.role = "follower";
+    this.leader = null;
+    return true;
+  }
+
+  private resetElectionTimer(io: Providers): void {
+    const [lo, hi] = ELECTION_TIMEOUT_MS;
+    this.electionDeadline = io.time.now() + io.random.randomRange(lo, hi);
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * The driver of one seed: a client that keeps asking every node who leads, for a fixed stretch of
+ * simulated time, then checks liveness. Safety (one leader per term) is the invariant's job; this
+ * workload checks what an invariant cannot: that something good eventually happened.
+ */
+import { assertAlways, type SimContext, type Workload } from "@moonpool/sim";
+import { call, ELECTION_PORT } from "./node.ts";
+
+/** Simulated time each seed runs (many election timeouts, and room for several stalls). */
+export const OBSERVATION_MS = 15_000;
+const POLL_INTERVAL_MS = 200;
+
+export class ElectionObserver implements Workload {
+  readonly name = "observer";
+
+  async run(ctx: SimContext): Promise<void> {
+    const nodes = ctx.topology.ipsInGroup("node");
+    let leaderSeen = false;
+    let highestTerm = 0;
+    const end = ctx.time.now() + OBSERVATION_MS;
+    while (ctx.time.now() < end) {
+      await ctx.time.sleep(POLL_INTERVAL_MS);
+      for (const ip of nodes) {
+        // No answer (a stalled node) is normal here; the next poll asks again.
+        const status = await call(ctx, `${ip}:${ELECTION_PORT}`, { type: "status" });
+        if (status?.type !== "status") continue;
+        highestTerm = Math.max(highestTerm, status.term);
+        if (status.role === "leader") leaderSeen = true;
+      }
+    }
+    // Liveness: with randomized timeouts some candidate must win, whatever the stalls.
+    assertAlways(leaderSeen, "a leader is elected", { highestTerm, observedMs: OBSERVATION_MS });
+  }
+}
