@@ -173,10 +173,8 @@ export class ElectionNode {
     await Promise.all(
       this.peers.map(async (peer) => {
         const reply = await call(io, peer, { type: "heartbeat", term, leader: this.me });
-        if (reply?.type !== "heartbeat") return;
-        // A follower moved on while we were away: we are a stale leader and must step down.
-        assertSometimes(reply.term > term, "a stale leader learned of a newer term");
-        this.adoptTerm(reply.term);
+        // A follower that moved on to a newer term deposes us (we were stalled, or cut off).
+        if (reply?.type === "heartbeat") this.adoptTerm(reply.term);
       }),
     );
   }
@@ -230,6 +228,7 @@ export class ElectionNode {
   /** Raft's first rule: a newer term makes us a follower of that term. Returns true if it did. */
   private adoptTerm(term: number): boolean {
     if (term <= this.term) return false;
+    assertSometimes(this.role === "leader", "a deposed leader stepped down");
     this.term = term;
     this.votedFor = null;
     this.role = "follower";

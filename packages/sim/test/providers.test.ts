@@ -151,7 +151,7 @@ describe("random, select, buggify and swarm inside a simulation", () => {
     const others: unknown[] = [];
     for (let s = 12; s < 16; s++) others.push(await sample(s));
     expect(others.some((o) => JSON.stringify(o) !== JSON.stringify(a))).toBe(true);
-    const fired = [a, ...others].flat().filter((x) => x[0] === true).length;
+    const fired = [a, ...others].flat().filter((x) => (x as unknown[])[0] === true).length;
     expect(fired).toBeGreaterThan(0);
     expect(buggify("outside")).toBe(false);
     expect(buggifyKnob("outside", 3, [0, 10])).toBe(3);
