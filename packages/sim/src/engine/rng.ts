@@ -58,6 +58,16 @@ export class RandomStream {
     this.reseed(seed);
   }
 
+  /** A stream with an explicit xoshiro128** state (reference-vector tests). */
+  static fromState(s0: number, s1: number, s2: number, s3: number): RandomStream {
+    const stream = new RandomStream(0, 0n);
+    stream.s0 = s0 | 0;
+    stream.s1 = s1 | 0;
+    stream.s2 = s2 | 0;
+    stream.s3 = s3 | 0;
+    return stream;
+  }
+
   /** Restarts the stream from `seed` (draw counts of the segment restart at 0). */
   reseed(seed: number): void {
     let state = (BigInt(seed) ^ this.streamKey) & MASK_64;

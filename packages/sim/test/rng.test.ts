@@ -1,0 +1,63 @@
+import { describe, expect, it } from "vitest";
+import { MAX_SEED, RandomStream, deriveSeed, seedStreams } from "../src/engine/rng.ts";
+
+describe("xoshiro128** streams", () => {
+  it("matches the reference sequence for state (1, 2, 3, 4)", () => {
+    const s = RandomStream.fromState(1, 2, 3, 4);
+    expect([s.u32(), s.u32(), s.u32()]).toEqual([11520, 0, 5927040]);
+  });
+
+  it("is identical for the same seed, differs across seeds and across streams", () => {
+    const draw = (seed: number) => Array.from({ length: 8 }, () => seedStreams(seed).sim.u32());
+    const a = seedStreams(42);
+    const b = seedStreams(42);
+    const seqA = Array.from({ length: 16 }, () => a.sim.u32());
+    expect(Array.from({ length: 16 }, () => b.sim.u32())).toEqual(seqA);
+    expect(Array.from({ length: 16 }, () => seedStreams(43).sim.u32())).not.toEqual(seqA);
+    expect(Array.from({ length: 16 }, () => a.config.u32())).not.toEqual(seqA);
+    expect(draw(MAX_SEED)).toHaveLength(8);
+  });
+
+  it("counts draws and reseeds at recipe breakpoints (count@seed)", () => {
+    const plain = seedStreams(7).sim;
+    const reseeded = seedStreams(7).sim;
+    reseeded.setBreakpoints([{ count: 5, seed: 99 }]);
+    const before = Array.from({ length: 5 }, () => plain.u32());
+    expect(Array.from({ length: 5 }, () => reseeded.u32())).toEqual(before);
+    expect(reseeded.calls).toBe(5);
+    expect(reseeded.segment).toBe(0);
+    const fresh = seedStreams(99).sim;
+    // The draw after the breakpoint is the first draw of the stream seeded with 99.
+    expect(reseeded.u32()).toBe(fresh.u32());
+    expect(reseeded.segment).toBe(1);
+    expect(reseeded.calls).toBe(1);
+    expect(reseeded.totalCalls).toBe(6);
+  });
+
+  it("draws integers without bias or overflow and validates ranges", () => {
+    const s = seedStreams(1).sim;
+    const counts = [0, 0, 0];
+    for (let i = 0; i < 30_000; i++) counts[s.rangeInt(0, 3)]!++;
+    for (const c of counts) expect(c).toBeGreaterThan(9_000);
+    const big = s.rangeInt(0, 2 ** 40);
+    expect(big).toBeGreaterThanOrEqual(0);
+    expect(big).toBeLessThan(2 ** 40);
+    expect(s.rangeInt(-3, -2)).toBe(-3);
+    expect(() => s.rangeInt(5, 5)).toThrow(/lo < hi/);
+    expect(() => s.rangeInt(0, 1.5)).toThrow(RangeError);
+    expect(() => s.rangeInt(-(2 ** 53 - 1), 2 ** 53 - 1)).toThrow(/2\^53/);
+    for (let i = 0; i < 1000; i++) {
+      const r = s.ratio();
+      expect(r >= 0 && r < 1).toBe(true);
+    }
+  });
+
+  it("derives campaign seeds deterministically within the safe-integer range", () => {
+    const seeds = Array.from({ length: 100 }, (_, i) => deriveSeed(5, i));
+    expect(Array.from({ length: 100 }, (_, i) => deriveSeed(5, i))).toEqual(seeds);
+    expect(new Set(seeds).size).toBe(100);
+    for (const seed of seeds) expect(Number.isSafeInteger(seed) && seed >= 0).toBe(true);
+    expect(deriveSeed(6, 0)).not.toBe(seeds[0]);
+    expect(() => seedStreams(-1)).toThrow(/non-negative safe integer/);
+  });
+});
