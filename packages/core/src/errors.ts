@@ -13,8 +13,15 @@ export class MoonpoolError extends Error {
 /** A builder or option combination that cannot work. Thrown before any seed runs. */
 export class InvalidConfiguration extends MoonpoolError {}
 
-/** Two runs of the same seed diverged. Carries where (see `@moonpool/sim` for the payload). */
-export class DeterminismViolation extends MoonpoolError {}
+/** Two runs of the same seed diverged. `details` says where (see `@moonpool/sim` for its shape). */
+export class DeterminismViolation extends MoonpoolError {
+  constructor(
+    message: string,
+    readonly details?: unknown,
+  ) {
+    super(message);
+  }
+}
 
 /** Simulated code reached outside the simulation (real clock, real timer, unseeded randomness). */
 export class SimulationEscape extends MoonpoolError {

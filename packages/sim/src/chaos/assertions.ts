@@ -64,6 +64,11 @@ export type DiscoveryKind =
 export interface Discovery {
   readonly kind: DiscoveryKind;
   readonly message: string;
+  /**
+   * What was discovered: the message, or for a sometimes-each bucket the message plus the
+   * bucket's hash. `AssertionTable.visits(key)` tells how often that state has been seen.
+   */
+  readonly key: string;
   /** `sim` stream segment at the call (0 before any recipe breakpoint). */
   readonly segment: number;
   /** `sim` stream draws made in that segment before the call. */
@@ -82,7 +87,7 @@ export interface DrawCoordinates {
  * misused), so the runner fails the seed. `text` is the human-readable failure; `stack` is where
  * the assertion was called from.
  */
-export type ViolationCallback = (text: string, stack?: string) => void;
+export type ViolationCallback = (text: string, stack?: string, message?: string) => void;
 
 export interface AssertionFailureRecord {
   /** Seed of the first failure; null when it happened outside `beginSeed`/`endSeed`. */
@@ -338,6 +343,8 @@ export class AssertionTable {
   /** Every bucket of every site, keyed by a 53-bit hash of (site, identity values). */
   private readonly buckets = new Map<number, Bucket>();
   private readonly misuses = new Map<string, Misuse>();
+  /** Discovery key → the site or bucket whose visits measure its rarity. */
+  private readonly counters = new Map<string, Site | Bucket>();
   private scope: SeedScope | null = null;
 
   private droppedSiteCalls = 0;
@@ -420,7 +427,7 @@ export class AssertionTable {
       case "reachable":
         if (kind === "reachable" || holds) {
           site.passCount++;
-          if (site.passCount === 1) this.discover("firstPass", message);
+          if (site.passCount === 1) this.discover("firstPass", message, site, message);
         } else {
           site.failCount++;
         }
@@ -458,7 +465,7 @@ export class AssertionTable {
         site.bestDistance = distance;
         site.bestLeft = l;
         // Always-family watermarks are for the report only: they never guide the search.
-        if (family === "sometimes") this.discover("watermark", message);
+        if (family === "sometimes") this.discover("watermark", message, site, message);
       }
     }
 
@@ -505,7 +512,7 @@ export class AssertionTable {
       }
     }
     if (total > 0 && trueCount === total) site.completed = true;
-    if (discovery !== null) this.discover(discovery, message);
+    if (discovery !== null) this.discover(discovery, message, site, message);
   }
 
   sometimesEach(message: string, identity: Readonly<Record<string, EachValue>>, quality?: Readonly<Record<string, number>>): void {
@@ -568,7 +575,17 @@ export class AssertionTable {
         discovery ??= "betterQuality";
       }
     }
-    if (discovery !== null) this.discover(discovery, message);
+    if (discovery !== null) this.discover(discovery, message, bucket, `${message}#${bucketKey}`);
+  }
+
+  /**
+   * How often the state behind a discovery key has been seen so far in the campaign: a bucket's
+   * hits, or a site's calls. The explorer's rarity measure; 0 for an unknown key.
+   */
+  visits(key: string): number {
+    const counter = this.counters.get(key);
+    if (counter === undefined) return 0;
+    return counter instanceof Bucket ? counter.hits : counter.passCount + counter.failCount;
   }
 
   // --- report -----------------------------------------------------------------------------------
@@ -801,17 +818,18 @@ export class AssertionTable {
     const scope = this.scope;
     if (scope === null || scope.onViolation === null || scope.reported.has(key)) return;
     scope.reported.add(key);
-    scope.onViolation(text, captureStack(text));
+    scope.onViolation(text, captureStack(text), key.split("\u0000")[0]);
   }
 
-  private discover(kind: DiscoveryKind, message: string): void {
+  private discover(kind: DiscoveryKind, message: string, counter: Site | Bucket, key: string): void {
     const scope = this.scope;
     if (scope === null) return;
+    this.counters.set(key, counter);
     if (scope.discoveries.length >= this.maxSeedDiscoveries) {
       this.droppedDiscoveries++;
       return;
     }
-    scope.discoveries.push({ kind, message, segment: scope.stream.segment, drawCount: scope.stream.calls, seed: scope.seed });
+    scope.discoveries.push({ kind, message, key, segment: scope.stream.segment, drawCount: scope.stream.calls, seed: scope.seed });
   }
 }
 

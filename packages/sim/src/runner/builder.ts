@@ -6,7 +6,10 @@
 import { InvalidConfiguration, TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
 import { DEFAULT_MAX_STEPS_PER_INSTANT, type SteppingMode } from "../engine/engine.ts";
 import { GUARDED_GLOBALS } from "../engine/escape-guard.ts";
-import { assertSeed } from "../engine/rng.ts";
+import { assertSeed, deriveSeed } from "../engine/rng.ts";
+import { resolveExplorationConfig, type ExplorationConfig } from "./exploration-config.ts";
+import { parseRecipe, type Recipe } from "../engine/recipe.ts";
+import { checkDeterminism, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
 import { Campaign } from "./campaign.ts";
 import {
@@ -65,6 +68,8 @@ export class SimulationBuilder {
   private readonly allowed = new Set<string>();
   private consoleCapture = true;
   private maxStepsAtInstant = DEFAULT_MAX_STEPS_PER_INSTANT;
+  private exploration: ExplorationConfig | null = null;
+  private replay: { seed: number; recipe: Recipe } | null = null;
 
   /**
    * Registers one role: `count` processes (or `[min, max]` drawn per seed) built by `factory`
@@ -248,10 +253,60 @@ export class SimulationBuilder {
     return this;
   }
 
+  /**
+   * Explore each root seed in depth: branch timelines at assertion discoveries (see
+   * explore/frontier.ts for the policy). Needs factory-built workloads.
+   */
+  enableExploration(config: Partial<ExplorationConfig> = {}): this {
+    this.exploration = resolveExplorationConfig(config);
+    if (this.exploration.workers > 0) {
+      throw new InvalidConfiguration(
+        "enableExploration({ workers }): worker threads are not available yet; use workers: 0 (continuations run in this thread in a deterministic order)",
+      );
+    }
+    return this;
+  }
+
+  /**
+   * Replays one timeline: the root `seed` with the exploration `recipe` (text like
+   * `"151@8837201 -> 80@1293847"` from a bug report, or its parsed form). `run()` then runs
+   * exactly that timeline.
+   */
+  replayTimeline(seed: number, recipe: string | Recipe = ""): this {
+    try {
+      assertSeed(seed, "replayTimeline(seed, recipe): seed");
+    } catch (error) {
+      throw new InvalidConfiguration((error as Error).message);
+    }
+    this.replay = { seed, recipe: typeof recipe === "string" ? parseRecipe(recipe) : recipe.slice() };
+    return this;
+  }
+
+  /**
+   * Runs every seed of the configured campaign twice and compares them draw by draw; returns the
+   * first divergence found (with the stacks of the diverging draw), or null when all seeds match.
+   */
+  async checkDeterminism(): Promise<DeterminismReport> {
+    const config = this.build();
+    return checkDeterminism(config, this.seedsForCheck(config));
+  }
+
+  private seedsForCheck(config: SimulationConfig): number[] {
+    if (this.replay !== null) return [this.replay.seed];
+    const count = config.iteration.kind === "fixed" ? config.iteration.iterations : Math.max(config.debugSeeds.length, 1);
+    const base = config.baseSeed ?? 0;
+    return Array.from({ length: count }, (_, i) => (i < config.debugSeeds.length ? config.debugSeeds[i]! : deriveSeed(base, i)));
+  }
+
   /** The validated configuration (used by `run()` and by the explorer). */
   build(): SimulationConfig {
     if (this.workloadSpecs.length === 0) {
       throw new InvalidConfiguration("no workloads: add .workloadFactory(() => new MyWorkload()) (or .workloads(count, factory)); a workload drives the system and ends the seed");
+    }
+    if (this.exploration !== null && this.workloadSpecs.some((w) => w.kind === "instance")) {
+      throw new InvalidConfiguration(
+        "exploration replays every timeline from the start and needs fresh workloads: replace .workload(instance) with .workloadFactory(() => new MyWorkload())",
+      );
     }
     const fixedWorkloads = this.workloadSpecs.reduce((n, s) => n + (s.count.maxExclusive - 1), 0);
     if (fixedWorkloads > MAX_WORKLOADS) throw new InvalidConfiguration(`at most ${MAX_WORKLOADS} workloads in total, the registrations allow ${fixedWorkloads}`);
@@ -270,11 +325,14 @@ export class SimulationBuilder {
       allowedGlobals: new Set(this.allowed),
       captureConsole: this.consoleCapture,
       maxStepsPerInstant: this.maxStepsAtInstant,
+      exploration: this.replay !== null ? null : this.exploration,
     };
   }
 
   /** Runs the campaign and returns its report. Never throws for a failing seed: read the report. */
   async run(): Promise<SimulationReport> {
-    return new Campaign(this.build()).run();
+    const config = this.build();
+    if (this.replay !== null) return new Campaign(config).run({ seeds: [this.replay.seed], breakpoints: this.replay.recipe });
+    return new Campaign(config).run();
   }
 }

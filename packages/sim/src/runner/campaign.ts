@@ -11,7 +11,8 @@ import { AssertionTable } from "../chaos/assertions.ts";
 import type { SimulationConfig } from "./config.ts";
 import { SimulationReport, type SaturationReport } from "./report.ts";
 import type { SeedFailure, SeedResult } from "./seed-result.ts";
-import { SeedSession } from "./seed-runner.ts";
+import { SeedSession, type SeedOptions } from "./seed-runner.ts";
+import { explorationStrategy, type RootSeedStrategy } from "./exploration.ts";
 import { CampaignHook } from "./simulation-hook.ts";
 
 export interface CampaignPlan {
@@ -19,6 +20,8 @@ export interface CampaignPlan {
   readonly seeds?: readonly number[];
   /** Recipe for every seed of `seeds` (replay of one timeline). */
   readonly breakpoints?: readonly Breakpoint[];
+  /** Observes every sim draw of every seed (determinism checks). */
+  readonly drawObserver?: SeedOptions["drawObserver"];
 }
 
 const PROCESS_EVENTS = ["unhandledRejection", "rejectionHandled", "uncaughtException"] as const;
@@ -66,12 +69,17 @@ export class Campaign {
     const results: SeedResult[] = [];
     let saturation: SaturationReport | null = null;
     let convergenceTimeout = false;
+    let explorer: RootSeedStrategy | null = null;
     try {
       for (const name of PROCESS_EVENTS) process.removeAllListeners(name);
       process.on("unhandledRejection", onUnhandled);
       process.on("rejectionHandled", onHandled);
       process.on("uncaughtException", onUncaught);
       guard.install();
+      const runTimeline = (seed: number, recipe: readonly Breakpoint[]) => this.runSeed(seed, guard, { breakpoints: recipe, drawObserver: plan.drawObserver });
+      if (this.config.exploration !== null && plan.breakpoints === undefined) {
+        explorer = explorationStrategy()(this.config.exploration, this.table, runTimeline);
+      }
 
       const control = this.config.iteration;
       const explicit = plan.seeds;
@@ -81,7 +89,7 @@ export class Campaign {
       let quietSeeds = 0;
       for (let i = 0; i < maxSeeds; i++) {
         const seed = explicit !== undefined ? explicit[i]! : i < this.config.debugSeeds.length ? this.config.debugSeeds[i]! : deriveSeed(baseSeed, i);
-        results.push(await this.runSeed(seed, guard, plan.breakpoints));
+        results.push(explorer !== null ? await explorer.exploreRoot(seed) : await runTimeline(seed, plan.breakpoints ?? []));
         if (explicit === undefined && control.kind === "untilCoverageStable") {
           const signal = this.table.reachedSometimesCount();
           quietSeeds = signal === previousSignal ? quietSeeds + 1 : 0;
@@ -106,11 +114,12 @@ export class Campaign {
       saturation,
       wallTimeMs: natives.performanceNow() - wallStart,
       steppingMode: this.config.steppingMode,
+      exploration: explorer === null ? null : explorer.report(),
     });
   }
 
-  private async runSeed(seed: number, guard: EscapeGuard, breakpoints: readonly Breakpoint[] | undefined): Promise<SeedResult> {
-    const session = new SeedSession(this.config, seed, this.table, { breakpoints });
+  private async runSeed(seed: number, guard: EscapeGuard, options: SeedOptions): Promise<SeedResult> {
+    const session = new SeedSession(this.config, seed, this.table, options);
     const lateFailures: SeedFailure[] = [];
     for (const hook of this.config.beforeIteration) {
       try {

@@ -3,6 +3,7 @@ import type { TraceLevel } from "@moonpool/core";
 import type { SteppingMode } from "../engine/engine.ts";
 import type { Invariant, Process, ProcessCount, Workload } from "./types.ts";
 import type { WorkloadCount } from "./types.ts";
+import type { ExplorationConfig } from "./exploration-config.ts";
 
 export interface ProcessGroupSpec {
   /** The group name: the process's `name`. */
@@ -47,4 +48,6 @@ export interface SimulationConfig {
   readonly allowedGlobals: ReadonlySet<string>;
   readonly captureConsole: boolean;
   readonly maxStepsPerInstant: number;
+  /** Null when exploration is off. */
+  readonly exploration: ExplorationConfig | null;
 }

@@ -84,8 +84,15 @@ function render(report: SimulationReport, c: Colors, pretty: boolean): string {
 
   if (report.exploration !== null) {
     out.push(header("Exploration"));
-    out.push(`Timelines: ${formatCount(report.exploration.timelines)} | Bugs found: ${report.exploration.bugsFound}`);
-    for (const bug of report.exploration.bugRecipes) out.push(`Bug recipe (seed=${bug.seed}): ${bug.recipe}`);
+    const x = report.exploration;
+    out.push(`Timelines: ${formatCount(x.timelines)} | Bugs found: ${x.bugsFound} | Replayed draws: ${(100 * x.replayOverhead.replayedFraction).toFixed(1)}%`);
+    const kinds = Object.entries(x.discoveriesByKind).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${formatCount(n)}`);
+    if (kinds.length > 0) out.push(`Discoveries: ${kinds.join(", ")}`);
+    for (const bug of x.bugRecipes) {
+      out.push(c.red(`Bug (seed=${bug.seed}, timeline ${bug.foundAtTimeline}): ${bug.property}`));
+      out.push(`  recipe: "${bug.recipe}"`);
+      out.push(`  ${replayHint(bug.seed, bug.recipe)}`);
+    }
   }
 
   const details = [...report.assertionDetails].sort(

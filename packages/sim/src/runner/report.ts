@@ -9,6 +9,7 @@ import type { SteppingMode } from "../engine/engine.ts";
 import type { AssertionTable, AssertionDetail, BucketSiteSummary, AssertionOverflow } from "../chaos/assertions.ts";
 import { formatFailure, type SeedResult } from "./seed-result.ts";
 import { formatText, formatPretty } from "./report-format.ts";
+import type { ExplorationReport } from "./exploration.ts";
 
 /** Version of the `toJSON()` schema; bump on any incompatible change. */
 export const REPORT_SCHEMA_VERSION = 1;
@@ -30,12 +31,7 @@ export interface CampaignMetrics {
   readonly eventsProcessed: number;
 }
 
-/** Placeholder-free: the exploration issue fills this in; without exploration it is null. */
-export interface ExplorationReport {
-  readonly timelines: number;
-  readonly bugsFound: number;
-  readonly bugRecipes: readonly { seed: number; recipe: string }[];
-}
+export type { ExplorationReport };
 
 export interface ReportInput {
   readonly results: readonly SeedResult[];

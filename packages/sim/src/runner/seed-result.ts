@@ -23,6 +23,10 @@ export interface SeedFailure {
   /** Simulated time of the failure in ms. */
   readonly timeMs: number;
   readonly stack?: string;
+  /** For assertion failures: the violated assertion's message (its identity). */
+  readonly property?: string;
+  /** For failures found by exploration: the recipe of the failing timeline. */
+  readonly recipe?: string;
 }
 
 import type { Discovery } from "../chaos/assertions.ts";

@@ -25,6 +25,8 @@ import type { Process, Workload } from "./types.ts";
 export interface SeedOptions {
   /** Reseed points of the sim stream (a recipe). */
   readonly breakpoints?: readonly { count: number; seed: number }[];
+  /** Sees every draw of the sim stream before it happens (determinism checks). */
+  readonly drawObserver?: (session: SeedSession) => (segment: number, calls: number) => void;
 }
 
 interface ProcessSlot {
@@ -91,6 +93,7 @@ export class SeedSession {
       this.world.engine.streams.sim.setBreakpoints(options.breakpoints);
     }
     this.buggify = new Buggify(this.world.engine.streams.sim);
+    if (options.drawObserver !== undefined) this.world.engine.streams.sim.observer = options.drawObserver(this);
     const engine = this.world.engine;
     this.world.trace.onEvent = (event) => {
       engine.mixString(event.name);
@@ -107,7 +110,7 @@ export class SeedSession {
     return this.world.nowMs;
   }
 
-  fail(kind: SeedFailureKind, message: string, extra: { actor?: string; stack?: string } = {}): void {
+  fail(kind: SeedFailureKind, message: string, extra: { actor?: string; stack?: string; property?: string } = {}): void {
     this.failures.push({ kind, message, timeMs: this.nowMs, ...extra });
     this.world.emit("runner", "error", "seed_failure", { kind, message });
   }
@@ -128,7 +131,9 @@ export class SeedSession {
     const wallStart = wallNowMs();
     const engine = this.world.engine;
     try {
-      this.table.beginSeed(this.seed, engine.streams.sim, (message, stack) => this.fail("assertion", message, { actor: engine.currentActor, stack }));
+      this.table.beginSeed(this.seed, engine.streams.sim, (message, stack, property) =>
+        this.fail("assertion", message, { actor: engine.currentActor, stack, property }),
+      );
       for (const inv of this.config.invariants) {
         try {
           inv.reset?.();

@@ -1,0 +1,69 @@
+/**
+ * Recipes: how a timeline departs from its root seed. A recipe is a list of reseed points of the
+ * counted `sim` stream, `count@seed`: after `count` draws of the current segment, the stream is
+ * reseeded with `seed`. Text form: `"151@8837201 -> 80@1293847"`; the empty string is the root
+ * timeline itself.
+ */
+import { MoonpoolError } from "@moonpool/core";
+import { MAX_SEED, type Breakpoint } from "./rng.ts";
+
+/** A recipe string that cannot be parsed; the message names the bad segment. */
+export class RecipeParseError extends MoonpoolError {}
+
+export type Recipe = readonly Breakpoint[];
+
+export function formatRecipe(recipe: Recipe): string {
+  return recipe.map((bp) => `${bp.count}@${bp.seed}`).join(" -> ");
+}
+
+const INTEGER = /^\d+$/;
+
+export function parseRecipe(text: string): Recipe {
+  if (typeof text !== "string") throw new RecipeParseError(`a recipe must be a string like "151@8837201 -> 80@1293847", got ${typeof text}`);
+  const trimmed = text.trim();
+  if (trimmed === "") return [];
+  return trimmed.split("->").map((raw, i) => {
+    const segment = raw.trim();
+    const where = `segment ${i + 1} ("${segment}") of recipe "${trimmed}"`;
+    const at = segment.indexOf("@");
+    if (at < 0) throw new RecipeParseError(`missing '@' in ${where}: each segment is count@seed`);
+    const countText = segment.slice(0, at).trim();
+    const seedText = segment.slice(at + 1).trim();
+    if (!INTEGER.test(countText) || !Number.isSafeInteger(Number(countText))) {
+      throw new RecipeParseError(`invalid count '${countText}' in ${where}: a non-negative integer number of draws`);
+    }
+    if (!INTEGER.test(seedText) || Number(seedText) > MAX_SEED) {
+      throw new RecipeParseError(`invalid seed '${seedText}' in ${where}: a non-negative integer up to ${MAX_SEED}`);
+    }
+    return { count: Number(countText), seed: Number(seedText) };
+  });
+}
+
+const FNV64_OFFSET = 0xcbf29ce484222325n;
+const FNV64_PRIME = 0x100000001b3n;
+const MASK_64 = (1n << 64n) - 1n;
+
+function fnv64(hash: bigint, text: string): bigint {
+  let h = hash;
+  for (let i = 0; i < text.length; i++) {
+    h ^= BigInt(text.charCodeAt(i) & 0xff);
+    h = (h * FNV64_PRIME) & MASK_64;
+    h ^= BigInt(text.charCodeAt(i) >> 8);
+    h = (h * FNV64_PRIME) & MASK_64;
+  }
+  return h;
+}
+
+/**
+ * The seed of the `childIndex`-th continuation branched at `coordinate` of a timeline: derived
+ * from the root seed, the parent recipe and the branch point, so different marks get different
+ * children (the Rust explorer's root children were identical for every mark: quirk 10).
+ */
+export function childSeed(rootSeed: number, parent: Recipe, branchAt: string, childIndex: number): number {
+  let h = fnv64(FNV64_OFFSET, `${rootSeed}|${formatRecipe(parent)}|${branchAt}|${childIndex}`);
+  // A final avalanche so neighbouring child indexes land far apart.
+  h ^= h >> 33n;
+  h = (h * 0xff51afd7ed558ccdn) & MASK_64;
+  h ^= h >> 33n;
+  return Number(h & BigInt(MAX_SEED));
+}

@@ -1,0 +1,134 @@
+/**
+ * The replay-from-start explorer (DESIGN.md "Exploration without fork()"). For each root seed:
+ * run the root timeline, turn its discoveries into frontier entries, then repeatedly take the
+ * frontier's best entry and run `branchingFactor` continuations of it — each replays the prefix
+ * from the start and reseeds the `sim` stream at the entry's draw coordinate — until the root
+ * seed's timeline budget is spent or the frontier is empty. A failing continuation marks its root
+ * seed failed and becomes a bug recipe; every distinct violated property is kept.
+ */
+import type { AssertionTable, DiscoveryKind } from "../chaos/assertions.ts";
+import type { SeedFailure, SeedResult } from "../runner/seed-result.ts";
+import type { ExplorationConfig } from "../runner/exploration-config.ts";
+import type { BugRecipe, ExplorationReport, RootExploration, RootSeedStrategy, TimelineRunner } from "../runner/exploration.ts";
+import { Frontier, type FrontierEntry } from "./frontier.ts";
+import { childSeed, formatRecipe, type Recipe } from "../engine/recipe.ts";
+
+/** Frontier size is sampled at most this many times per campaign (the report stays small). */
+export const FRONTIER_SAMPLES_MAX = 200;
+
+function bugProperty(f: SeedFailure): string {
+  return f.kind === "assertion" && f.property !== undefined ? f.property : `${f.kind}${f.actor !== undefined ? ` (${f.actor})` : ""}`;
+}
+
+export class Explorer implements RootSeedStrategy {
+  timelines = 0;
+  readonly discoveriesByKind: Record<DiscoveryKind, number> = { firstPass: 0, watermark: 0, frontier: 0, combination: 0, newBucket: 0, betterQuality: 0 };
+  drawsReplayed = 0;
+  drawsNew = 0;
+  readonly bugRecipes: BugRecipe[] = [];
+  readonly perSeed: RootExploration[] = [];
+  readonly frontierSizes: [timeline: number, size: number][] = [];
+  entriesRetired = 0;
+  entriesEvicted = 0;
+  discoveriesTooDeep = 0;
+  private readonly bugKeys = new Set<string>();
+
+  constructor(
+    readonly config: ExplorationConfig,
+    private readonly table: AssertionTable,
+    private readonly runTimeline: TimelineRunner,
+  ) {}
+
+  /** Explores one root seed; returns its root result with the exploration's failures folded in. */
+  async exploreRoot(seed: number): Promise<SeedResult> {
+    const frontier = new Frontier(this.config.maxFrontier, this.config.maxRecipeLen, (key) => this.table.visits(key));
+    let timelines = 0;
+    let firstBug: number | null = null;
+    const bugs: BugRecipe[] = [];
+    const extraFailures: SeedFailure[] = [];
+
+    const runOne = async (recipe: Recipe): Promise<SeedResult> => {
+      const result = await this.runTimeline(seed, recipe);
+      timelines++;
+      this.timelines++;
+      let replayed = 0;
+      for (const bp of recipe) replayed += bp.count;
+      this.drawsReplayed += Math.min(replayed, result.simDraws);
+      this.drawsNew += Math.max(0, result.simDraws - replayed);
+      for (const d of result.discoveries) this.discoveriesByKind[d.kind]++;
+      if (!result.ok) {
+        firstBug ??= timelines;
+        for (const f of result.failures) {
+          const property = bugProperty(f);
+          const key = `${seed}|${property}`;
+          if (this.bugKeys.has(key)) continue;
+          this.bugKeys.add(key);
+          const bug: BugRecipe = { seed, recipe: formatRecipe(recipe), property, message: f.message, foundAtTimeline: timelines, traceHash: result.traceHash };
+          bugs.push(bug);
+          this.bugRecipes.push(bug);
+          if (recipe.length > 0) extraFailures.push({ ...f, message: `${f.message} [exploration recipe "${bug.recipe}"]`, recipe: bug.recipe });
+        }
+      }
+      return result;
+    };
+
+    const root = await runOne([]);
+    frontier.addDiscoveries([], root.discoveries);
+    this.sampleFrontier(frontier.size);
+
+    while (timelines < this.config.maxRunsPerSeed) {
+      const entry = frontier.select();
+      if (entry === undefined) break;
+      let productive = false;
+      const batch = Math.min(this.config.branchingFactor, this.config.maxRunsPerSeed - timelines);
+      for (let i = 0; i < batch; i++) {
+        const recipe = this.childRecipe(seed, entry);
+        const child = await runOne(recipe);
+        if (child.discoveries.length > 0) productive = true;
+        frontier.addDiscoveries(recipe, child.discoveries);
+      }
+      frontier.recordBatch(entry, productive);
+      this.sampleFrontier(frontier.size);
+    }
+    this.entriesRetired += frontier.retired;
+    this.entriesEvicted += frontier.evicted;
+    this.discoveriesTooDeep += frontier.tooDeep;
+    this.perSeed.push({ seed, timelines, bugs, firstBugAtTimeline: firstBug });
+    if (extraFailures.length === 0) return root;
+    return { ...root, ok: false, failures: [...root.failures, ...extraFailures] };
+  }
+
+  private childRecipe(seed: number, entry: FrontierEntry): Recipe {
+    const index = entry.childrenSpawned++;
+    const branchAt = `${entry.discovery.segment}:${entry.drawCount}`;
+    return [...entry.prefix, { count: entry.drawCount, seed: childSeed(seed, entry.prefix, branchAt, index) }];
+  }
+
+  private sampleFrontier(size: number): void {
+    this.frontierSizes.push([this.timelines, size]);
+    if (this.frontierSizes.length > FRONTIER_SAMPLES_MAX) {
+      // Keep every other sample: the series stays evenly spread and bounded.
+      const kept = this.frontierSizes.filter((_, i) => i % 2 === 0);
+      this.frontierSizes.length = 0;
+      this.frontierSizes.push(...kept);
+    }
+  }
+
+  report(): ExplorationReport {
+    const { drawsReplayed, drawsNew } = this;
+    const total = drawsReplayed + drawsNew;
+    return {
+      config: this.config,
+      timelines: this.timelines,
+      bugsFound: this.bugRecipes.length,
+      bugRecipes: this.bugRecipes.slice(),
+      perSeed: this.perSeed.slice(),
+      discoveriesByKind: { ...this.discoveriesByKind },
+      frontierSizes: this.frontierSizes.slice(),
+      replayOverhead: { drawsReplayed, drawsNew, replayedFraction: total === 0 ? 0 : drawsReplayed / total },
+      entriesRetired: this.entriesRetired,
+      entriesEvicted: this.entriesEvicted,
+      discoveriesTooDeep: this.discoveriesTooDeep,
+    };
+  }
+}

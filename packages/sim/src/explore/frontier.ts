@@ -1,0 +1,114 @@
+/**
+ * The frontier of one root seed: replayable branch points, and the policy that decides which one
+ * the explorer continues next. The policy reads only what assertions report, never anything
+ * specific to a workload:
+ *
+ * - Selection: the entry whose discovered state has been seen the fewest times so far in the
+ *   campaign (`AssertionTable.visits`: a bucket's hits, a site's calls) — the rarest, most novel
+ *   state. Ties go to the earliest branch point in the run (more of the run is left to build on
+ *   the discovery), then to the oldest entry.
+ * - Re-branching: an explored entry stays in the frontier. Replaying its prefix visits its state
+ *   again, so its rarity decays by itself and a productive sibling soon wins; an entry whose last
+ *   `MAX_UNPRODUCTIVE_BATCHES` batches produced no discovery at all is retired.
+ * - Eviction: beyond `maxFrontier`, the most-visited entry goes (ties: the latest branch point).
+ */
+import type { Discovery } from "../chaos/assertions.ts";
+import type { Recipe } from "../engine/recipe.ts";
+
+/** Batches in a row without any discovery after which an entry is retired. */
+export const MAX_UNPRODUCTIVE_BATCHES = 32;
+
+export interface FrontierEntry {
+  readonly id: number;
+  /** Recipe of the timeline up to the segment the discovery happened in. */
+  readonly prefix: Recipe;
+  /** Draws made in the last segment when the discovery happened: the branch point. */
+  readonly drawCount: number;
+  /** Absolute draw index of the branch point in the timeline (replayed draws before it). */
+  readonly position: number;
+  readonly discovery: Discovery;
+  batches: number;
+  unproductiveBatches: number;
+  childrenSpawned: number;
+}
+
+export class Frontier {
+  private entries: FrontierEntry[] = [];
+  private readonly seen = new Set<string>();
+  private nextId = 0;
+  evicted = 0;
+  retired = 0;
+  /** Discoveries that could not become entries because the recipe would be too long. */
+  tooDeep = 0;
+
+  constructor(
+    private readonly maxFrontier: number,
+    private readonly maxRecipeLen: number,
+    private readonly visits: (key: string) => number,
+  ) {}
+
+  get size(): number {
+    return this.entries.length;
+  }
+
+  /** Adds the discoveries of a timeline that ran with `recipe`. Returns how many became entries. */
+  addDiscoveries(recipe: Recipe, discoveries: readonly Discovery[]): number {
+    let added = 0;
+    for (const d of discoveries) {
+      if (d.segment > recipe.length) continue;
+      const prefix = recipe.slice(0, d.segment);
+      if (prefix.length + 1 > this.maxRecipeLen) {
+        this.tooDeep++;
+        continue;
+      }
+      let position = d.drawCount;
+      for (const bp of prefix) position += bp.count;
+      const identity = `${prefix.map((bp) => `${bp.count}@${bp.seed}`).join(">")}|${d.drawCount}`;
+      if (this.seen.has(identity)) continue;
+      this.seen.add(identity);
+      this.entries.push({ id: this.nextId++, prefix, drawCount: d.drawCount, position, discovery: d, batches: 0, unproductiveBatches: 0, childrenSpawned: 0 });
+      added++;
+    }
+    while (this.entries.length > this.maxFrontier) this.evictLeastNovel();
+    return added;
+  }
+
+  /** The entry to explore next, or undefined when the frontier is empty. */
+  select(): FrontierEntry | undefined {
+    let best: FrontierEntry | undefined;
+    let bestVisits = Infinity;
+    for (const e of this.entries) {
+      const v = this.visits(e.discovery.key);
+      if (best === undefined || v < bestVisits || (v === bestVisits && (e.position < best.position || (e.position === best.position && e.id < best.id)))) {
+        best = e;
+        bestVisits = v;
+      }
+    }
+    return best;
+  }
+
+  /** Records the outcome of one batch of continuations of `entry`. */
+  recordBatch(entry: FrontierEntry, productive: boolean): void {
+    entry.batches++;
+    entry.unproductiveBatches = productive ? 0 : entry.unproductiveBatches + 1;
+    if (entry.unproductiveBatches >= MAX_UNPRODUCTIVE_BATCHES) {
+      this.entries = this.entries.filter((e) => e !== entry);
+      this.retired++;
+    }
+  }
+
+  private evictLeastNovel(): void {
+    let worst = 0;
+    let worstVisits = -1;
+    this.entries.forEach((e, i) => {
+      const v = this.visits(e.discovery.key);
+      const w = this.entries[worst]!;
+      if (v > worstVisits || (v === worstVisits && (e.position > w.position || (e.position === w.position && e.id > w.id)))) {
+        worst = i;
+        worstVisits = v;
+      }
+    });
+    this.entries.splice(worst, 1);
+    this.evicted++;
+  }
+}

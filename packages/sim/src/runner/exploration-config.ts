@@ -1,0 +1,40 @@
+/** Exploration settings (`enableExploration`), their defaults and validation. */
+import { InvalidConfiguration } from "@moonpool/core";
+
+export interface ExplorationConfig {
+  /** 0: every continuation in this thread, in a deterministic order. N: a worker_threads pool. */
+  readonly workers: number;
+  /** Timelines (root run included) a root seed may use. */
+  readonly maxRunsPerSeed: number;
+  /** Continuations spawned each time a frontier entry is explored. */
+  readonly branchingFactor: number;
+  /** Frontier entries kept per root seed; the least novel is evicted beyond this. */
+  readonly maxFrontier: number;
+  /** Reseed points a recipe may hold; discoveries deeper than this are not branched. */
+  readonly maxRecipeLen: number;
+}
+
+/** The spec's example values (spec 000, "Start With Workers 0"). */
+export const DEFAULT_EXPLORATION: ExplorationConfig = {
+  workers: 0,
+  maxRunsPerSeed: 2000,
+  branchingFactor: 4,
+  maxFrontier: 512,
+  maxRecipeLen: 32,
+};
+
+export function resolveExplorationConfig(partial: Partial<ExplorationConfig>): ExplorationConfig {
+  const config = { ...DEFAULT_EXPLORATION, ...partial };
+  for (const key of ["maxRunsPerSeed", "branchingFactor", "maxFrontier", "maxRecipeLen"] as const) {
+    const v = config[key];
+    if (!Number.isSafeInteger(v) || v < 1) throw new InvalidConfiguration(`enableExploration({ ${key} }): must be a positive integer, got ${String(v)}`);
+  }
+  if (!Number.isSafeInteger(config.workers) || config.workers < 0) {
+    throw new InvalidConfiguration(`enableExploration({ workers }): must be 0 (in this thread) or a positive number of worker threads, got ${String(config.workers)}`);
+  }
+  const known = new Set(Object.keys(DEFAULT_EXPLORATION));
+  for (const key of Object.keys(partial)) {
+    if (!known.has(key)) throw new InvalidConfiguration(`enableExploration(): unknown option '${key}'; valid options: ${[...known].join(", ")}`);
+  }
+  return config;
+}

@@ -1,0 +1,74 @@
+/**
+ * The seam between the runner and the explorer. The runner knows how to run one timeline; how
+ * root seeds are explored in depth is a strategy the explore layer provides (the runner never
+ * imports it: layers depend downwards only). `@moonpool/sim`'s index registers the explorer.
+ */
+import type { AssertionTable, DiscoveryKind } from "../chaos/assertions.ts";
+import type { Breakpoint } from "../engine/rng.ts";
+import type { ExplorationConfig } from "./exploration-config.ts";
+import type { SeedResult } from "./seed-result.ts";
+
+export interface BugRecipe {
+  readonly seed: number;
+  /** Recipe text, `"count@seed -> count@seed"` (empty: the root timeline itself failed). */
+  readonly recipe: string;
+  /** What failed: the violated assertion's message, or the failure kind. */
+  readonly property: string;
+  readonly message: string;
+  /** Timelines this root seed had run when the bug was found (1 = the root run). */
+  readonly foundAtTimeline: number;
+  readonly traceHash: string;
+}
+
+export interface RootExploration {
+  readonly seed: number;
+  readonly timelines: number;
+  readonly bugs: readonly BugRecipe[];
+  /** Timelines run when the first bug was found, or null. */
+  readonly firstBugAtTimeline: number | null;
+}
+
+/** What the explorer did (null in the report when exploration is off). */
+export interface ExplorationReport {
+  readonly config: ExplorationConfig;
+  /** Timelines run in total, root runs included. */
+  readonly timelines: number;
+  /** Distinct bugs (root seed × violated property). */
+  readonly bugsFound: number;
+  readonly bugRecipes: readonly BugRecipe[];
+  readonly perSeed: readonly RootExploration[];
+  readonly discoveriesByKind: Readonly<Record<DiscoveryKind, number>>;
+  /** `[timelines so far, frontier size]` samples over the campaign. */
+  readonly frontierSizes: readonly (readonly [number, number])[];
+  /** Draws re-executed to reach branch points vs draws of new behaviour. */
+  readonly replayOverhead: { readonly drawsReplayed: number; readonly drawsNew: number; readonly replayedFraction: number };
+  readonly entriesRetired: number;
+  readonly entriesEvicted: number;
+  /** Discoveries not branched because their recipe would exceed maxRecipeLen. */
+  readonly discoveriesTooDeep: number;
+}
+
+/** Runs one timeline: the root seed with a recipe of reseed points. */
+export type TimelineRunner = (seed: number, recipe: readonly Breakpoint[]) => Promise<SeedResult>;
+
+export interface RootSeedStrategy {
+  /** Explores one root seed; its result is the root's, with the failures of continuations folded in. */
+  exploreRoot(seed: number): Promise<SeedResult>;
+  report(): ExplorationReport;
+}
+
+export type RootSeedStrategyFactory = (config: ExplorationConfig, table: AssertionTable, runTimeline: TimelineRunner) => RootSeedStrategy;
+
+let registered: RootSeedStrategyFactory | null = null;
+
+/** Called by the explore layer when it loads. */
+export function registerExplorationStrategy(factory: RootSeedStrategyFactory): void {
+  registered = factory;
+}
+
+export function explorationStrategy(): RootSeedStrategyFactory {
+  if (registered === null) {
+    throw new Error("the explorer is not loaded: import SimulationBuilder from '@moonpool/sim' (its index registers the explorer)");
+  }
+  return registered;
+}
