@@ -147,7 +147,10 @@ describe("assertSometimes", () => {
     table.booleanAssertion("sometimes", true, "retry happened");
     stream.calls = 20;
     table.booleanAssertion("sometimes", true, "retry happened");
-    expect(table.endSeed()).toEqual([{ kind: "firstPass", message: "retry happened", segment: 1, drawCount: 17, seed: 9 }]);
+    expect(table.endSeed()).toEqual([{ kind: "firstPass", message: "retry happened", key: "retry happened", segment: 1, drawCount: 17, seed: 9 }]);
+    // The explorer's rarity measure: how often the discovered state has been seen (site calls).
+    expect(table.visits("retry happened")).toBe(3);
+    expect(table.visits("unknown")).toBe(0);
     expect(detail(table, "retry happened")).toMatchObject({ kind: "sometimes", passCount: 2, failCount: 1, status: "PASS" });
     expect(table.coverageViolations()).toEqual([]);
   });
@@ -195,8 +198,8 @@ describe("assertSometimes", () => {
     for (let i = 0; i < 5; i++) sim.u32(); // 3 draws in segment 0, then the reseed, then 2
     table.booleanAssertion("reachable", true, "there");
     expect(table.endSeed()).toEqual([
-      { kind: "firstPass", message: "here", segment: 0, drawCount: 5, seed: 123 },
-      { kind: "firstPass", message: "there", segment: 1, drawCount: 2, seed: 123 },
+      { kind: "firstPass", message: "here", key: "here", segment: 0, drawCount: 5, seed: 123 },
+      { kind: "firstPass", message: "there", key: "there", segment: 1, drawCount: 2, seed: 123 },
     ]);
   });
 });
@@ -327,7 +330,7 @@ describe("numeric sometimes", () => {
     expect(table.endSeed()).toEqual([]);
     seeded(table, 3);
     table.numericAssertion("sometimes", "ge", 11, 0, "depth");
-    expect(table.endSeed()).toEqual([{ kind: "watermark", message: "depth", segment: 0, drawCount: 0, seed: 3 }]);
+    expect(table.endSeed()).toEqual([{ kind: "watermark", message: "depth", key: "depth", segment: 0, drawCount: 0, seed: 3 }]);
   });
 
   it("never passing: MISS and a coverage violation (but still guides)", () => {
@@ -420,7 +423,10 @@ describe("assertSometimesEach", () => {
     table.sometimesEach(msg, { phase: "1", regime: "partition" }); // "1" is not 1
     const discoveries = table.endSeed();
     expect(discoveries.map((d) => d.kind)).toEqual(["newBucket", "newBucket", "newBucket"]);
-    expect(discoveries[0]).toEqual({ kind: "newBucket", message: msg, segment: 0, drawCount: 11, seed: 4 });
+    expect(discoveries[0]).toMatchObject({ kind: "newBucket", message: msg, segment: 0, drawCount: 11, seed: 4 });
+    // A bucket's key names the bucket; its visits are the bucket's hits.
+    expect(discoveries[0]!.key.startsWith(`${msg}#`)).toBe(true);
+    expect(table.visits(discoveries[0]!.key)).toBeGreaterThanOrEqual(1);
     const [summary] = table.bucketSummaries();
     expect(summary).toMatchObject({ message: msg, bucketsDiscovered: 3, totalHits: 5 });
     expect(summary!.buckets[0]).toEqual({ identity: { phase: 1, regime: "partition" }, hits: 3, bestQuality: null });
