@@ -84,8 +84,6 @@ export class ElectionNode {
   private leader: string | null = null;
   private electionDeadline = 0;
   private nextHeartbeatAt = 0;
-  /** While the node is stalled (see `tick`), it neither acts on timers nor answers requests. */
-  private stalledUntil = 0;
   private me = "";
 
   constructor(
@@ -122,18 +120,16 @@ export class ElectionNode {
 
   private tick(ctx: NodeContext): void {
     const now = ctx.time.now();
-    if (now < this.stalledUntil) return;
-    // Simulation only: freeze this node for a while, like a long GC pause or a hung disk. This
-    // is what makes followers give up on a leader, terms advance and candidates collide.
-    if (buggifyWithProb("election: node stalls", 0.002)) {
-      this.stalledUntil = now + ctx.random.randomRange(100, 600);
-      return;
-    }
     if (this.role === "leader") {
-      if (now >= this.nextHeartbeatAt) {
-        this.nextHeartbeatAt = now + HEARTBEAT_INTERVAL_MS;
-        ctx.task.spawn("heartbeats", (scope) => this.sendHeartbeats(scope, this.term));
+      if (now < this.nextHeartbeatAt) return;
+      this.nextHeartbeatAt = now + HEARTBEAT_INTERVAL_MS;
+      // Simulation only: hold the next heartbeat back, as a busy event loop or a congested link
+      // would. Followers then give up on a leader that still believes it leads: terms advance,
+      // candidates collide and a deposed leader must step down. Never fires in production.
+      if (buggifyWithProb("election: leader heartbeat delayed", 0.05)) {
+        this.nextHeartbeatAt = now + ctx.random.randomRange(150, 600);
       }
+      ctx.task.spawn("heartbeats", (scope) => this.sendHeartbeats(scope, this.term));
     } else if (now >= this.electionDeadline) {
       // Become a candidate synchronously, so no request handled meanwhile sees a half-started term.
       this.term += 1;
@@ -173,7 +169,7 @@ export class ElectionNode {
     await Promise.all(
       this.peers.map(async (peer) => {
         const reply = await call(io, peer, { type: "heartbeat", term, leader: this.me });
-        // A follower that moved on to a newer term deposes us (we were stalled, or cut off).
+        // A follower that moved on to a newer term deposes us (our heartbeats came too late).
         if (reply?.type === "heartbeat") this.adoptTerm(reply.term);
       }),
     );
@@ -185,8 +181,6 @@ export class ElectionNode {
       const frame = await conn.recv();
       if (frame === null) return;
       const request = JSON.parse(decoder.decode(frame)) as Request;
-      const stall = this.stalledUntil - io.time.now();
-      if (stall > 0) await io.time.sleep(stall); // a stalled node answers late, not never
       await conn.send(encoder.encode(JSON.stringify(this.handle(io, request))));
     } catch (error) {
       if (!(error instanceof IoError || isAbortError(error))) throw error;
@@ -201,7 +195,7 @@ export class ElectionNode {
         this.adoptTerm(request.term);
         assertSometimes(this.role === "candidate" && request.term === this.term, "a term had more than one candidate");
         // The rule that makes split brain impossible: one vote per term. The planted bug only
-        // refuses while the node campaigns itself, so a follower can vote a second time.
+        // checks "did I vote for myself?", so a follower that voted grants a second candidate too.
         const free = this.options.bug === "vote-twice" ? this.votedFor !== this.me : this.votedFor === null || this.votedFor === request.candidate;
         const granted = request.term === this.term && free;
         if (granted) {
