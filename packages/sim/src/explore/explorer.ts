@@ -6,7 +6,7 @@
  * seed's timeline budget is spent or the frontier is empty. A failing continuation marks its root
  * seed failed and becomes a bug recipe; every distinct violated property is kept.
  */
-import type { AssertionTable, DiscoveryKind } from "../chaos/assertions.ts";
+import { AssertionTable, type DiscoveryKind } from "../chaos/assertions.ts";
 import type { SeedFailure, SeedResult } from "../runner/seed-result.ts";
 import type { ExplorationConfig } from "../runner/exploration-config.ts";
 import type { BugRecipe, ExplorationReport, RootExploration, RootSeedStrategy, TimelineRunner } from "../runner/exploration.ts";
@@ -47,8 +47,8 @@ export class Explorer implements RootSeedStrategy {
     const bugs: BugRecipe[] = [];
     const extraFailures: SeedFailure[] = [];
 
-    const runOne = async (recipe: Recipe): Promise<SeedResult> => {
-      const result = await this.runTimeline(seed, recipe);
+    const runOne = async (recipe: Recipe, table?: AssertionTable): Promise<SeedResult> => {
+      const result = await this.runTimeline(seed, recipe, table);
       timelines++;
       this.timelines++;
       let replayed = 0;
@@ -79,13 +79,23 @@ export class Explorer implements RootSeedStrategy {
     while (timelines < this.config.maxRunsPerSeed) {
       const entry = frontier.select();
       if (entry === undefined) break;
-      let productive = false;
+      // A batch is a round: every child starts from the table as it was before the batch and the
+      // children's records are merged in child order afterwards. Siblings therefore never see
+      // each other's discoveries, which is what lets a worker pool run them in any order with
+      // exactly the same outcome.
+      const base = this.table.snapshot();
       const batch = Math.min(this.config.branchingFactor, this.config.maxRunsPerSeed - timelines);
+      const children: { recipe: Recipe; result: SeedResult; table: AssertionTable }[] = [];
       for (let i = 0; i < batch; i++) {
         const recipe = this.childRecipe(seed, entry);
-        const child = await runOne(recipe);
-        if (child.discoveries.length > 0) productive = true;
-        frontier.addDiscoveries(recipe, child.discoveries);
+        const table = AssertionTable.fromSnapshot(base);
+        children.push({ recipe, table, result: await runOne(recipe, table) });
+      }
+      let productive = false;
+      for (const child of children) {
+        this.table.absorb(child.table.snapshot(), base);
+        if (child.result.discoveries.length > 0) productive = true;
+        frontier.addDiscoveries(child.recipe, child.result.discoveries);
       }
       frontier.recordBatch(entry, productive);
       this.sampleFrontier(frontier.size);

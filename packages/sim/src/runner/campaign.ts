@@ -43,7 +43,7 @@ export class Campaign {
   private uncaught: unknown[] = [];
 
   constructor(private readonly config: SimulationConfig) {
-    this.hook = new CampaignHook(this.table, config.swarmOperations);
+    this.hook = new CampaignHook(config.swarmOperations);
   }
 
   async run(plan: CampaignPlan = {}): Promise<SimulationReport> {
@@ -76,7 +76,8 @@ export class Campaign {
       process.on("rejectionHandled", onHandled);
       process.on("uncaughtException", onUncaught);
       guard.install();
-      const runTimeline = (seed: number, recipe: readonly Breakpoint[]) => this.runSeed(seed, guard, { breakpoints: recipe, drawObserver: plan.drawObserver });
+      const runTimeline = (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) =>
+        this.runSeed(seed, guard, { breakpoints: recipe, drawObserver: plan.drawObserver }, table ?? this.table);
       if (this.config.exploration !== null && plan.breakpoints === undefined) {
         explorer = explorationStrategy()(this.config.exploration, this.table, runTimeline);
       }
@@ -118,8 +119,8 @@ export class Campaign {
     });
   }
 
-  private async runSeed(seed: number, guard: EscapeGuard, options: SeedOptions): Promise<SeedResult> {
-    const session = new SeedSession(this.config, seed, this.table, options);
+  private async runSeed(seed: number, guard: EscapeGuard, options: SeedOptions, table: AssertionTable): Promise<SeedResult> {
+    const session = new SeedSession(this.config, seed, table, options);
     const lateFailures: SeedFailure[] = [];
     for (const hook of this.config.beforeIteration) {
       try {

@@ -48,8 +48,11 @@ export interface ExplorationReport {
   readonly discoveriesTooDeep: number;
 }
 
-/** Runs one timeline: the root seed with a recipe of reseed points. */
-export type TimelineRunner = (seed: number, recipe: readonly Breakpoint[]) => Promise<SeedResult>;
+/**
+ * Runs one timeline: the root seed with a recipe of reseed points, recording its assertions in
+ * `table` (default: the campaign's table).
+ */
+export type TimelineRunner = (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) => Promise<SeedResult>;
 
 export interface RootSeedStrategy {
   /** Explores one root seed; its result is the root's, with the failures of continuations folded in. */

@@ -4,32 +4,28 @@
  * stream. Between seeds (no session) every call is a no-op, like outside a simulation.
  */
 import type { AssertionDetails, BooleanAssertionKind, EachValue, NumericComparison, SimulationHook } from "@moonpool/core";
-import type { AssertionTable } from "../chaos/assertions.ts";
 import { swarmOpEnabled } from "../chaos/buggify.ts";
 import type { SeedSession } from "./seed-runner.ts";
 
 export class CampaignHook implements SimulationHook {
   session: SeedSession | null = null;
 
-  constructor(
-    private readonly table: AssertionTable,
-    private readonly swarmOperations: boolean,
-  ) {}
+  constructor(private readonly swarmOperations: boolean) {}
 
   booleanAssertion(kind: BooleanAssertionKind, condition: boolean, message: string, details?: AssertionDetails): void {
-    if (this.session !== null) this.table.booleanAssertion(kind, condition, message, details);
+    if (this.session !== null) this.session.table.booleanAssertion(kind, condition, message, details);
   }
 
   numericAssertion(family: "always" | "sometimes", comparison: NumericComparison, left: number, right: number, message: string, details?: AssertionDetails): void {
-    if (this.session !== null) this.table.numericAssertion(family, comparison, left, right, message, details);
+    if (this.session !== null) this.session.table.numericAssertion(family, comparison, left, right, message, details);
   }
 
   sometimesAll(message: string, propositions: Readonly<Record<string, boolean>>): void {
-    if (this.session !== null) this.table.sometimesAll(message, propositions);
+    if (this.session !== null) this.session.table.sometimesAll(message, propositions);
   }
 
   sometimesEach(message: string, identity: Readonly<Record<string, EachValue>>, quality?: Readonly<Record<string, number>>): void {
-    if (this.session !== null) this.table.sometimesEach(message, identity, quality);
+    if (this.session !== null) this.session.table.sometimesEach(message, identity, quality);
   }
 
   buggify(id: string, probability: number): boolean {
