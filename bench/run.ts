@@ -4,6 +4,7 @@
  */
 const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   engine: async () => (await import("./engine.ts")).benchEngine(),
+  explore: async () => (await import("./explore.ts")).benchExplore(),
 };
 
 const name = process.argv[2];
