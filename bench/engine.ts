@@ -55,6 +55,8 @@ class Pinger implements Workload {
 
 export async function engineRound(): Promise<number> {
   const report = await new SimulationBuilder()
+    // The engine's cost, not the faults': no baseline network faults (bench/network.ts measures those).
+    .networkFaults("none")
     .processes(1, () => new Ponger())
     .workloadFactory(() => new Pinger(MESSAGES))
     .setDebugSeeds([1])

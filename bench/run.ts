@@ -5,6 +5,8 @@
 const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   engine: async () => (await import("./engine.ts")).benchEngine(),
   explore: async () => (await import("./explore.ts")).benchExplore(),
+  storage: async () => (await import("./storage.ts")).benchStorage(),
+  network: async () => (await import("./network.ts")).benchNetwork(),
 };
 
 const name = process.argv[2];

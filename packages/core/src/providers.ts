@@ -6,6 +6,7 @@
  * and the simulator keeps microsecond precision.
  */
 import type { Tracer } from "./trace.ts";
+import type { StorageProvider } from "./storage.ts";
 
 export interface TimeProvider {
   /** Resolves after `delayMs` of (simulated or real) time. */
@@ -104,6 +105,8 @@ export interface Providers {
   readonly task: TaskProvider;
   readonly random: RandomProvider;
   readonly network: NetworkProvider;
+  /** Files owned by this process's machine (IP in the simulator): they survive its reboots. */
+  readonly storage: StorageProvider;
 }
 
 /** What a spawned task receives: the providers scoped to it, and its cancellation signal. */

@@ -18,4 +18,52 @@ export { formatRecipe, parseRecipe, childSeed, RecipeParseError, type Recipe } f
 export type { DeterminismReport, SeedDivergence, DrawSite } from "./runner/determinism.ts";
 // Loading the explore layer registers the explorer as the runner's exploration strategy.
 export { Explorer, Frontier, MAX_UNPRODUCTIVE_BATCHES } from "./explore/index.ts";
+// Network chaos, cluster locality, fault injectors.
+export { Chaos, CHAOS_MODES, type ChaosMode, type ChaosPlan } from "./chaos/chaos.ts";
+export {
+  NETWORK_BASELINE,
+  RANDOM_NETWORK_RANGES,
+  SWARM_NETWORK_FAMILIES,
+  SWARM_FAMILY_OFF_PROBABILITY,
+  NETWORK_KNOBS,
+  describeNetworkChaos,
+  type NetworkChaosRecord,
+  type NetworkFaultsSetting,
+  type SwarmNetworkFamily,
+} from "./chaos/network-chaos.ts";
+export {
+  NETWORK_NO_FAULTS,
+  NETWORK_FAULT_KINDS,
+  NETWORK_BUGGIFY_IDS,
+  BASELINE_LATENCY,
+  type NetworkConfig,
+  type LatencyDistribution,
+  type NetworkLatencyShapes,
+  type ConnectFailureMode,
+  type PartitionStrategy,
+  type RangeUs,
+} from "./world/network-config.ts";
+export { markConnectionStable, RANDOM_CLOSE_LOCAL_SEND_ABOVE, RANDOM_CLOSE_PEER_RECV_BELOW } from "./world/network.ts";
+export { DEFAULT_MANUAL_PARTITION_MS, type FaultInjector, type FaultContext } from "./runner/fault-context.ts";
+export { CHAOS_ENDED_ASSERTION, describeSeedChaos, type SeedChaosRecord } from "./runner/seed-chaos.ts";
+// Storage chaos and the simulated storage's fault kinds.
+export {
+  DEFAULT_STORAGE_CONFIG,
+  FAST_LOCAL_STORAGE_CONFIG,
+  RANDOM_STORAGE_RANGES,
+  SWARM_STORAGE_FAMILIES,
+  STORAGE_KNOBS,
+  randomStorageConfig,
+  swarmStorageConfig,
+  applyStorageKnobs,
+  describeStorageConfig,
+  describeStorageChaos,
+  type StorageConfig,
+  type StorageChaosRecord,
+  type SwarmStorageFamily,
+} from "./chaos/storage-config.ts";
+export { STORAGE_FAULT_KINDS, SECTOR_SIZE_BYTES, MAX_SIM_FILE_SIZE_BYTES, MAX_UNSYNCED_CHANGES_PER_FILE } from "./world/storage/index.ts";
+export { DEFAULT_LINK_LATENCY, DOMAIN_LEVELS, type DomainLevel, type Locality, type LocalityConfig, type LinkLatencyConfig, type LinkDistance, type RangeMs } from "./runner/locality.ts";
+// The `moonpool` command's file API: what *.sim.ts files and moonpool.config.ts export.
+export { defineSimulation, defineConfig, isSimulationDefinition, type SimulationDefinition, type SimulationSpec, type MoonpoolConfig, type ReporterName } from "./cli/define.ts";
 export * from "@moonpool/core";

@@ -5,6 +5,7 @@ import type { NodeContext, Providers } from "../providers.ts";
 import type { TraceLevel, Tracer } from "../trace.ts";
 import { ProductionNetwork, type ProductionNetworkOptions } from "./network.ts";
 import { ProductionRandom } from "./random.ts";
+import { ProductionStorage, UnconfiguredStorage } from "./storage.ts";
 import { ProductionTask } from "./task.ts";
 import { ProductionTime } from "./time.ts";
 import { ConsoleTracer } from "./tracer.ts";
@@ -18,6 +19,11 @@ export interface ProductionProvidersOptions {
   readonly signal?: AbortSignal;
   /** Options of the TCP network (read high-water mark, TCP_NODELAY). */
   readonly network?: Omit<ProductionNetworkOptions, "halt">;
+  /**
+   * The directory `storage` keeps its files in (created on first use). Without it, `storage` is
+   * an `UnconfiguredStorage` whose every call rejects with `InvalidConfiguration`.
+   */
+  readonly storageRoot?: string;
 }
 
 export interface ProductionProviders extends Providers {
@@ -25,6 +31,7 @@ export interface ProductionProviders extends Providers {
   readonly task: ProductionTask;
   readonly random: ProductionRandom;
   readonly network: ProductionNetwork;
+  readonly storage: ProductionStorage | UnconfiguredStorage;
 }
 
 /** The real-I/O providers: one clock, one randomness source, TCP, and a task spawner over them. */
@@ -32,9 +39,10 @@ export function productionProviders(options: ProductionProvidersOptions = {}): P
   const time = new ProductionTime();
   const random = new ProductionRandom();
   const network = new ProductionNetwork(options.network);
+  const storage = options.storageRoot === undefined ? new UnconfiguredStorage() : new ProductionStorage({ root: options.storageRoot });
   const tracer = options.tracer ?? new ConsoleTracer({ level: options.traceLevel ?? "info" });
-  const task = new ProductionTask({ time, random, network, tracer, signal: options.signal });
-  return { time, task, random, network };
+  const task = new ProductionTask({ time, random, network, storage, tracer, signal: options.signal });
+  return { time, task, random, network, storage };
 }
 
 export interface NodeContextOptions {
@@ -54,6 +62,8 @@ export interface NodeContextOptions {
   readonly shutdown?: boolean | AbortSignal;
   /** Options of the TCP network (read high-water mark, TCP_NODELAY). */
   readonly network?: Omit<ProductionNetworkOptions, "halt">;
+  /** The directory `ctx.storage` keeps its files in; see `ProductionProvidersOptions.storageRoot`. */
+  readonly storageRoot?: string;
 }
 
 export interface ProductionNodeContext extends NodeContext {
@@ -61,6 +71,7 @@ export interface ProductionNodeContext extends NodeContext {
   readonly task: ProductionTask;
   readonly random: ProductionRandom;
   readonly network: ProductionNetwork;
+  readonly storage: ProductionStorage | UnconfiguredStorage;
   /** Aborts `shutdown` (with an `AbortError`) as a signal would. */
   requestShutdown(reason?: string): void;
   /** Removes the SIGTERM/SIGINT handlers (if any) without shutting down. */
@@ -105,7 +116,7 @@ export function createNodeContext(options: NodeContextOptions): ProductionNodeCo
     }
   }
   const tracer = options.tracer ?? new ConsoleTracer({ level: options.traceLevel ?? "info", fields: { node: options.myIp } });
-  const providers = productionProviders({ tracer, signal: controller.signal, network: options.network });
+  const providers = productionProviders({ tracer, signal: controller.signal, network: options.network, storageRoot: options.storageRoot });
   return {
     ...providers,
     myIp: options.myIp,

@@ -4,18 +4,20 @@
  * Aborting a task (`handle.abort()`) settles its outcome as `cancelled` at once and aborts its
  * `scope.signal`. JavaScript cannot stop a running function from outside, so the production rule
  * mirrors the simulator's: every later operation the task makes through its scope's `time`,
- * `task` (`yieldNow`) or `network` (`bind`/`connect`) never settles, so the task stops at its next
- * such `await` and its `finally` blocks do not run. Work it does elsewhere (other libraries,
+ * `task` (`yieldNow`), `network` (`bind`/`connect`) or `storage` never settles, so the task stops
+ * at its next such `await` and its `finally` blocks do not run. Work it does elsewhere (other libraries,
  * `read`/`write` on connections it already holds, which may be shared with other tasks) goes on:
  * a task that owns resources should watch `scope.signal` and release them from its abort listener
  * (for example `signal.addEventListener("abort", () => conn.close())`).
  */
+import { TaskHandleBase } from "../task-handle.ts";
 import { TaskCancelled } from "../errors.ts";
 import type { RandomProvider, TaskHandle, TaskOutcome, TaskProvider, TaskScope } from "../providers.ts";
 import type { Tracer } from "../trace.ts";
 import { Halt, never } from "./halt.ts";
 import { ProductionNetwork } from "./network.ts";
 import { ProductionRandom } from "./random.ts";
+import { UnconfiguredStorage, type ProductionStorage } from "./storage.ts";
 import { ProductionTime } from "./time.ts";
 import { ConsoleTracer } from "./tracer.ts";
 
@@ -26,6 +28,8 @@ export interface ProductionTaskOptions {
   readonly random?: RandomProvider;
   /** The network given (scoped) to spawned tasks. Default: a new `ProductionNetwork`. */
   readonly network?: ProductionNetwork;
+  /** The storage given (scoped) to spawned tasks. Default: `UnconfiguredStorage` (every call fails). */
+  readonly storage?: ProductionStorage | UnconfiguredStorage;
   /** The tracer given to spawned tasks (a `ConsoleTracer` gets a `task` field). Default: `ConsoleTracer`. */
   readonly tracer?: Tracer;
   /** When this signal aborts, the signals of every task spawned here abort too (with its reason). */
@@ -38,24 +42,9 @@ function describeError(error: unknown): string {
   return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
 }
 
-class ProductionTaskHandle<T> implements TaskHandle<T> {
-  finished = false;
-  readonly outcome: Promise<TaskOutcome<T>>;
+class ProductionTaskHandle<T> extends TaskHandleBase<T> {
   readonly controller = new AbortController();
   readonly halt = new Halt();
-  private settle!: (outcome: TaskOutcome<T>) => void;
-
-  constructor(readonly name: string) {
-    this.outcome = new Promise<TaskOutcome<T>>((resolve) => {
-      this.settle = resolve;
-    });
-  }
-
-  finish(outcome: TaskOutcome<T>): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.settle(outcome);
-  }
 
   /**
    * Settles the outcome as `cancelled` now, stops the task's scoped operations (see the module
@@ -67,27 +56,13 @@ class ProductionTaskHandle<T> implements TaskHandle<T> {
     this.halt.halt();
     this.controller.abort(new TaskCancelled(this.name));
   }
-
-  join(): Promise<T> {
-    return this.outcome.then((outcome) => {
-      if (outcome.status === "ok") return outcome.value;
-      if (outcome.status === "cancelled") throw new TaskCancelled(this.name);
-      throw outcome.error;
-    });
-  }
-
-  then<R1 = TaskOutcome<T>, R2 = never>(
-    onFulfilled?: ((value: TaskOutcome<T>) => R1 | PromiseLike<R1>) | null,
-    onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
-  ): PromiseLike<R1 | R2> {
-    return this.outcome.then(onFulfilled, onRejected);
-  }
 }
 
 export class ProductionTask implements TaskProvider {
   private readonly time: ProductionTime;
   private readonly random: RandomProvider;
   private readonly network: ProductionNetwork;
+  private readonly storage: ProductionStorage | UnconfiguredStorage;
   private readonly tracer: Tracer;
   private readonly signal: AbortSignal | undefined;
   private readonly halt: Halt | undefined;
@@ -99,6 +74,7 @@ export class ProductionTask implements TaskProvider {
     this.time = options.time ?? new ProductionTime();
     this.random = options.random ?? new ProductionRandom();
     this.network = options.network ?? new ProductionNetwork();
+    this.storage = options.storage ?? new UnconfiguredStorage();
     this.tracer = options.tracer ?? new ConsoleTracer();
     this.signal = options.signal;
     this.halt = options.halt;
@@ -120,12 +96,14 @@ export class ProductionTask implements TaskProvider {
         time: this.time,
         random: this.random,
         network: this.network,
+        storage: this.storage,
         tracer: this.tracer,
         signal,
         halt: handle.halt,
       }),
       random: this.random,
       network: this.network.scoped(handle.halt),
+      storage: this.storage.scoped(handle.halt),
       trace: tracer,
       signal,
     };

@@ -12,6 +12,11 @@ import { parseRecipe, type Recipe } from "../engine/recipe.ts";
 import { checkDeterminism, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
 import { Campaign } from "./campaign.ts";
+import { applyChaosEntries, chaosPlanErrors, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
+import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
+import { networkConfigErrors, type NetworkConfig } from "../world/network-config.ts";
+import type { FaultInjector } from "./fault-context.ts";
+import { checkLinkLatency, DEFAULT_LINK_LATENCY, localityCountRange, type LinkLatencyConfig, type LocalityConfig } from "./locality.ts";
 import {
   DEFAULT_ITERATION_CONTROL,
   DEFAULT_RUN_TIME_BUDGET_MS,
@@ -70,6 +75,11 @@ export class SimulationBuilder {
   private maxStepsAtInstant = DEFAULT_MAX_STEPS_PER_INSTANT;
   private exploration: ExplorationConfig | null = null;
   private replay: { seed: number; recipe: Recipe } | null = null;
+  private chaosPlan: ChaosPlan = NO_CHAOS;
+  private networkFaultsSetting: NetworkFaultsSetting = "baseline";
+  private chaosDurationMs: number | null = null;
+  private injectorFactory: (() => FaultInjector) | null = null;
+  private linkLatencyConfig: LinkLatencyConfig | null = null;
 
   /**
    * Registers one role: `count` processes (or `[min, max]` drawn per seed) built by `factory`
@@ -96,6 +106,94 @@ export class SimulationBuilder {
     if (this.groups.length >= MAX_PROCESS_GROUPS) throw new InvalidConfiguration(`at most ${MAX_PROCESS_GROUPS} process groups`);
     const checkedFactory = () => checkProcess(factory(), `the factory of process group '${name}'`);
     this.groups.push({ name, count: typeof count === "number" ? count : [count[0], count[1]], factory: checkedFactory, tags: {} });
+    return this;
+  }
+
+  /**
+   * Registers one role laid out as a cluster (inventory §4.5): `config` gives datacenters, zones
+   * per datacenter, machines per zone and processes per machine, each fixed or `[min, max]` drawn
+   * per seed; the group's size is their product. It is an ordinary group otherwise (named after
+   * the process, `10.0.{n}.x` addresses, `.tags()` applies to it), and only its processes have a
+   * locality (`ctx.topology.myLocality`, `ipsInDomain`, ...). Other `.processes()` groups can sit
+   * beside it; one cluster per simulation.
+   */
+  cluster(config: LocalityConfig, factory: () => Process): this {
+    if (typeof factory !== "function") throw new InvalidConfiguration("cluster(config, factory): factory must be a function returning a new Process");
+    if (this.groups.some((g) => g.locality !== undefined)) {
+      throw new InvalidConfiguration("cluster(): a cluster is already registered; lay out every located process in one cluster(config, factory) and add other roles with processes()");
+    }
+    const [min, max] = localityCountRange(config, MAX_PROCESSES_PER_GROUP);
+    const name = checkProcess(factory(), "cluster(config, factory): factory").name;
+    if (this.groups.some((g) => g.name === name)) {
+      throw new InvalidConfiguration(`cluster(): a group named '${name}' is already registered; give the cluster's process another name`);
+    }
+    if (this.groups.length >= MAX_PROCESS_GROUPS) throw new InvalidConfiguration(`at most ${MAX_PROCESS_GROUPS} process groups`);
+    const checkedFactory = () => checkProcess(factory(), `the factory of cluster group '${name}'`);
+    this.groups.push({ name, count: min === max ? min : [min, max], factory: checkedFactory, tags: {}, locality: Object.freeze({ ...config }) });
+    return this;
+  }
+
+  /**
+   * Latency that grows with distance between the cluster's processes: every connect and chunk
+   * between two located processes gets a draw from the range of their distance (same machine <
+   * same zone < same datacenter < across datacenters), on top of the network's own latency.
+   * Without arguments: `DEFAULT_LINK_LATENCY`. Needs `.cluster(...)`.
+   */
+  linkLatency(config: LinkLatencyConfig = DEFAULT_LINK_LATENCY): this {
+    this.linkLatencyConfig = checkLinkLatency(config);
+    return this;
+  }
+
+  /**
+   * Chaos surfaces, e.g. `[Chaos.network("swarm"), Chaos.buggifyKnobs()]`. Entries accumulate over
+   * calls; a later entry overrides an earlier one for the same surface. Without a network entry
+   * every seed runs moonpool's baseline network faults (see `networkFaults`); without a storage
+   * entry (`Chaos.storage(mode)`) storage faults are off.
+   */
+  enableChaos(entries: readonly Chaos[]): this {
+    this.chaosPlan = applyChaosEntries(this.chaosPlan, entries);
+    return this;
+  }
+
+  /**
+   * The chaos window: `durationMs` of simulated time from the start of the run phase. At its end
+   * the world enters recovery mode: no new fault of any configuration-driven family, every
+   * partition healed, fault injectors stopped; damage already done stays. Leave the workload a
+   * recovery segment after it. Without it, configuration faults last the whole run and fault
+   * injectors never run.
+   */
+  chaosDuration(durationMs: number): this {
+    if (typeof durationMs !== "number" || !(durationMs > 0) || !Number.isFinite(durationMs)) {
+      throw new InvalidConfiguration(`chaosDuration(ms): ms must be a positive number of simulated milliseconds, got ${String(durationMs)}`);
+    }
+    this.chaosDurationMs = durationMs;
+    return this;
+  }
+
+  /** A fresh fault injector per seed, run only inside the chaos window (needs `chaosDuration`). */
+  faultFactory(factory: () => FaultInjector): this {
+    if (typeof factory !== "function") throw new InvalidConfiguration("faultFactory(factory): factory must be a function returning a new FaultInjector { name, inject(ctx) }");
+    this.injectorFactory = factory;
+    return this;
+  }
+
+  /**
+   * The network configuration when there is no `Chaos.network` entry: "baseline" (the default,
+   * moonpool's §9.2: timing variation, connect failures, partial I/O, rare corruption and close,
+   * clock drift, buggified sleep delay), "none" (baseline timing, no fault at all: for tests of
+   * the engine rather than of the system), or a full `NetworkConfig` (e.g. one family on).
+   */
+  networkFaults(setting: "baseline" | "none" | NetworkConfig): this {
+    if (setting === "baseline" || setting === "none") {
+      this.networkFaultsSetting = setting;
+      return this;
+    }
+    if (setting === null || typeof setting !== "object") {
+      throw new InvalidConfiguration(`networkFaults(setting): setting must be "baseline", "none" or a NetworkConfig object, got ${JSON.stringify(setting) ?? String(setting)}`);
+    }
+    const errors = networkConfigErrors(setting);
+    if (errors.length > 0) throw new InvalidConfiguration(`networkFaults(config): ${errors.join("; ")}`);
+    this.networkFaultsSetting = Object.freeze({ ...setting });
     return this;
   }
 
@@ -310,6 +408,7 @@ export class SimulationBuilder {
     }
     const fixedWorkloads = this.workloadSpecs.reduce((n, s) => n + (s.count.maxExclusive - 1), 0);
     if (fixedWorkloads > MAX_WORKLOADS) throw new InvalidConfiguration(`at most ${MAX_WORKLOADS} workloads in total, the registrations allow ${fixedWorkloads}`);
+    this.checkChaos();
     return {
       groups: this.groups.slice(),
       workloads: this.workloadSpecs.slice(),
@@ -326,7 +425,27 @@ export class SimulationBuilder {
       captureConsole: this.consoleCapture,
       maxStepsPerInstant: this.maxStepsAtInstant,
       exploration: this.replay !== null ? null : this.exploration,
+      chaos: this.chaosPlan,
+      networkFaults: this.networkFaultsSetting,
+      chaosDurationMs: this.chaosDurationMs,
+      faultFactory: this.injectorFactory,
+      linkLatency: this.linkLatencyConfig,
     };
+  }
+
+  /** Combination mistakes of the chaos settings. */
+  private checkChaos(): void {
+    const errors = chaosPlanErrors(this.chaosPlan);
+    if (this.injectorFactory !== null && this.chaosDurationMs === null) {
+      errors.push("faultFactory(...) needs a chaos window: add .chaosDuration(ms); fault injectors run only between the start of the run phase and the cutoff");
+    }
+    if (this.chaosPlan.network !== null && this.networkFaultsSetting !== "baseline") {
+      errors.push(`networkFaults(${typeof this.networkFaultsSetting === "string" ? `"${this.networkFaultsSetting}"` : "config"}) contradicts Chaos.network("${this.chaosPlan.network}"): keep one of them`);
+    }
+    if (this.linkLatencyConfig !== null && !this.groups.some((g) => g.locality !== undefined)) {
+      errors.push("linkLatency(...) needs localities: lay the processes out with .cluster(config, factory)");
+    }
+    if (errors.length > 0) throw new InvalidConfiguration(errors.join("; "));
   }
 
   /** Runs the campaign and returns its report. Never throws for a failing seed: read the report. */

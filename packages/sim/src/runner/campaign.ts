@@ -9,10 +9,13 @@ import { natives } from "../engine/natives.ts";
 import { deriveSeed, MAX_SEED, type Breakpoint } from "../engine/rng.ts";
 import { AssertionTable } from "../chaos/assertions.ts";
 import type { SimulationConfig } from "./config.ts";
-import { SimulationReport, type SaturationReport } from "./report.ts";
+import { SimulationReport } from "./report.ts";
+import { CoverageStopRule } from "./coverage-stop-rule.ts";
+import type { AssertionTableState } from "../chaos/assertions.ts";
+import type { TraceEvent } from "../world/trace-log.ts";
 import type { SeedFailure, SeedResult } from "./seed-result.ts";
 import { SeedSession, type SeedOptions } from "./seed-runner.ts";
-import { explorationStrategy, type RootSeedStrategy } from "./exploration.ts";
+import { explorationStrategy, type ExplorationReport, type RootSeedStrategy } from "./exploration.ts";
 import { CampaignHook } from "./simulation-hook.ts";
 
 export interface CampaignPlan {
@@ -22,6 +25,27 @@ export interface CampaignPlan {
   readonly breakpoints?: readonly Breakpoint[];
   /** Observes every sim draw of every seed (determinism checks). */
   readonly drawObserver?: SeedOptions["drawObserver"];
+}
+
+/** Options of `Campaign.runSingleSeed`. */
+export interface SingleSeedOptions {
+  /** The assertion table the seed starts from (a snapshot); absent or null: an empty table. */
+  readonly baseTable?: AssertionTableState | null;
+  /** A recipe of reseed points (replay of one timeline); a seed with a recipe is never explored. */
+  readonly breakpoints?: readonly Breakpoint[];
+  /** Explore the root seed when the configuration enables exploration (default true). */
+  readonly explore?: boolean;
+  /** Receives every trace event of each timeline once it has run (replay prints them). */
+  readonly onTrace?: (events: readonly TraceEvent[]) => void;
+}
+
+/** What `Campaign.runSingleSeed` returns: plain data, safe to post between threads. */
+export interface SingleSeedOutcome {
+  readonly result: SeedResult;
+  /** The seed's table afterwards: the base table plus everything the seed (and its exploration) added. */
+  readonly table: AssertionTableState;
+  /** The exploration of this root seed, or null when it was not explored. */
+  readonly exploration: ExplorationReport | null;
 }
 
 const PROCESS_EVENTS = ["unhandledRejection", "rejectionHandled", "uncaughtException"] as const;
@@ -47,6 +71,69 @@ export class Campaign {
   }
 
   async run(plan: CampaignPlan = {}): Promise<SimulationReport> {
+    const wallStart = natives.performanceNow();
+    const results: SeedResult[] = [];
+    let stopRule: CoverageStopRule | null = null;
+    let explorer: RootSeedStrategy | null = null;
+    await this.inRealm(async (guard) => {
+      const runTimeline = (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) =>
+        this.runSeed(seed, guard, { breakpoints: recipe, drawObserver: plan.drawObserver }, table ?? this.table);
+      if (this.config.exploration !== null && plan.breakpoints === undefined) {
+        explorer = explorationStrategy()(this.config.exploration, this.table, runTimeline);
+      }
+
+      const control = this.config.iteration;
+      const explicit = plan.seeds;
+      const maxSeeds = explicit !== undefined ? explicit.length : control.kind === "fixed" ? control.iterations : control.maxSeeds;
+      const baseSeed = this.config.baseSeed ?? wallClockBaseSeed();
+      if (explicit === undefined && control.kind === "untilCoverageStable") stopRule = new CoverageStopRule(control.quietSeeds, control.maxSeeds);
+      for (let i = 0; i < maxSeeds; i++) {
+        const seed = explicit !== undefined ? explicit[i]! : i < this.config.debugSeeds.length ? this.config.debugSeeds[i]! : deriveSeed(baseSeed, i);
+        results.push(explorer !== null ? await explorer.exploreRoot(seed) : await runTimeline(seed, plan.breakpoints ?? []));
+        if (stopRule !== null && stopRule.afterSeed(this.table, i + 1)) break;
+      }
+    });
+    const rule = stopRule as CoverageStopRule | null;
+    const strategy = explorer as RootSeedStrategy | null;
+    return new SimulationReport({
+      results,
+      table: this.table,
+      convergenceTimeout: rule?.convergenceTimeout ?? false,
+      saturation: rule?.saturation ?? null,
+      wallTimeMs: natives.performanceNow() - wallStart,
+      steppingMode: this.config.steppingMode,
+      exploration: strategy === null ? null : strategy.report(),
+    });
+  }
+
+  /**
+   * Runs one root seed in a table of its own, starting from `options.baseTable` (empty when
+   * absent), and returns its result with everything the table holds afterwards. The worker pool
+   * runs seeds this way and absorbs the tables in seed order (`AssertionTable.absorb(table,
+   * baseTable)`), which gives exactly the table of running the seeds one after the other.
+   * With exploration enabled (and no recipe) the root seed is explored in depth in that table.
+   */
+  async runSingleSeed(seed: number, options: SingleSeedOptions = {}): Promise<SingleSeedOutcome> {
+    const table = options.baseTable != null ? AssertionTable.fromSnapshot(options.baseTable) : new AssertionTable();
+    const explore = (options.explore ?? true) && this.config.exploration !== null && options.breakpoints === undefined;
+    return this.inRealm(async (guard) => {
+      const runTimeline = (timelineSeed: number, recipe: readonly Breakpoint[], timelineTable?: AssertionTable) =>
+        this.runSeed(timelineSeed, guard, { breakpoints: recipe }, timelineTable ?? table, options.onTrace);
+      if (explore) {
+        const explorer = explorationStrategy()(this.config.exploration!, table, runTimeline);
+        const result = await explorer.exploreRoot(seed);
+        return { result, table: table.snapshot(), exploration: explorer.report() };
+      }
+      const result = await runTimeline(seed, options.breakpoints ?? []);
+      return { result, table: table.snapshot(), exploration: null };
+    });
+  }
+
+  /**
+   * Owns the realm for the duration of `body`: the simulation hook (one simulation per realm), the
+   * escape guard and the process-level error listeners, restored afterwards whatever happens.
+   */
+  private async inRealm<T>(body: (guard: EscapeGuard) => Promise<T>): Promise<T> {
     if (!installSimulationHook(this.hook)) {
       throw new InvalidConfiguration(
         "another simulation is already running in this realm: await the first run() before starting the next (for parallel seeds use worker threads)",
@@ -65,61 +152,28 @@ export class Campaign {
     const onUnhandled = (reason: unknown, promise: Promise<unknown>) => this.unhandled.set(promise, reason);
     const onHandled = (promise: Promise<unknown>) => this.unhandled.delete(promise);
     const onUncaught = (error: unknown) => this.uncaught.push(error);
-    const wallStart = natives.performanceNow();
-    const results: SeedResult[] = [];
-    let saturation: SaturationReport | null = null;
-    let convergenceTimeout = false;
-    let explorer: RootSeedStrategy | null = null;
     try {
       for (const name of PROCESS_EVENTS) process.removeAllListeners(name);
       process.on("unhandledRejection", onUnhandled);
       process.on("rejectionHandled", onHandled);
       process.on("uncaughtException", onUncaught);
       guard.install();
-      const runTimeline = (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) =>
-        this.runSeed(seed, guard, { breakpoints: recipe, drawObserver: plan.drawObserver }, table ?? this.table);
-      if (this.config.exploration !== null && plan.breakpoints === undefined) {
-        explorer = explorationStrategy()(this.config.exploration, this.table, runTimeline);
-      }
-
-      const control = this.config.iteration;
-      const explicit = plan.seeds;
-      const maxSeeds = explicit !== undefined ? explicit.length : control.kind === "fixed" ? control.iterations : control.maxSeeds;
-      const baseSeed = this.config.baseSeed ?? wallClockBaseSeed();
-      let previousSignal = -1;
-      let quietSeeds = 0;
-      for (let i = 0; i < maxSeeds; i++) {
-        const seed = explicit !== undefined ? explicit[i]! : i < this.config.debugSeeds.length ? this.config.debugSeeds[i]! : deriveSeed(baseSeed, i);
-        results.push(explorer !== null ? await explorer.exploreRoot(seed) : await runTimeline(seed, plan.breakpoints ?? []));
-        if (explicit === undefined && control.kind === "untilCoverageStable") {
-          const signal = this.table.reachedSometimesCount();
-          quietSeeds = signal === previousSignal ? quietSeeds + 1 : 0;
-          previousSignal = signal;
-          const saturated = quietSeeds >= control.quietSeeds && this.table.allSometimesReached();
-          const { hit, total } = this.table.sometimesCoverage();
-          saturation = { signal: "assertionCoverage", saturated, sometimesHit: hit, sometimesTotal: total, plateauSeeds: quietSeeds, requiredQuietSeeds: control.quietSeeds };
-          if (saturated) break;
-          if (i === maxSeeds - 1) convergenceTimeout = true;
-        }
-      }
+      return await body(guard);
     } finally {
       guard.uninstall();
       for (const name of PROCESS_EVENTS) process.removeAllListeners(name);
       for (const [name, listeners] of savedListeners) for (const l of listeners) process.on(name, l as (...args: any[]) => void);
       uninstallSimulationHook(this.hook);
     }
-    return new SimulationReport({
-      results,
-      table: this.table,
-      convergenceTimeout,
-      saturation,
-      wallTimeMs: natives.performanceNow() - wallStart,
-      steppingMode: this.config.steppingMode,
-      exploration: explorer === null ? null : explorer.report(),
-    });
   }
 
-  private async runSeed(seed: number, guard: EscapeGuard, options: SeedOptions, table: AssertionTable): Promise<SeedResult> {
+  private async runSeed(
+    seed: number,
+    guard: EscapeGuard,
+    options: SeedOptions,
+    table: AssertionTable,
+    onTrace?: (events: readonly TraceEvent[]) => void,
+  ): Promise<SeedResult> {
     const session = new SeedSession(this.config, seed, table, options);
     const lateFailures: SeedFailure[] = [];
     for (const hook of this.config.beforeIteration) {
@@ -147,6 +201,7 @@ export class Campaign {
     let result: SeedResult;
     try {
       result = await session.run();
+      onTrace?.(session.world.trace.all);
     } finally {
       guard.armed = false;
       engine.uninstallTickCounter();

@@ -4,6 +4,10 @@ import type { SteppingMode } from "../engine/engine.ts";
 import type { Invariant, Process, ProcessCount, Workload } from "./types.ts";
 import type { WorkloadCount } from "./types.ts";
 import type { ExplorationConfig } from "./exploration-config.ts";
+import type { ChaosPlan } from "../chaos/chaos.ts";
+import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
+import type { FaultInjector } from "./fault-context.ts";
+import type { LinkLatencyConfig, LocalityConfig } from "./locality.ts";
 
 export interface ProcessGroupSpec {
   /** The group name: the process's `name`. */
@@ -12,6 +16,8 @@ export interface ProcessGroupSpec {
   readonly factory: () => Process;
   /** Tag dimensions: each process i gets `values[i % values.length]` per key. */
   readonly tags: Readonly<Record<string, readonly string[]>>;
+  /** Set for the `.cluster(...)` group: its count is the product of the locality counts drawn per seed. */
+  readonly locality?: LocalityConfig;
 }
 
 export interface WorkloadSpec {
@@ -50,4 +56,14 @@ export interface SimulationConfig {
   readonly maxStepsPerInstant: number;
   /** Null when exploration is off. */
   readonly exploration: ExplorationConfig | null;
+  /** The `enableChaos([...])` surfaces. */
+  readonly chaos: ChaosPlan;
+  /** The network configuration without a `Chaos.network` entry (default: moonpool's baseline). */
+  readonly networkFaults: NetworkFaultsSetting;
+  /** The chaos window after the run phase starts, or null (faults for the whole run, no injectors). */
+  readonly chaosDurationMs: number | null;
+  /** Builds a fresh fault injector per seed; runs only inside the chaos window. */
+  readonly faultFactory: (() => FaultInjector) | null;
+  /** Distance latency between the cluster's processes, or null. */
+  readonly linkLatency: LinkLatencyConfig | null;
 }

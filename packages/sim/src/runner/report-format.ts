@@ -5,6 +5,7 @@
 import pc from "picocolors";
 import type { SimulationReport } from "./report.ts";
 import { formatFailure } from "./seed-result.ts";
+import { describeSeedChaos } from "./seed-chaos.ts";
 
 type Colors = ReturnType<typeof pc.createColors>;
 
@@ -52,6 +53,14 @@ function detailStats(d: SimulationReport["assertionDetails"][number]): string {
   }
 }
 
+/** How a report is rendered; the CLI passes its own replay command and a bound on seed lines. */
+export interface RenderOptions {
+  /** The line printed after each failure: what replays it (default: `replayHint`, the builder calls). */
+  readonly replayHint?: (seed: number, recipe?: string) => string;
+  /** Seed lines listed at most in `--- Seeds ---` (failing seeds always are); default: every seed. */
+  readonly seedLinesMax?: number;
+}
+
 /** The exact builder calls that replay one seed (the CLI prints its own command instead). */
 export function replayHint(seed: number, recipe?: string): string {
   return recipe !== undefined && recipe.length > 0
@@ -59,7 +68,8 @@ export function replayHint(seed: number, recipe?: string): string {
     : `replay: builder.setDebugSeeds([${seed}]).setIterations(1).run()`;
 }
 
-function render(report: SimulationReport, c: Colors, pretty: boolean): string {
+function render(report: SimulationReport, c: Colors, pretty: boolean, options: RenderOptions): string {
+  const hint = options.replayHint ?? replayHint;
   const out: string[] = [];
   const header = (title: string) =>
     pretty ? c.bold(`━━━ ${title} ${"━".repeat(Math.max(0, 50 - title.length))}`) : `--- ${title} ---`;
@@ -78,7 +88,8 @@ function render(report: SimulationReport, c: Colors, pretty: boolean): string {
       if (r.ok) continue;
       out.push(c.red(`seed ${r.seed}:`));
       for (const f of r.failures) out.push(`  ${formatFailure(f)}`);
-      out.push(`  ${replayHint(r.seed)}`);
+      out.push(`  chaos: ${describeSeedChaos(r.chaos)}`);
+      out.push(`  ${hint(r.seed)}`);
     }
   }
 
@@ -91,7 +102,7 @@ function render(report: SimulationReport, c: Colors, pretty: boolean): string {
     for (const bug of x.bugRecipes) {
       out.push(c.red(`Bug (seed=${bug.seed}, timeline ${bug.foundAtTimeline}): ${bug.property}`));
       out.push(`  recipe: "${bug.recipe}"`);
-      out.push(`  ${replayHint(bug.seed, bug.recipe)}`);
+      out.push(`  ${hint(bug.seed, bug.recipe)}`);
     }
   }
 
@@ -138,18 +149,26 @@ function render(report: SimulationReport, c: Colors, pretty: boolean): string {
   if (report.convergenceTimeout) out.push(c.yellow("UntilCoverageStable hit the iteration cap without saturating."));
   if (report.iterations > 1) {
     out.push(header("Seeds"));
+    const seedLinesMax = options.seedLinesMax ?? Number.POSITIVE_INFINITY;
+    let hidden = 0;
     report.seeds.forEach((r, i) => {
-      const line = `#${i + 1} seed=${r.seed} wall=${formatDuration(r.wallTimeMs)} sim=${formatDuration(r.simulatedTimeMs)} events=${formatCount(r.eventsProcessed)} hash=${r.traceHash}`;
+      if (r.ok && i >= seedLinesMax) {
+        hidden++;
+        return;
+      }
+      // The campaign position: a shard's seeds keep the numbers they have in the whole campaign.
+      const line = `#${(report.seedIndexes[i] ?? i) + 1} seed=${r.seed} wall=${formatDuration(r.wallTimeMs)} sim=${formatDuration(r.simulatedTimeMs)} events=${formatCount(r.eventsProcessed)} hash=${r.traceHash}`;
       out.push(r.ok ? line : c.red(`${line} FAILED`));
     });
+    if (hidden > 0) out.push(`... ${formatCount(hidden)} more passing seeds (every seed is in the JSON report)`);
   }
   return out.join("\n") + "\n";
 }
 
-export function formatText(report: SimulationReport): string {
-  return render(report, pc.createColors(false), false);
+export function formatText(report: SimulationReport, options: RenderOptions = {}): string {
+  return render(report, pc.createColors(false), false, options);
 }
 
-export function formatPretty(report: SimulationReport): string {
-  return render(report, pc.createColors(true), true);
+export function formatPretty(report: SimulationReport, options: RenderOptions = {}): string {
+  return render(report, pc.createColors(true), true, options);
 }

@@ -6,13 +6,18 @@
  */
 import { MoonpoolError } from "@moonpool/core";
 import type { SteppingMode } from "../engine/engine.ts";
-import type { AssertionTable, AssertionDetail, BucketSiteSummary, AssertionOverflow } from "../chaos/assertions.ts";
+import { AssertionTable, type AssertionDetail, type AssertionTableState, type BucketSiteSummary, type AssertionOverflow } from "../chaos/assertions.ts";
 import { formatFailure, type SeedResult } from "./seed-result.ts";
-import { formatText, formatPretty } from "./report-format.ts";
+import { formatText, formatPretty, type RenderOptions } from "./report-format.ts";
 import type { ExplorationReport } from "./exploration.ts";
 
-/** Version of the `toJSON()` schema; bump on any incompatible change. */
-export const REPORT_SCHEMA_VERSION = 1;
+/**
+ * Version of the `toJSON()` schema; bump on any incompatible change.
+ * 2: `seeds[].index` (the seed's position in its campaign) and `assertionTable` (the table
+ *    snapshot that `moonpool merge` absorbs); `node`/`v8` are the versions the seeds ran on.
+ * The schema is `packages/sim/report.schema.json`.
+ */
+export const REPORT_SCHEMA_VERSION = 2;
 export const PACKAGE_VERSION = "0.1.0";
 
 export interface SaturationReport {
@@ -41,6 +46,20 @@ export interface ReportInput {
   readonly wallTimeMs: number;
   readonly steppingMode: SteppingMode;
   readonly exploration?: ExplorationReport | null;
+  /** Each seed's position in its campaign (default: its position in `results`). */
+  readonly seedIndexes?: readonly number[];
+  /** The Node and V8 versions the seeds ran on (default: this process's). */
+  readonly runtime?: RuntimeVersions;
+}
+
+export interface RuntimeVersions {
+  readonly node: string;
+  readonly v8: string;
+}
+
+/** `ReportInput` with the table as a snapshot (seeds run in other threads or read from JSON). */
+export interface ReportParts extends Omit<ReportInput, "table"> {
+  readonly table: AssertionTableState;
 }
 
 /** Thrown by `report.assertPassed()`; its message is the readable report. */
@@ -69,6 +88,38 @@ export class SimulationReport {
   /** Wall time of the whole campaign, failed seeds included. */
   readonly totalWallTimeMs: number;
   readonly steppingMode: SteppingMode;
+  /** Position of each seed of `seeds` in its campaign (sharded and merged reports keep the originals). */
+  readonly seedIndexes: readonly number[];
+  readonly runtime: RuntimeVersions;
+  /** The table snapshot `toJSON()` carries so that reports can be merged. */
+  readonly tableState: AssertionTableState;
+
+  /** A report of seeds whose assertion table arrives as a snapshot. */
+  static fromParts(parts: ReportParts): SimulationReport {
+    return new SimulationReport({ ...parts, table: AssertionTable.fromSnapshot(parts.table) });
+  }
+
+  /**
+   * Reads back what `toJSON()` wrote (after `JSON.parse`). Seeds come back without their
+   * discoveries (not serialised); NaN distances, written as null by JSON, come back as NaN.
+   */
+  static fromJSON(json: Record<string, any>): SimulationReport {
+    if (json.schemaVersion !== REPORT_SCHEMA_VERSION) {
+      throw new MoonpoolError(`report schema version ${String(json.schemaVersion)} is not supported (this is @moonpool/sim ${PACKAGE_VERSION}, schema ${REPORT_SCHEMA_VERSION}): re-run the campaign with this version`);
+    }
+    const seeds = json.seeds as Record<string, any>[];
+    return SimulationReport.fromParts({
+      results: seeds.map(({ index: _index, ...seed }) => ({ ...seed, discoveries: [] }) as unknown as SeedResult),
+      seedIndexes: seeds.map((s) => s.index as number),
+      table: tableStateFromJSON(json.assertionTable),
+      convergenceTimeout: json.convergenceTimeout === true,
+      saturation: json.saturation ?? null,
+      wallTimeMs: json.totalWallTimeMs,
+      steppingMode: json.steppingMode,
+      exploration: json.exploration ?? null,
+      runtime: { node: json.node, v8: json.v8 },
+    });
+  }
 
   constructor(input: ReportInput) {
     const results = input.results;
@@ -95,6 +146,10 @@ export class SimulationReport {
     this.exploration = input.exploration ?? null;
     this.totalWallTimeMs = input.wallTimeMs;
     this.steppingMode = input.steppingMode;
+    this.seedIndexes = input.seedIndexes !== undefined ? input.seedIndexes.slice() : results.map((_, i) => i);
+    if (this.seedIndexes.length !== results.length) throw new RangeError(`seedIndexes has ${this.seedIndexes.length} entries for ${results.length} seeds`);
+    this.runtime = input.runtime ?? { node: process.versions.node, v8: process.versions.v8 };
+    this.tableState = input.table.snapshot();
   }
 
   /** Percentage of successful seeds (0-100). */
@@ -125,14 +180,14 @@ export class SimulationReport {
   }
 
   /** The plain-text report (no colours). */
-  toString(): string {
-    return formatText(this);
+  toString(options: RenderOptions = {}): string {
+    return formatText(this, options);
   }
 
   /** Writes the readable summary to stderr (coloured on a TTY unless NO_COLOR is set). */
-  print(stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr): void {
+  print(stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr, options: RenderOptions = {}): void {
     const colour = stream.isTTY === true && process.env.NO_COLOR === undefined;
-    stream.write(colour ? formatPretty(this) : formatText(this));
+    stream.write(colour ? formatPretty(this, options) : formatText(this, options));
   }
 
   /**
@@ -151,8 +206,8 @@ export class SimulationReport {
     return {
       schemaVersion: REPORT_SCHEMA_VERSION,
       packageVersion: PACKAGE_VERSION,
-      node: process.versions.node,
-      v8: process.versions.v8,
+      node: this.runtime.node,
+      v8: this.runtime.v8,
       steppingMode: this.steppingMode,
       iterations: this.iterations,
       successfulRuns: this.successfulRuns,
@@ -162,7 +217,8 @@ export class SimulationReport {
       totalWallTimeMs: this.totalWallTimeMs,
       seedsUsed: this.seedsUsed,
       seedsFailing: this.seedsFailing,
-      seeds: this.seeds.map((r) => ({
+      seeds: this.seeds.map((r, i) => ({
+        index: this.seedIndexes[i],
         seed: r.seed,
         ok: r.ok,
         simulatedTimeMs: r.simulatedTimeMs,
@@ -171,6 +227,7 @@ export class SimulationReport {
         traceHash: r.traceHash,
         simDraws: r.simDraws,
         failures: r.failures,
+        chaos: r.chaos,
       })),
       assertionResults: this.assertionResults,
       assertionViolations: this.assertionViolations,
@@ -181,6 +238,20 @@ export class SimulationReport {
       convergenceTimeout: this.convergenceTimeout,
       saturation: this.saturation,
       exploration: this.exploration,
+      // NaN (a numeric site never comparable) becomes null in JSON; fromJSON maps it back.
+      assertionTable: this.tableState,
     };
   }
+}
+
+/** An `AssertionTableState` read from JSON: null distances (JSON's NaN) back to NaN. */
+function tableStateFromJSON(state: AssertionTableState): AssertionTableState {
+  return {
+    ...state,
+    sites: state.sites.map((site) => ({
+      ...site,
+      bestDistance: site.bestDistance ?? Number.NaN,
+      bestLeft: site.bestLeft ?? Number.NaN,
+    })),
+  };
 }

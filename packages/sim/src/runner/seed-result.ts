@@ -13,6 +13,7 @@ export type SeedFailureKind =
   | "settleTimeout" // the world did not settle after processes stopped
   | "escape" // simulated code called a real clock, timer or unseeded randomness
   | "unhandledRejection" // a promise rejected in simulated code and nobody handled it
+  | "faultInjector" // a fault injector (or its factory) failed
   | "uncaughtException";
 
 export interface SeedFailure {
@@ -30,6 +31,7 @@ export interface SeedFailure {
 }
 
 import type { Discovery } from "../chaos/assertions.ts";
+import type { SeedChaosRecord } from "./seed-chaos.ts";
 export type { Discovery };
 
 export interface SeedResult {
@@ -44,6 +46,8 @@ export interface SeedResult {
   /** Sim-stream draws made in the seed. */
   readonly simDraws: number;
   readonly discoveries: readonly Discovery[];
+  /** The chaos the seed ran with (network mode, swarm mask, every drawn value, chaos window). */
+  readonly chaos: SeedChaosRecord;
 }
 
 export function formatFailure(f: SeedFailure): string {

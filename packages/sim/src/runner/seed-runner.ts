@@ -19,6 +19,8 @@ import { SimContextImpl } from "./context.ts";
 import type { Discovery, SeedFailure, SeedFailureKind, SeedResult } from "./seed-result.ts";
 import { StateBoard } from "./state-board.ts";
 import { Topology, TopologyRegistry } from "./topology.ts";
+import { ChaosWindow, setUpSeedChaos, type SeedChaosRecord } from "./seed-chaos.ts";
+import { resolveLocalities, type Locality } from "./locality.ts";
 import type { Process, Workload } from "./types.ts";
 
 /** Per-seed options the explorer and replay set. */
@@ -81,6 +83,11 @@ export class SeedSession {
   private readonly clocks = new Map<string, ProcessClock>();
   private shutdownTriggered = false;
   private readonly brokenInvariants = new Set<string>();
+  /** The seed's chaos (set right after the topology) and its window (cutoff, fault injector). */
+  private chaosRecord: SeedChaosRecord | null = null;
+  private readonly chaosWindow: ChaosWindow;
+  /** Clock drift bound of every actor's clock this seed. */
+  private clockDriftMaxUs = 0;
 
   constructor(
     readonly config: SimulationConfig,
@@ -104,6 +111,7 @@ export class SeedSession {
       }
     };
     engine.afterStep = () => this.checkInvariants();
+    this.chaosWindow = new ChaosWindow(this.world, config, this.registry, (kind, message, extra) => this.fail(kind, message, extra));
   }
 
   get nowMs(): number {
@@ -142,6 +150,7 @@ export class SeedSession {
         }
       }
       this.resolveTopology();
+      this.setUpChaos();
       await this.lifecycle();
     } finally {
       this.discoveries.push(...this.table.endSeed());
@@ -156,7 +165,16 @@ export class SeedSession {
       traceHash: engine.traceHash.toString(16).padStart(8, "0"),
       simDraws: engine.streams.sim.totalCalls,
       discoveries: this.discoveries.slice(),
+      chaos: { ...this.chaosRecord!, faultInjector: this.chaosWindow.injectorName },
     };
+  }
+
+  /** Draws and installs the seed's network chaos (after the topology, as in moonpool's setup order). */
+  private setUpChaos(): void {
+    const { record, driftMaxUs } = setUpSeedChaos(this.world, this.config, this.registry, this.buggify);
+    this.chaosRecord = record;
+    this.clockDriftMaxUs = driftMaxUs;
+    for (const clock of this.clocks.values()) clock.driftMaxUs = driftMaxUs; // workloads' clocks exist already
   }
 
   private resolveTopology(): void {
@@ -169,7 +187,9 @@ export class SeedSession {
       for (let i = 0; i < count; i++) workloadObjects.push(spec.create(workloadIndex++));
     }
     this.config.groups.forEach((group, g) => {
-      const count = typeof group.count === "number" ? group.count : sim.rangeInt(group.count[0], group.count[1] + 1);
+      // A cluster group's size is the product of its locality counts, drawn per seed.
+      const localities: Locality[] | null = group.locality !== undefined ? resolveLocalities(group.locality, sim) : null;
+      const count = localities !== null ? localities.length : typeof group.count === "number" ? group.count : sim.rangeInt(group.count[0], group.count[1] + 1);
       for (let i = 0; i < count; i++) {
         const ip = `10.0.${g + 1}.${i + 1}`;
         const name = count === 1 ? group.name : `${group.name}-${i}`;
@@ -177,7 +197,7 @@ export class SeedSession {
         for (const [key, values] of Object.entries(group.tags)) tags[key] = values[i % values.length]!;
         const slot: ProcessSlot = { group: group.name, index: i, groupSize: count, ip, actor: `${name}@${ip}`, factory: group.factory, incarnation: null };
         this.processes.push(slot);
-        this.registry.addProcess({ ip, group: group.name, index: i, actor: slot.actor, tags });
+        this.registry.addProcess({ ip, group: group.name, index: i, actor: slot.actor, tags, ...(localities !== null ? { locality: localities[i]! } : {}) });
       }
     });
     workloadObjects.forEach((workload, i) => {
@@ -193,7 +213,8 @@ export class SeedSession {
   private context(incarnation: Incarnation, ip: string, clientId: number, clientCount: number): SimContextImpl {
     let clock = this.clocks.get(ip);
     if (clock === undefined) {
-      clock = new ProcessClock();
+      clock = new ProcessClock(ip);
+      clock.driftMaxUs = this.clockDriftMaxUs;
       this.clocks.set(ip, clock);
     }
     return new SimContextImpl(this.world, incarnation, clock, ip, clientId, clientCount, new Topology(this.registry, ip), this.state);
@@ -339,10 +360,13 @@ export class SeedSession {
 
     let runOk = false;
     if (setupOk && !setupFailed) {
+      this.chaosWindow.start();
       for (const w of this.workloads) this.startPhase("run", w);
       runOk = await this.phase("run", () => this.workloads.every((w) => w.runDone), this.config.runTimeBudgetMs, () => this.workloads.filter((w) => !w.runDone));
     }
 
+    // No chaos outlives the run phase: injector stopped, chaos events dropped, faults off.
+    this.chaosWindow.end();
     // Stop every process and workload leftover: a kill, not a graceful stop (inventory §3).
     this.triggerShutdown("runner");
     for (const p of this.processes) if (p.incarnation !== null) this.world.crash(p.incarnation);

@@ -1,8 +1,10 @@
 /**
  * Who is where in one seed: process groups (one per `.processes(...)` call, each with its own
- * `10.0.{group}.x` range), tags, and the workloads (`10.0.0.x`). Every list is sorted or in
- * registration order, so code that iterates it stays deterministic.
+ * `10.0.{group}.x` range), tags, the workloads (`10.0.0.x`), and the localities of the
+ * `.cluster(...)` group (datacenter / zone / machine; other groups and workloads have none).
+ * Every list is sorted or in registration order, so code that iterates it stays deterministic.
  */
+import { compareDomainIds, domainId, type DomainLevel, type Locality } from "./locality.ts";
 
 export interface ProcessEntry {
   readonly ip: string;
@@ -12,15 +14,20 @@ export interface ProcessEntry {
   /** The actor name used in traces, e.g. `node-1@10.0.1.2`. */
   readonly actor: string;
   readonly tags: Readonly<Record<string, string>>;
+  /** Where it runs, for processes of the `.cluster(...)` group. */
+  readonly locality?: Locality;
 }
 
 export class TopologyRegistry {
   readonly processes: ProcessEntry[] = [];
   readonly groups = new Map<string, ProcessEntry[]>();
   readonly workloadIps: string[] = [];
+  /** Processes by IP: the network's link latency looks IPs up on every message. */
+  private readonly ipIndex = new Map<string, ProcessEntry>();
 
   addProcess(entry: ProcessEntry): void {
     this.processes.push(entry);
+    this.ipIndex.set(entry.ip, entry);
     let list = this.groups.get(entry.group);
     if (list === undefined) {
       list = [];
@@ -30,7 +37,14 @@ export class TopologyRegistry {
   }
 
   byIp(ip: string): ProcessEntry | undefined {
-    return this.processes.find((p) => p.ip === ip);
+    return this.ipIndex.get(ip);
+  }
+
+  /** Distinct domain ids of the cluster at `level`, sorted by their numbers (dc2 before dc10). */
+  domains(level: DomainLevel): string[] {
+    const ids = new Set<string>();
+    for (const p of this.processes) if (p.locality !== undefined) ids.add(domainId(p.locality, level));
+    return [...ids].sort(compareDomainIds);
   }
 }
 
@@ -95,5 +109,41 @@ export class Topology {
   /** IPs of the workloads. */
   workloadIps(): string[] {
     return this.registry.workloadIps.slice();
+  }
+
+  // --- locality (the `.cluster(...)` group) ---------------------------------------------------
+
+  /** Where this actor runs, or undefined outside the cluster (workloads, other groups). */
+  get myLocality(): Locality | undefined {
+    return this.localityFor(this.myIp);
+  }
+
+  localityFor(ip: string): Locality | undefined {
+    return this.registry.byIp(ip)?.locality;
+  }
+
+  /** IPs of the cluster's processes in datacenter, zone or machine `id` (e.g. "dc1-z2"), in process order. */
+  ipsInDomain(level: DomainLevel, id: string): string[] {
+    return this.registry.processes.filter((p) => p.locality !== undefined && domainId(p.locality, level) === id).map((p) => p.ip);
+  }
+
+  /** IPs of the other processes on this actor's machine. */
+  peersOnMyMachine(): string[] {
+    const mine = this.myLocality;
+    if (mine === undefined) return [];
+    return this.ipsInDomain("machine", mine.machine).filter((ip) => ip !== this.myIp);
+  }
+
+  /** Machine ids, sorted by their numbers (`dc1-z1-m2` before `dc1-z1-m10`). */
+  machines(): string[] {
+    return this.registry.domains("machine");
+  }
+
+  zones(): string[] {
+    return this.registry.domains("zone");
+  }
+
+  datacenters(): string[] {
+    return this.registry.domains("datacenter");
   }
 }

@@ -1,6 +1,7 @@
 /**
- * The simulated network: TCP-like, deterministic byte streams between actors' IPs (the fault-free
- * baseline of moonpool §9.1; chaos builds on the hooks marked below).
+ * The simulated network: TCP-like, deterministic byte streams between actors' IPs, and every
+ * network fault family of moonpool §9 applied according to `SimNetwork.config` (a bare world
+ * has none; the runner installs the seed's configuration).
  *
  * Model:
  * - `bind` reserves `ip:port` at once and starts listening after a bind latency.
@@ -12,6 +13,17 @@
  * - Each direction is FIFO: every chunk (and the final FIN) gets a delivery time strictly after
  *   the previous one on that direction, so same-instant tiebreaks can never reorder it.
  *
+ * Faults (see `network-config.ts` for the knobs and `NETWORK_FAULT_KINDS` for the events):
+ * - Timing: latency shapes per operation, a per-pair latency, and the link latency the runner
+ *   derives from the cluster's localities (`linkLatencyUs`).
+ * - Connect failure (refused or hanging), partial writes and reads, bit flips on delivery,
+ *   random close (RST, or a silent one-way close), read/write clogs.
+ * - Partitions (`partitions`): by IP, so they cut connections opened by either side. Bytes and
+ *   connects that meet a cut are held and move on, in order, when it heals: a stream stalls
+ *   like TCP retransmitting, it never gets a hole.
+ * - Stable connections (`markStable`) are exempt from clogs, random close, bit flips and
+ *   partial I/O (not from latency or partitions).
+ *
  * Ownership: every wait is an abortable `PendingOp` of the scope that created the listener or
  * connection (its incarnation and task), so a crash drops it and graceful shutdown rejects it.
  * Events are scheduled with the incarnation they wake as owner and the `network` tag.
@@ -20,31 +32,26 @@
  */
 import { IoError, type Connection, type Listener, type NetworkProvider } from "@moonpool/core";
 import { Incarnation, never, type PendingOp } from "../engine/incarnation.ts";
+import type { RandomStream } from "../engine/rng.ts";
 import { EventTag, type World } from "./world.ts";
 import type { ActorScope } from "./scope.ts";
+import {
+  NETWORK_BUGGIFY_FIRE_PROBABILITY,
+  NETWORK_BUGGIFY_IDS,
+  NETWORK_FAULT_KINDS,
+  NETWORK_NO_FAULTS,
+  NEVER_FIRES,
+  sampleLatencyUs,
+  sampleRangeUs,
+  withFaultsOff,
+  type FaultGate,
+  type NetworkConfig,
+} from "./network-config.ts";
+import { bitFlipCount, flipBits, takeBytes } from "./network-faults.ts";
+import { compareIps, pairKey, PartitionTable } from "./partitions.ts";
 
-/** A latency range in microseconds, `[minUs, maxUs)`, drawn uniformly from the `sim` stream. */
-export type LatencyRangeUs = readonly [minUs: number, maxUs: number];
-
-/** Latencies of the network operations; chaos replaces `SimNetwork.latency` per seed. */
-export interface NetworkLatency {
-  /** From `bind()` to listening. */
-  readonly bindUs: LatencyRangeUs;
-  /** From pairing a queued connection with an `accept()` to that accept resolving. */
-  readonly acceptUs: LatencyRangeUs;
-  /** From `connect()` to the connect arriving at the listener (and resolving or being refused). */
-  readonly connectUs: LatencyRangeUs;
-  /** From `write()`/`close()` to the chunk (or FIN) reaching the peer, before FIFO spacing. */
-  readonly writeUs: LatencyRangeUs;
-}
-
-/** The baseline latencies of moonpool's default network configuration (§9.2, all uniform). */
-export const BASELINE_LATENCY: NetworkLatency = Object.freeze({
-  bindUs: [50, 150] as const,
-  acceptUs: [1_000, 6_000] as const,
-  connectUs: [1_000, 11_000] as const,
-  writeUs: [100, 600] as const,
-});
+export { BASELINE_LATENCY } from "./network-config.ts";
+export { pairKey } from "./partitions.ts";
 
 /** First ephemeral port of each IP; ports are handed out in order from here (then wrap). */
 export const EPHEMERAL_PORT_FIRST = 40_000;
@@ -52,6 +59,10 @@ export const EPHEMERAL_PORT_FIRST = 40_000;
 export const EPHEMERAL_PORT_LAST = 65_535;
 /** Minimum gap between two deliveries on one direction, in µs: keeps each direction FIFO. */
 export const FIFO_SPACING_US = 1;
+/** A silent random close closes the peer's receiving side when its draw is below this (moonpool: 0.66). */
+export const RANDOM_CLOSE_PEER_RECV_BELOW = 0.66;
+/** ... and the local sending side when the same draw is above this (0.33): a third of the time both. */
+export const RANDOM_CLOSE_LOCAL_SEND_ABOVE = 0.33;
 
 const ADDR_PATTERN = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3}):(\d{1,5})$/;
 
@@ -63,11 +74,6 @@ export function parseAddr(addr: string): { readonly ip: string; readonly port: n
     throw new IoError("EINVAL", `invalid address ${JSON.stringify(addr)}: expected "ip:port" with an IPv4 ip and a port in 1..65535, e.g. "10.0.1.1:4500"`);
   }
   return { ip: addr.slice(0, addr.lastIndexOf(":")), port: Number(m[5]) };
-}
-
-/** Key of the ordered IP pair `from -> to` (partitions and per-pair latency will look this up). */
-export function pairKey(fromIp: string, toIp: string): string {
-  return `${fromIp}->${toIp}`;
 }
 
 function addrError(addr: string): IoError | null {
@@ -132,14 +138,25 @@ export class SimConnection implements Connection {
   /** Delivered chunks not yet read, in order, and their total length. */
   inbox: Uint8Array[] = [];
   inboxBytes = 0;
-  /** The peer's FIN was delivered: once the inbox is drained, reads return null. */
+  /** The peer's FIN was delivered (or a random close cut our receiving side): once the inbox is drained, reads return null. */
   eof = false;
   /** Our sending side is closed (`close()` was called). */
   closed = false;
-  /** The connection was reset (peer crashed or listener closed before accept). */
+  /** The connection was reset (peer crashed, listener closed before accept, or an explicit random close). */
   reset = false;
   /** Delivery time (µs) of the last chunk sent from this end: the FIFO floor of this direction. */
   lastDeliveryUs = -Infinity;
+  /** Exempt from clogs, random close, bit flips and partial I/O (both ends are marked together). */
+  stable = false;
+  /** A silent random close cut our sending side: writes fail, bytes still in flight from here are lost. */
+  sendCut = false;
+  /** A silent random close cut our receiving side: we read end of stream, later bytes are lost. */
+  recvCut = false;
+  /** Reads (writes) of this end are clogged until this simulated time (µs). */
+  readClogUntilUs = 0;
+  writeClogUntilUs = 0;
+  /** Chunks that met a partition on their way to this end, in order; null when none is held. */
+  held: Chunk[] | null = null;
   readonly localIp: string;
   readonly peerIp: string;
   private pendingRead: PendingOp<Uint8Array | null> | null = null;
@@ -150,6 +167,8 @@ export class SimConnection implements Connection {
     readonly scope: ActorScope,
     readonly localAddr: string,
     readonly peerAddr: string,
+    /** Shared by both ends of the pair; names the connection in `sim_fault` events. */
+    readonly connectionId: number,
   ) {
     this.localIp = ipOf(localAddr);
     this.peerIp = ipOf(peerAddr);
@@ -160,55 +179,83 @@ export class SimConnection implements Connection {
   }
 
   /**
-   * Everything buffered, or waits for the next delivery. One read may wait at a time: a second
-   * concurrent read rejects with `IoError("EBUSY")` (two readers of one stream is a bug).
+   * What is buffered (everything, or a partial read), or waits for the next delivery. One read
+   * may wait at a time: a second concurrent read rejects with `IoError("EBUSY")` (two readers of
+   * one stream is a bug). A read never returns zero bytes before the end of the stream.
    */
   read(): Promise<Uint8Array | null> {
     if (this.reset) return failed(this.scope, this.resetError());
-    if (this.inboxBytes > 0) return settled(this.scope, this.takeReadable());
-    if (this.eof) return settled(this.scope, null);
+    const net = this.net;
+    const faulty = net.endFaults && !this.stable;
+    if (faulty && net.randomClose(this) === "explicit") return failed(this.scope, this.explicitResetError());
+    // A clog already started runs its course, even after recovery mode switched faults off.
+    const clogged = this.readClogUntilUs > net.world.engine.nowUs || (faulty && net.readClogged(this));
+    if (!clogged) {
+      if (this.inboxBytes > 0) return settled(this.scope, this.takeReadable());
+      if (this.eof) return settled(this.scope, null);
+    }
     if (this.pendingRead !== null && isPending(this.pendingRead)) {
       return failed(this.scope, new IoError("EBUSY", `a read on ${this.localAddr} is already waiting; read from one task at a time`));
     }
     const op = this.owner.begin<Uint8Array | null>(this.scope.taskState, true, "read on", this.localAddr);
     this.pendingRead = op;
-    return op === null ? never() : op.promise;
+    if (op === null) return never();
+    if (clogged) net.wakeAt(this, this.readClogUntilUs);
+    return op.promise;
   }
 
-  /** Copies `bytes` and queues them; resolves immediately (queued, not yet delivered; no backpressure). */
+  /**
+   * Copies `bytes` and queues them; resolves at once (no backpressure), or when a write clog
+   * ends. A write on a side cut by a random close fails with EPIPE.
+   */
   write(bytes: Uint8Array): Promise<void> {
     if (this.reset) return failed(this.scope, this.resetError());
     if (this.closed) return failed(this.scope, new IoError("EPIPE", `write on ${this.localAddr} after close(); open a new connection`));
-    if (bytes.length > 0) this.net.send(this, new Uint8Array(bytes)); // copy: the caller may reuse its buffer
-    return settled(this.scope, undefined);
+    if (this.sendCut) return failed(this.scope, this.sendCutError());
+    const net = this.net;
+    const faulty = net.endFaults && !this.stable;
+    if (faulty) {
+      if (net.randomClose(this) === "explicit") return failed(this.scope, this.explicitResetError());
+      // Silently closed by this very call: the bytes go down with the cleared send buffer.
+      if (this.sendCut) return settled(this.scope, undefined);
+    }
+    const clogged = this.writeClogUntilUs > net.world.engine.nowUs || (faulty && net.writeClogged(this));
+    if (bytes.length > 0) net.send(this, new Uint8Array(bytes)); // copy: the caller may reuse its buffer
+    return clogged ? net.waitForWriteClog(this) : settled(this.scope, undefined);
   }
 
   /** Graceful: the FIN follows the last queued byte. Closing twice (or after a reset) is harmless. */
   close(): Promise<void> {
     if (!this.closed && !this.reset) {
       this.closed = true;
-      this.net.send(this, null);
+      if (!this.sendCut) this.net.send(this, null);
     }
     return settled(this.scope, undefined);
   }
 
   /**
-   * Takes what one read returns: today everything buffered, concatenated. The one place where
-   * read splitting (chaos partial reads) will decide how many bytes to hand out.
+   * Takes what one read returns: everything buffered, concatenated, or (partial read fault) a
+   * strict prefix of at least one byte, the rest staying buffered in order.
    */
   takeReadable(): Uint8Array {
+    const split = this.net.endFaults && !this.stable ? this.net.partialReadBytes(this) : 0;
+    if (split > 0) {
+      this.inboxBytes -= split;
+      return takeBytes(this.inbox, split);
+    }
     const out = concat(this.inbox, this.inboxBytes);
     this.inbox = [];
     this.inboxBytes = 0;
     return out;
   }
 
-  /** Settles a waiting read after a delivery or a reset. */
+  /** Settles a waiting read after a delivery, a reset or the end of a read clog. */
   wake(): void {
     const op = this.pendingRead;
     if (op === null) return;
     this.pendingRead = null;
     if (this.reset) Incarnation.reject(op, this.resetError());
+    else if (this.readClogUntilUs > this.net.world.engine.nowUs) this.pendingRead = op; // the clog's end wakes it
     else if (this.inboxBytes > 0) Incarnation.resolve(op, this.takeReadable());
     else if (this.eof) Incarnation.resolve(op, null);
     else this.pendingRead = op; // nothing to hand out yet
@@ -222,6 +269,14 @@ export class SimConnection implements Connection {
 
   resetError(): IoError {
     return new IoError("ECONNRESET", `connection ${this.localAddr} <-> ${this.peerAddr} was reset by the peer`);
+  }
+
+  explicitResetError(): IoError {
+    return new IoError("ECONNRESET", `connection ${this.localAddr} <-> ${this.peerAddr} was reset (simulated random connection failure, explicit)`);
+  }
+
+  sendCutError(): IoError {
+    return new IoError("EPIPE", `the sending side of ${this.localAddr} -> ${this.peerAddr} was closed by a simulated random close; open a new connection`);
   }
 }
 
@@ -264,7 +319,15 @@ export class SimListener implements Listener {
 }
 
 // Event arguments: one small object per event, read by a module-level callback (no closures).
-type ConnectAttempt = { net: SimNetwork; scope: ActorScope; op: PendingOp<Connection>; localAddr: string; remoteAddr: string };
+type ConnectAttempt = {
+  net: SimNetwork;
+  scope: ActorScope;
+  op: PendingOp<Connection>;
+  localAddr: string;
+  remoteAddr: string;
+  /** Chaos decided at connect() that this attempt is refused when it arrives. */
+  refused: boolean;
+};
 type AcceptPairing = { listener: SimListener; op: PendingOp<Connection>; conn: SimConnection };
 type BindCompletion = { listener: SimListener; op: PendingOp<Listener> };
 
@@ -282,13 +345,28 @@ function completeBind(done: BindCompletion): void {
   done.listener.listening = true;
   if (!Incarnation.resolve(done.op, done.listener)) done.listener.net.closeListener(done.listener, true);
 }
+function wakeEnd(end: SimConnection): void {
+  end.wake();
+}
+function finishWrite(op: PendingOp<void>): void {
+  Incarnation.resolve(op, undefined);
+}
 
 type Owned = SimConnection | SimListener;
 
-/** The network of one world: listeners, live connections, and the events that move bytes. */
+/** The network of one world: listeners, live connections, faults, and the events that move bytes. */
 export class SimNetwork {
-  /** Current latencies; chaos assigns another configuration before the seed starts. */
-  latency: NetworkLatency = BASELINE_LATENCY;
+  private currentConfig: NetworkConfig = NETWORK_NO_FAULTS;
+  /**
+   * Whether any per-call fault (random close, clog, partial I/O, bit flip) can happen: when not,
+   * reads and writes skip every fault check with this one test (the engine benchmark's path).
+   */
+  endFaults = false;
+  /** Where buggify-gated families ask whether to fire (the seed's Buggify). */
+  gate: FaultGate = NEVER_FIRES;
+  /** Extra latency between two IPs from the cluster's localities (`.linkLatency(...)`), or null. */
+  linkLatencyUs: ((fromIp: string, toIp: string) => number) | null = null;
+  readonly partitions: PartitionTable;
   /** Reserved listening addresses (from `bind()` until close or crash). */
   private readonly listeners = new Map<string, SimListener>();
   /** Local addresses of client ends and pending connects (ephemeral ports in use). */
@@ -299,8 +377,35 @@ export class SimNetwork {
   private readonly owned = new Map<Incarnation, Set<Owned>>();
   /** Live connection ends by ordered IP pair `local -> peer` (insertion order). */
   private readonly byPair = new Map<string, Set<SimConnection>>();
+  /** Ends with chunks held by a partition, and connects held on their way. */
+  private readonly heldEnds = new Set<SimConnection>();
+  private heldConnects: ConnectAttempt[] = [];
+  /** Per-pair latency drawn at first contact, by `pairKey`. */
+  private readonly pairLatency = new Map<string, number>();
+  private lastBitFlipUs = -Infinity;
+  private lastRandomCloseUs = -Infinity;
+  /** A random partition is in force until then; none is rolled meanwhile. */
+  private randomPartitionUntilUs = 0;
+  private nextConnectionId = 1;
 
-  constructor(readonly world: World) {}
+  constructor(readonly world: World) {
+    this.partitions = new PartitionTable(world, () => this.releaseHeld());
+  }
+
+  /** The seed's configuration; the runner installs it before the seed starts. */
+  get config(): NetworkConfig {
+    return this.currentConfig;
+  }
+
+  set config(config: NetworkConfig) {
+    this.currentConfig = config;
+    this.endFaults =
+      config.randomCloseProbability > 0 || config.clogProbability > 0 || config.partialReadMaxBytes > 0 || config.partialWriteMaxBytes > 0 || config.bitFlipProbability > 0;
+  }
+
+  private get sim(): RandomStream {
+    return this.world.engine.streams.sim;
+  }
 
   providerFor(scope: ActorScope): SimNetworkProvider {
     return new SimNetworkProvider(this, scope);
@@ -310,6 +415,26 @@ export class SimNetwork {
   connectionsBetween(fromIp: string, toIp: string): readonly SimConnection[] {
     const set = this.byPair.get(pairKey(fromIp, toIp));
     return set === undefined ? [] : [...set];
+  }
+
+  /** Marks both ends of `conn` stable: exempt from clogs, random close, bit flips and partial I/O. */
+  markStable(conn: Connection): void {
+    if (!(conn instanceof SimConnection)) {
+      throw new TypeError("markConnectionStable(conn): conn must be a connection of the simulated network (from ctx.network)");
+    }
+    conn.stable = true;
+    if (conn.peer !== null) conn.peer.stable = true;
+  }
+
+  /**
+   * Recovery mode (the chaos cutoff): every fault family stops, timing stays, every partition
+   * heals (each direction a `partition_healed` event) and held traffic moves on. Clogs already
+   * started and bytes already delayed run their course.
+   */
+  enterRecoveryMode(): void {
+    this.config = withFaultsOff(this.config);
+    this.randomPartitionUntilUs = 0;
+    this.partitions.healAll("recovery");
   }
 
   /**
@@ -343,7 +468,7 @@ export class SimNetwork {
     this.listeners.set(addr, listener);
     addTo(this.owned, listener.owner, listener);
     const done: BindCompletion = { listener, op };
-    this.world.engine.schedule(this.sampleUs(this.latency.bindUs), completeBind, done, EventTag.network, scope.incarnation);
+    this.world.engine.schedule(sampleLatencyUs(this.config.latency.bind, this.sim), completeBind, done, EventTag.network, scope.incarnation);
     return promise;
   }
 
@@ -353,21 +478,39 @@ export class SimNetwork {
     const op = scope.incarnation.begin<Connection>(scope.taskState, true, "connect to", addr);
     if (op === null) return never();
     const promise = op.promise;
+    const remoteIp = ipOf(addr);
+    const failure = this.connectFailure(scope.ip, remoteIp, addr);
+    // A hanging connect never completes: only shutdown (AbortError) or a crash ends the wait.
+    if (failure === "hang") return promise;
     const localAddr = this.allocateEphemeral(scope.ip);
     if (localAddr === null) {
       Incarnation.reject(op, new IoError("EADDRNOTAVAIL", `no free ephemeral port on ${scope.ip}; close some connections`));
       return promise;
     }
-    const attempt: ConnectAttempt = { net: this, scope, op, localAddr, remoteAddr: addr };
-    this.world.engine.schedule(this.sampleUs(this.latency.connectUs), arriveConnect, attempt, EventTag.network, scope.incarnation);
+    const attempt: ConnectAttempt = { net: this, scope, op, localAddr, remoteAddr: addr, refused: failure === "refuse" };
+    const delayUs = sampleLatencyUs(this.config.latency.connect, this.sim) + this.pathLatencyUs(scope.ip, remoteIp);
+    this.world.engine.schedule(delayUs, arriveConnect, attempt, EventTag.network, scope.incarnation);
     return promise;
   }
 
-  /** A connect reaches its destination: refuse it, or create both ends and queue the server's. */
+  /** A connect reaches its destination: refuse it, hold it (partition), or create both ends and queue the server's. */
   arrive(attempt: ConnectAttempt): void {
     const { op, localAddr, remoteAddr } = attempt;
     if (!isPending(op)) {
       this.ephemeralInUse.delete(localAddr); // the caller crashed, was aborted or shut down
+      return;
+    }
+    if (attempt.refused) {
+      this.ephemeralInUse.delete(localAddr);
+      Incarnation.reject(op, new IoError("ECONNREFUSED", `connect to ${remoteAddr} refused (simulated connect failure, from ${localAddr})`));
+      return;
+    }
+    const clientIp = attempt.scope.ip;
+    const serverIp = ipOf(remoteAddr);
+    this.rollRandomPartition();
+    // The handshake needs both directions; a cut one holds the connect until it heals.
+    if (this.partitions.blocks(clientIp, serverIp) || this.partitions.blocks(serverIp, clientIp)) {
+      this.heldConnects.push(attempt);
       return;
     }
     const listener = this.listeners.get(remoteAddr);
@@ -376,8 +519,9 @@ export class SimNetwork {
       Incarnation.reject(op, new IoError("ECONNREFUSED", `nobody listens on ${remoteAddr} (connect from ${localAddr})`));
       return;
     }
-    const client = new SimConnection(this, attempt.scope, localAddr, remoteAddr);
-    const server = new SimConnection(this, listener.scope, remoteAddr, localAddr);
+    const id = this.nextConnectionId++;
+    const client = new SimConnection(this, attempt.scope, localAddr, remoteAddr, id);
+    const server = new SimConnection(this, listener.scope, remoteAddr, localAddr, id);
     client.peer = server;
     server.peer = client;
     this.registerConnection(client);
@@ -394,7 +538,7 @@ export class SimNetwork {
       const op = listener.waiters.shift();
       if (op === undefined) return;
       const pairing: AcceptPairing = { listener, op, conn: listener.backlog.shift()! };
-      this.world.engine.schedule(this.sampleUs(this.latency.acceptUs), completeAccept, pairing, EventTag.network, listener.owner);
+      this.world.engine.schedule(sampleLatencyUs(this.config.latency.accept, this.sim), completeAccept, pairing, EventTag.network, listener.owner);
     }
   }
 
@@ -421,42 +565,267 @@ export class SimNetwork {
     for (const conn of listener.backlog.splice(0)) this.resetPair(conn, crashed ? listener.owner : null);
   }
 
-  /** Queues a chunk (or the FIN, `data === null`) from `from` to its peer. */
+  /**
+   * Queues a chunk (or the FIN, `data === null`) from `from` to its peer. A partial write sends a
+   * prefix first and the rest as later chunks (each with its own latency, FIFO kept).
+   */
   send(from: SimConnection, data: Uint8Array | null): void {
     const to = from.peer;
     if (to === null) return;
-    const chunk: Chunk = { to, data };
-    this.world.engine.scheduleAt(this.deliveryTimeUs(from), deliverChunk, chunk, EventTag.network, to.owner);
+    let rest = data;
+    const maxBytes = this.config.partialWriteMaxBytes;
+    if (rest !== null && maxBytes > 0 && !from.stable && rest.length > 1) {
+      while (rest.length > 1 && this.gate.fires(NETWORK_BUGGIFY_IDS.partialWrite, NETWORK_BUGGIFY_FIRE_PROBABILITY)) {
+        const sentBytes = this.sim.rangeInt(1, Math.min(rest.length - 1, maxBytes) + 1);
+        this.schedule(from, { to, data: rest.subarray(0, sentBytes) });
+        rest = rest.subarray(sentBytes);
+        this.world.recordFault(NETWORK_FAULT_KINDS.partialWrite, { connectionId: from.connectionId, from: from.localIp, to: from.peerIp, sentBytes, remainingBytes: rest.length });
+      }
+    }
+    this.schedule(from, { to, data: rest });
+  }
+
+  private schedule(from: SimConnection, chunk: Chunk): void {
+    this.world.engine.scheduleAt(this.deliveryTimeUs(from), deliverChunk, chunk, EventTag.network, chunk.to.owner);
   }
 
   /**
-   * The one place that decides when the next chunk sent by `from` arrives: write latency, then
-   * FIFO spacing after the previous chunk on this direction. Chaos (latency shapes, per-pair
-   * latency, clogging) will hook in here.
+   * The one place that decides when the next chunk sent by `from` arrives: after a write clog,
+   * write latency plus the path's latency (per-pair, link), then FIFO spacing after the previous
+   * chunk on this direction.
    */
   deliveryTimeUs(from: SimConnection): number {
-    const earliest = this.world.engine.nowUs + this.sampleUs(this.latency.writeUs);
+    const startUs = Math.max(this.world.engine.nowUs, from.writeClogUntilUs);
+    const earliest = startUs + sampleLatencyUs(this.config.latency.write, this.sim) + this.pathLatencyUs(from.localIp, from.peerIp);
     const atUs = Math.max(earliest, from.lastDeliveryUs + FIFO_SPACING_US);
     from.lastDeliveryUs = atUs;
     return atUs;
   }
 
+  /** Per-pair latency (drawn once per ordered pair) plus the cluster's link latency. */
+  private pathLatencyUs(fromIp: string, toIp: string): number {
+    let extraUs = 0;
+    const range = this.config.pairLatencyUs;
+    if (range[1] > 0) {
+      const key = pairKey(fromIp, toIp);
+      let pairUs = this.pairLatency.get(key);
+      if (pairUs === undefined) {
+        pairUs = sampleRangeUs(range, this.sim);
+        this.pairLatency.set(key, pairUs);
+      }
+      extraUs += pairUs;
+    }
+    if (this.linkLatencyUs !== null) extraUs += this.linkLatencyUs(fromIp, toIp);
+    return extraUs;
+  }
+
   /**
-   * The one place a chunk lands in its receiver (chaos: drops, bit flips). Nothing is delivered
-   * to or from a dead incarnation, nor on a reset connection.
+   * A chunk reaches its receiver's side of the network: held if the direction is partitioned (or
+   * earlier chunks still are held), otherwise it lands. Nothing is delivered to or from a dead
+   * incarnation, nor on a reset connection.
    */
   deliver(chunk: Chunk): void {
     const to = chunk.to;
     const from = to.peer;
     if (to.reset || from === null || !to.owner.alive || !from.owner.alive) return;
-    if (chunk.data === null) to.eof = true;
+    this.rollRandomPartition();
+    if (to.held !== null || this.partitions.blocks(from.localIp, to.localIp)) {
+      (to.held ??= []).push(chunk);
+      this.heldEnds.add(to);
+      return;
+    }
+    this.land(to, from, chunk.data);
+  }
+
+  /** The one place a chunk enters its receiver's inbox (bit flips happen here). */
+  private land(to: SimConnection, from: SimConnection, data: Uint8Array | null): void {
+    if (from.sendCut || to.recvCut) return; // lost to a random close
+    if (data === null) to.eof = true;
     else {
-      to.inbox.push(chunk.data);
-      to.inboxBytes += chunk.data.length;
+      this.maybeFlipBits(to, from, data);
+      to.inbox.push(data);
+      to.inboxBytes += data.length;
     }
     to.wake();
     if (to.eof && from.eof) this.retire(to); // both FINs delivered: the pair is finished
   }
+
+  /** A partition ended: held connects arrive again, held chunks land in order where their path is open. */
+  private releaseHeld(): void {
+    if (this.heldConnects.length > 0) {
+      const attempts = this.heldConnects;
+      this.heldConnects = [];
+      for (const attempt of attempts) this.arrive(attempt);
+    }
+    for (const end of [...this.heldEnds]) {
+      const from = end.peer;
+      if (end.reset || from === null) {
+        end.held = null;
+        this.heldEnds.delete(end);
+        continue;
+      }
+      if (this.partitions.blocks(from.localIp, end.localIp)) continue;
+      const chunks = end.held ?? [];
+      end.held = null;
+      this.heldEnds.delete(end);
+      for (const chunk of chunks) {
+        if (end.reset || !end.owner.alive || !from.owner.alive) break;
+        this.land(end, from, chunk.data);
+      }
+    }
+  }
+
+  // --- fault decisions --------------------------------------------------------------------------
+
+  /** Whether this connect fails by chaos, and how (records the fault). */
+  private connectFailure(fromIp: string, toIp: string, addr: string): "refuse" | "hang" | null {
+    const mode = this.config.connectFailureMode;
+    if (mode === "disabled" || !this.gate.fires(NETWORK_BUGGIFY_IDS.connectFailure, NETWORK_BUGGIFY_FIRE_PROBABILITY)) return null;
+    const hang = mode === "probabilistic" && this.sim.ratio() < this.config.connectFailureProbability;
+    this.world.recordFault(hang ? NETWORK_FAULT_KINDS.connectHang : NETWORK_FAULT_KINDS.connectRefused, { from: fromIp, to: toIp, addr });
+    return hang ? "hang" : "refuse";
+  }
+
+  /**
+   * Random close, rolled on every read and write call of a non-stable end. Explicit: the pair is
+   * reset (both ends see ECONNRESET, this call first). Silent: one direction (ours → peer) is
+   * closed: the peer reads end of stream, and/or our sending side fails and loses its bytes.
+   */
+  randomClose(end: SimConnection): "explicit" | "silent" | null {
+    const config = this.config;
+    const p = config.randomCloseProbability;
+    if (p <= 0) return null;
+    const nowUs = this.world.engine.nowUs;
+    if (nowUs - this.lastRandomCloseUs < config.randomCloseCooldownUs) return null;
+    if (!this.gate.fires(NETWORK_BUGGIFY_IDS.randomClose, p)) return null;
+    this.lastRandomCloseUs = nowUs;
+    const a = this.sim.ratio();
+    const explicit = this.sim.ratio() < config.randomCloseExplicitRatio;
+    const peer = end.peer;
+    const peerRecvClosed = !explicit && a < RANDOM_CLOSE_PEER_RECV_BELOW && peer !== null;
+    const localSendClosed = !explicit && a > RANDOM_CLOSE_LOCAL_SEND_ABOVE;
+    this.world.recordFault(NETWORK_FAULT_KINDS.randomClose, { connectionId: end.connectionId, from: end.localIp, to: end.peerIp, explicit, localSendClosed, peerRecvClosed });
+    if (explicit) {
+      this.resetPair(end, null);
+      return "explicit";
+    }
+    if (peerRecvClosed) {
+      peer!.recvCut = true;
+      peer!.eof = true;
+      peer!.wake();
+    }
+    if (localSendClosed) end.sendCut = true;
+    return "silent";
+  }
+
+  /** Whether reads of `end` are clogged now (rolling a new clog when none is in force). */
+  readClogged(end: SimConnection): boolean {
+    return this.clogged(end, "read");
+  }
+
+  writeClogged(end: SimConnection): boolean {
+    return this.clogged(end, "write");
+  }
+
+  private clogged(end: SimConnection, side: "read" | "write"): boolean {
+    const nowUs = this.world.engine.nowUs;
+    if ((side === "read" ? end.readClogUntilUs : end.writeClogUntilUs) > nowUs) return true;
+    const p = this.config.clogProbability;
+    if (p <= 0 || !this.sim.bool(p)) return false;
+    const durationUs = sampleRangeUs(this.config.clogDurationUs, this.sim);
+    if (side === "read") end.readClogUntilUs = nowUs + durationUs;
+    else end.writeClogUntilUs = nowUs + durationUs;
+    const [from, to] = side === "read" ? [end.peerIp, end.localIp] : [end.localIp, end.peerIp];
+    this.world.recordFault(NETWORK_FAULT_KINDS.clog, { connectionId: end.connectionId, from, to, side, durationMs: durationUs / 1000 });
+    return durationUs > 0;
+  }
+
+  /** Wakes `end`'s waiting read at `atUs` (the end of its read clog). */
+  wakeAt(end: SimConnection, atUs: number): void {
+    this.world.engine.scheduleAt(atUs, wakeEnd, end, EventTag.network, end.owner);
+  }
+
+  /** A write that resolves when `end`'s write clog ends (the bytes are already queued behind it). */
+  waitForWriteClog(end: SimConnection): Promise<void> {
+    const op = end.owner.begin<void>(end.scope.taskState, true, "clogged write on", end.localAddr);
+    if (op === null) return never();
+    this.world.engine.scheduleAt(end.writeClogUntilUs, finishWrite, op, EventTag.network, end.owner);
+    return op.promise;
+  }
+
+  /** Bytes a partial read hands out now (a strict prefix), or 0 for a whole read. */
+  partialReadBytes(end: SimConnection): number {
+    const maxBytes = this.config.partialReadMaxBytes;
+    if (maxBytes <= 0 || end.inboxBytes < 2 || !this.gate.fires(NETWORK_BUGGIFY_IDS.partialRead, NETWORK_BUGGIFY_FIRE_PROBABILITY)) return 0;
+    const readBytes = this.sim.rangeInt(1, Math.min(end.inboxBytes - 1, maxBytes) + 1);
+    this.world.recordFault(NETWORK_FAULT_KINDS.partialRead, { connectionId: end.connectionId, from: end.peerIp, to: end.localIp, readBytes, remainingBytes: end.inboxBytes - readBytes });
+    return readBytes;
+  }
+
+  private maybeFlipBits(to: SimConnection, from: SimConnection, data: Uint8Array): void {
+    const config = this.config;
+    if (config.bitFlipProbability <= 0 || to.stable || data.length === 0) return;
+    const nowUs = this.world.engine.nowUs;
+    if (nowUs - this.lastBitFlipUs < config.bitFlipCooldownUs) return;
+    if (!this.gate.fires(NETWORK_BUGGIFY_IDS.bitFlip, config.bitFlipProbability)) return;
+    this.lastBitFlipUs = nowUs;
+    const flipCount = flipBits(data, bitFlipCount(this.sim, config.bitFlipMinBits, config.bitFlipMaxBits), this.sim);
+    this.world.recordFault(NETWORK_FAULT_KINDS.bitFlip, { connectionId: to.connectionId, from: from.localIp, to: to.localIp, flipCount, chunkBytes: data.length });
+  }
+
+  /**
+   * Random partitions, rolled on every network event (delivery, connect arrival) while none is in
+   * force: the IPs of live connections (sorted, so the draw is deterministic) are split by the
+   * configured strategy and the two sides cut off from each other in both directions.
+   */
+  private rollRandomPartition(): void {
+    const p = this.config.partitionProbability;
+    if (p <= 0 || this.randomPartitionUntilUs > this.world.engine.nowUs || !this.sim.bool(p)) return;
+    const ips = this.connectedIps();
+    const side = this.pickPartitionSide(ips);
+    if (side === null) return;
+    const durationUs = sampleRangeUs(this.config.partitionDurationUs, this.sim);
+    this.randomPartitionUntilUs = this.world.engine.nowUs + durationUs;
+    const inside = new Set(side);
+    for (const a of side) {
+      for (const b of ips) {
+        if (inside.has(b)) continue;
+        this.partitions.cutPair(a, b, durationUs, "random");
+        this.partitions.cutPair(b, a, durationUs, "random");
+      }
+    }
+  }
+
+  /** Local IPs of every live connection end, sorted numerically. */
+  private connectedIps(): string[] {
+    const ips = new Set<string>();
+    for (const key of this.byPair.keys()) ips.add(key.slice(0, key.indexOf("->")));
+    return [...ips].sort(compareIps);
+  }
+
+  private pickPartitionSide(ips: readonly string[]): string[] | null {
+    const n = ips.length;
+    if (n < 2) return null;
+    const sim = this.sim;
+    switch (this.config.partitionStrategy) {
+      case "random": {
+        const side = ips.filter(() => sim.bool(0.5));
+        return side.length === 0 || side.length === n ? null : side;
+      }
+      case "uniformSize": {
+        const shuffled = ips.slice();
+        for (let i = n - 1; i > 0; i--) {
+          const j = sim.rangeInt(0, i + 1);
+          [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+        }
+        return shuffled.slice(0, sim.rangeInt(1, n)).sort(compareIps);
+      }
+      case "isolateSingle":
+        return [ips[sim.rangeInt(0, n)]!];
+    }
+  }
+
+  // --- bookkeeping ------------------------------------------------------------------------------
 
   /** Resets the pair `end` belongs to. Waits of `crashed` are dropped; everyone else's reject. */
   private resetPair(end: SimConnection, crashed: Incarnation | null): void {
@@ -466,6 +835,8 @@ export class SimNetwork {
       e.reset = true;
       e.inbox = [];
       e.inboxBytes = 0;
+      e.held = null;
+      this.heldEnds.delete(e);
       if (e.owner === crashed || !e.owner.alive) e.dropRead();
       else e.wake();
       this.unregisterConnection(e);
@@ -505,10 +876,18 @@ export class SimNetwork {
     removeFrom(this.byPair, pairKey(end.localIp, end.peerIp), end);
     this.ephemeralInUse.delete(end.localAddr); // no-op for server ends (their address is the listener's)
   }
+}
 
-  private sampleUs([minUs, maxUs]: LatencyRangeUs): number {
-    return maxUs > minUs ? this.world.engine.streams.sim.rangeInt(minUs, maxUs) : minUs;
+/**
+ * Marks a simulated connection (both ends) stable: exempt from clogs, random close, bit flips
+ * and partial I/O, like moonpool's `mark_connection_stable` (for links the system under test
+ * treats as infrastructure). Latency and partitions still apply.
+ */
+export function markConnectionStable(conn: Connection): void {
+  if (!(conn instanceof SimConnection)) {
+    throw new TypeError("markConnectionStable(conn): conn must be a connection of the simulated network (from ctx.network)");
   }
+  conn.net.markStable(conn);
 }
 
 /** `ctx.network` of one scope: binds and connects on behalf of that scope's incarnation and task. */

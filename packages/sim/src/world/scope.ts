@@ -3,13 +3,14 @@
  * task, to that task). Providers are created lazily: a spawned task that only sleeps should not
  * pay for a network object (heap per suspended task is a measured target).
  */
-import type { NetworkProvider, RandomProvider, TaskProvider, TaskScope, TimeProvider, TraceFields, Tracer } from "@moonpool/core";
+import type { NetworkProvider, RandomProvider, StorageProvider, TaskProvider, TaskScope, TimeProvider, TraceFields, Tracer } from "@moonpool/core";
 import type { Incarnation, TaskState } from "../engine/incarnation.ts";
 import type { World } from "./world.ts";
 import { SimTime, type ProcessClock } from "./time.ts";
 import { SimTask } from "./task.ts";
 import { SimRandom } from "./random.ts";
 import type { SimNetworkProvider } from "./network.ts";
+import type { SimStorageProvider } from "./storage/provider.ts";
 
 export class ActorTracer implements Tracer {
   constructor(
@@ -38,6 +39,7 @@ export class ActorScope implements TaskScope {
   private taskProvider: SimTask | undefined;
   private randomProvider: SimRandom | undefined;
   private networkProvider: SimNetworkProvider | undefined;
+  private storageProvider: SimStorageProvider | undefined;
   private tracer: ActorTracer | undefined;
   private taskSignal: AbortSignal | undefined;
   /** Aborted by `TaskHandle.abort()`; created on first use. */
@@ -69,6 +71,10 @@ export class ActorScope implements TaskScope {
   }
   get network(): NetworkProvider {
     return (this.networkProvider ??= this.world.network.providerFor(this));
+  }
+  /** The files of this actor's IP (shared by every incarnation and task on it). */
+  get storage(): StorageProvider {
+    return (this.storageProvider ??= this.world.storage.providerFor(this));
   }
   get trace(): Tracer {
     return (this.tracer ??= new ActorTracer(this.world, this.incarnation.actor));

@@ -3,7 +3,7 @@
  * of the current instant (like a scheduler picking a ready task), and stops where it waits when
  * aborted or when its process crashes.
  */
-import { TaskCancelled, type TaskHandle, type TaskOutcome, type TaskProvider, type TaskScope } from "@moonpool/core";
+import { TaskCancelled, TaskHandleBase, type TaskHandle, type TaskProvider, type TaskScope } from "@moonpool/core";
 import { Incarnation, TaskState, never, type PendingOp } from "../engine/incarnation.ts";
 import { EventTag } from "./world.ts";
 import type { ActorScope } from "./scope.ts";
@@ -12,47 +12,21 @@ function fireYield(op: PendingOp<void>): void {
   Incarnation.resolve(op, undefined);
 }
 
-class SimTaskHandle<T> implements TaskHandle<T> {
-  finished = false;
-  readonly outcome: Promise<TaskOutcome<T>>;
-  private settle!: (outcome: TaskOutcome<T>) => void;
-
+class SimTaskHandle<T> extends TaskHandleBase<T> {
   constructor(
-    readonly name: string,
+    name: string,
     private readonly scope: ActorScope,
   ) {
-    this.outcome = new Promise<TaskOutcome<T>>((resolve) => {
-      this.settle = resolve;
-    });
+    super(name);
   }
 
-  finish(outcome: TaskOutcome<T>): void {
-    if (this.finished) return;
-    this.finished = true;
-    this.settle(outcome);
-  }
-
+  /** Drops the task's pending operations: it stops where it waits, no `finally` runs. */
   abort(): void {
     if (this.finished) return;
     const task = this.scope.taskState!;
     this.scope.taskController?.abort(new TaskCancelled(this.name));
     this.scope.incarnation.abortTask(task);
     this.finish({ status: "cancelled" });
-  }
-
-  join(): Promise<T> {
-    return this.outcome.then((o) => {
-      if (o.status === "ok") return o.value;
-      if (o.status === "cancelled") throw new TaskCancelled(this.name);
-      throw o.error;
-    });
-  }
-
-  then<R1 = TaskOutcome<T>, R2 = never>(
-    onFulfilled?: ((value: TaskOutcome<T>) => R1 | PromiseLike<R1>) | null,
-    onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,
-  ): PromiseLike<R1 | R2> {
-    return this.outcome.then(onFulfilled, onRejected);
   }
 }
 

@@ -5,6 +5,7 @@ import { msToUs } from "../engine/engine.ts";
 import type { World } from "./world.ts";
 import { EventTag } from "./world.ts";
 import type { ActorScope } from "./scope.ts";
+import { NETWORK_FAULT_KINDS } from "./network-config.ts";
 
 function fireTimer(op: PendingOp<void>): void {
   Incarnation.resolve(op, undefined);
@@ -13,19 +14,31 @@ function fireTimer(op: PendingOp<void>): void {
 /**
  * A process's own clock for `timer()`. It may run ahead of simulated time by at most
  * `driftMaxUs` (0 = no drift), never behind it, and never goes backwards: the model of a real
- * machine clock that drifts forward between synchronisations.
+ * machine clock that drifts forward between synchronisations (moonpool: each read moves
+ * `timer += u · (now + max − timer) / 2`). Network chaos sets `driftMaxUs` per seed; in recovery
+ * mode the clock stops drifting but keeps any lead it already has.
  */
 export class ProcessClock {
   driftMaxUs = 0;
   private timerUs = 0;
+  private driftReported = false;
+
+  constructor(
+    /** The process's IP, named in the `clock_drift` fault event. */
+    readonly ip: string = "",
+  ) {}
 
   read(world: World): number {
     const nowUs = world.engine.nowUs;
     if (this.timerUs < nowUs) this.timerUs = nowUs;
-    if (this.driftMaxUs > 0 && this.timerUs < nowUs + this.driftMaxUs) {
+    if (this.driftMaxUs > 0 && !world.inRecoveryMode && this.timerUs < nowUs + this.driftMaxUs) {
       // Move part of the way towards the upper bound: drift accumulates but stays bounded.
       const u = world.engine.streams.sim.ratio();
       this.timerUs += Math.floor((u * (nowUs + this.driftMaxUs - this.timerUs)) / 2);
+      if (!this.driftReported && this.timerUs > nowUs) {
+        this.driftReported = true; // once per clock: drift is a state, not a stream of events
+        world.recordFault(NETWORK_FAULT_KINDS.clockDrift, { ip: this.ip, driftMaxMs: this.driftMaxUs / 1000 });
+      }
     }
     return this.timerUs / 1000;
   }
@@ -35,7 +48,7 @@ export class SimTime implements TimeProvider {
   constructor(private readonly scope: ActorScope) {}
 
   sleep(delayMs: number): Promise<void> {
-    const delayUs = msToUs(delayMs) + this.scope.world.extraSleepUs();
+    const delayUs = msToUs(delayMs) + this.scope.world.extraSleepUs(this.scope.ip);
     const op = this.scope.incarnation.begin<void>(this.scope.taskState, true, "sleep ms", delayMs);
     if (op === null) return never<void>();
     this.scope.world.engine.schedule(delayUs, fireTimer, op, EventTag.timer, this.scope.incarnation);

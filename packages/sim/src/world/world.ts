@@ -8,6 +8,7 @@ import { Engine, msToUs, type SteppingMode } from "../engine/engine.ts";
 import type { Incarnation } from "../engine/incarnation.ts";
 import { SIM_FAULT_EVENT_NAME, TraceLog } from "./trace-log.ts";
 import { SimNetwork } from "./network.ts";
+import { SimStorage } from "./storage/storage.ts";
 
 /** Event tags mixed into the trace hash, one per event kind. */
 export const EventTag = {
@@ -17,6 +18,7 @@ export const EventTag = {
   network: 4,
   lifecycle: 5,
   runner: 6,
+  storage: 8,
 } as const;
 
 export interface WorldOptions {
@@ -29,15 +31,54 @@ export class World {
   readonly engine: Engine;
   readonly trace: TraceLog;
   readonly network: SimNetwork;
+  /** The disks of every IP (files survive reboots of their IP's process). */
+  readonly storage: SimStorage;
 
   constructor(options: WorldOptions) {
     this.engine = new Engine(options.seed, options.mode ?? "fast");
     this.trace = new TraceLog(options.traceLevel ?? "info");
     this.network = new SimNetwork(this);
+    this.storage = new SimStorage(this);
   }
 
-  /** Extra delay added to every sleep (buggified delay; set by network chaos). */
-  extraSleepUs: () => number = () => 0;
+  /**
+   * Extra delay added to every sleep of the actor at `ip` (buggified delay; installed by network
+   * chaos, reset to none by recovery mode).
+   */
+  extraSleepUs: (ip: string) => number = () => 0;
+
+  /**
+   * Owner of the events chaos schedules on its own behalf (partition expiries, the chaos
+   * cutoff). The runner marks it dead once the run phase is over, so those events are purged
+   * instead of keeping the settle phase busy.
+   */
+  readonly faultOwner: { readonly actor: string; alive: boolean } = { actor: "sim", alive: true };
+
+  /** True once `enterRecoveryMode()` ran: configuration-driven faults are off for good. */
+  inRecoveryMode = false;
+  private readonly recoveryHooks: (() => void)[] = [];
+
+  /**
+   * Registers what recovery mode must switch off besides the network (storage, ...). Hooks run
+   * in registration order, once, after the network's.
+   */
+  onRecoveryMode(hook: () => void): void {
+    this.recoveryHooks.push(hook);
+  }
+
+  /**
+   * The chaos cutoff: no new fault of any configuration-driven family from now on, every
+   * partition healed (both directions, each a `partition_healed` event), no more buggified sleep
+   * delay or clock drift. Damage already done stays: closed connections, delayed bytes, clogs and
+   * clocks already ahead run their course. Idempotent.
+   */
+  enterRecoveryMode(): void {
+    if (this.inRecoveryMode) return;
+    this.inRecoveryMode = true;
+    this.extraSleepUs = () => 0;
+    this.network.enterRecoveryMode();
+    for (const hook of this.recoveryHooks) hook();
+  }
 
   get nowMs(): number {
     return this.engine.nowUs / 1000;

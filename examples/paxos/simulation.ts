@@ -1,0 +1,111 @@
+/**
+ * The Paxos simulation, built up one layer at a time as the README walks through it:
+ *
+ *   paxosSimulation({ network: "none", isolation: false })  // stage 1: one seed, a quiet world
+ *   paxosSimulation()                                       // + baseline network faults and node isolation
+ *   paxosSimulation({ network: "random" })                  // + one chaos axis, drawn per seed
+ *   paxosCampaign()                                         // everything that exists today, swarmed
+ *
+ * Iteration settings (how many seeds, which ones, exploration) are left to the caller: `run.ts`,
+ * `paxos.sim.ts`, the tests and the benchmark each choose theirs.
+ */
+import { Chaos, SimulationBuilder, type Process, type SimContext } from "@moonpool/sim";
+import { IsolateNodeInjector } from "./faults.ts";
+import { AcceptorInvariant, ConsensusInvariant } from "./invariants.ts";
+import { PaxosNode, type PaxosOptions } from "./node.ts";
+import { PAXOS_PORT } from "./protocol.ts";
+import { PaxosWorkload, type PaxosWorkloadOptions } from "./workload.ts";
+
+export const PAXOS_GROUP = "paxos";
+export const NODE_COUNT = 3;
+/** The chaos window: clients work inside it, the recovery tail runs after it. */
+export const CHAOS_MS = 3_000;
+/** A seed that runs longer than this in simulated time is stuck (the healthy ones take ~4-6 s). */
+export const RUN_TIME_BUDGET_MS = 60_000;
+
+export interface PaxosSimulationOptions extends PaxosOptions {
+  /**
+   * Network faults: "none" (baseline timing, no faults), "baseline" (the default: moonpool's
+   * baseline faults), or `Chaos.network("random" | "swarm")` drawn per seed.
+   */
+  readonly network?: "none" | "baseline" | "random" | "swarm";
+  /** Isolate a node now and then during the chaos window (`faults.ts`). Default true. */
+  readonly isolation?: boolean;
+  /** `Chaos.buggifyKnobs()`: spike the knobs of the enabled chaos surfaces. Needs network "random" or "swarm". */
+  readonly buggifyKnobs?: boolean;
+  /** Swarm the client's operation alphabet per seed. */
+  readonly swarmOperations?: boolean;
+  /** Workload size; the defaults keep a seed around 50-100 ms of wall time. */
+  readonly workload?: Omit<PaxosWorkloadOptions, "group" | "chaosMs">;
+}
+
+/**
+ * Adapts the production node to the simulator: a fresh `PaxosNode` per boot (only its storage
+ * survives a reboot), whose peers are the members of the "paxos" group. Production takes the same
+ * list from `--peers` (`main.ts`).
+ */
+class SimulatedPaxosNode implements Process {
+  readonly name = PAXOS_GROUP;
+  constructor(private readonly options: PaxosOptions) {}
+
+  run(ctx: SimContext): Promise<void> {
+    const addresses = ctx.topology.ipsInGroup(PAXOS_GROUP).map((ip) => `${ip}:${PAXOS_PORT}`);
+    return new PaxosNode({ id: ctx.clientId + 1, addresses, options: this.options }).run(ctx);
+  }
+}
+
+export function paxosSimulation(options: PaxosSimulationOptions = {}): SimulationBuilder {
+  const nodeOptions: PaxosOptions = options.bug === undefined ? {} : { bug: options.bug };
+  const builder = new SimulationBuilder()
+    .processes(NODE_COUNT, () => new SimulatedPaxosNode(nodeOptions))
+    .workloadFactory(() => new PaxosWorkload({ group: PAXOS_GROUP, chaosMs: CHAOS_MS, ...options.workload }))
+    .invariant(new ConsensusInvariant(NODE_COUNT))
+    .invariant(new AcceptorInvariant())
+    .chaosDuration(CHAOS_MS)
+    .runTimeBudget(RUN_TIME_BUDGET_MS);
+  const network = options.network ?? "baseline";
+  if (network === "none") builder.networkFaults("none");
+  else if (network !== "baseline") builder.enableChaos([Chaos.network(network)]);
+  if (options.buggifyKnobs === true) builder.enableChaos([Chaos.buggifyKnobs()]);
+  if (options.isolation !== false) builder.faultFactory(() => new IsolateNodeInjector(PAXOS_GROUP));
+  if (options.swarmOperations === true) builder.swarmOperations();
+  return builder;
+}
+
+/**
+ * The full campaign with the chaos surfaces that exist today: network faults in swarm mode, their
+ * knobs spiked by buggify, node isolation inside a chaos window, a swarmed operation alphabet, and
+ * the recovery tail after the window.
+ */
+export function paxosCampaign(options: PaxosOptions = {}): SimulationBuilder {
+  const chaos: Chaos[] = [
+    Chaos.network("swarm"),
+    Chaos.buggifyKnobs(),
+    // STORAGE: when `Chaos.storage` lands (issue 4), add  Chaos.storage("swarm"),
+    // ATTRITION: when `Chaos.attrition` lands, add the process reboots here, e.g.
+    //   Chaos.attrition({ maxDead: 1, probGraceful: 1, probCrash: 2, probWipe: 0 }, "swarm"),
+    // (wipe stays 0: an acceptor that loses its disk may forget a promise, which Paxos forbids).
+  ];
+  return paxosSimulation({ ...options, isolation: true, swarmOperations: true }).enableChaos(chaos);
+}
+
+/**
+ * The README's path, one chaos axis at a time: each stage adds one thing to the previous one.
+ * Every stage must pass on its own before the next is trusted.
+ */
+export const PAXOS_STAGES = {
+  /** One seed, a network without faults, no isolation: the happy path against the model. */
+  smoke: (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "none", isolation: false }),
+  /** Moonpool's baseline network faults (timing, connect failures, partial I/O, rare corruption). */
+  baseline: (options: PaxosOptions = {}) => paxosSimulation({ ...options, isolation: false }),
+  /** + a node cut off from everyone now and then, inside the chaos window. */
+  isolation: (options: PaxosOptions = {}) => paxosSimulation(options),
+  /** + every network parameter drawn per seed. */
+  "network-random": (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "random" }),
+  /** + network fault families switched off at random per seed (swarm), knobs spiked by buggify. */
+  "network-swarm": (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "swarm", buggifyKnobs: true }),
+  /** + the operation alphabet swarmed: everything that exists today. */
+  campaign: (options: PaxosOptions = {}) => paxosCampaign(options),
+} as const satisfies Record<string, (options?: PaxosOptions) => SimulationBuilder>;
+
+export type PaxosStage = keyof typeof PAXOS_STAGES;

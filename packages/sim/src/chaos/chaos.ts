@@ -1,0 +1,108 @@
+/**
+ * `Chaos` descriptors: what `SimulationBuilder.enableChaos([...])` accepts, one entry per fault
+ * surface. A discriminated union on `surface`, so each surface's issue adds its member (storage,
+ * attrition) and its field of `ChaosPlan` without touching the others:
+ *
+ *   .enableChaos([Chaos.network("swarm"), Chaos.buggifyKnobs()])
+ *
+ * - `Chaos.network(mode)`: network faults drawn per seed ("random", inventory §9.3) or drawn and
+ *   then thinned by a per-seed mask ("swarm", §9.4). Without it the baseline of §9.2 applies.
+ * - `Chaos.storage(mode)`: storage faults drawn per seed ("random") or drawn and masked ("swarm"),
+ *   inventory §10.2 (see `storage-config.ts`). Without it storage faults are off.
+ * - `Chaos.buggifyKnobs()`: spikes the knobs of the enabled surfaces (§9.5) on the seeds where
+ *   their buggify points fire; it needs at least one such surface.
+ * Later entries override earlier ones for the same surface.
+ */
+import { InvalidConfiguration } from "@moonpool/core";
+
+/** How a surface's configuration is chosen per seed. */
+export type ChaosMode = "random" | "swarm";
+export const CHAOS_MODES: readonly ChaosMode[] = ["random", "swarm"];
+
+/** One `enableChaos` entry. */
+export type Chaos =
+  | { readonly surface: "network"; readonly mode: ChaosMode }
+  | { readonly surface: "storage"; readonly mode: ChaosMode }
+  | { readonly surface: "buggifyKnobs" };
+
+/** Surfaces `Chaos.buggifyKnobs()` can spike. */
+export const KNOB_SURFACES = ["network", "storage"] as const;
+
+function checkMode(mode: unknown, call: string): ChaosMode {
+  if (!CHAOS_MODES.includes(mode as ChaosMode)) {
+    throw new InvalidConfiguration(`${call}: mode must be "random" (every parameter drawn per seed) or "swarm" (random, then each family off with probability 1/2), got ${JSON.stringify(mode) ?? String(mode)}`);
+  }
+  return mode as ChaosMode;
+}
+
+export const Chaos = Object.freeze({
+  /** Network fault families drawn per seed (`"random"`) or drawn and masked (`"swarm"`). */
+  network(mode: ChaosMode): Chaos {
+    return Object.freeze({ surface: "network", mode: checkMode(mode, "Chaos.network(mode)") });
+  },
+  /**
+   * Storage fault families (read/write corruption, phantom and misdirected writes and reads, sync
+   * failures, crash damage, stalls, throttling) drawn per seed (`"random"`, inventory §10.2) or
+   * drawn and masked (`"swarm"`, 9 families). Without it storage faults are off.
+   */
+  storage(mode: ChaosMode): Chaos {
+    return Object.freeze({ surface: "storage", mode: checkMode(mode, "Chaos.storage(mode)") });
+  },
+  /** Spike the knobs of the enabled surfaces on the seeds where their buggify points fire. */
+  buggifyKnobs(): Chaos {
+    return Object.freeze({ surface: "buggifyKnobs" });
+  },
+});
+
+/** The chaos surfaces of a simulation, resolved from the `enableChaos` entries. */
+export interface ChaosPlan {
+  /** The network's mode, or null without a `Chaos.network` entry (the baseline applies). */
+  readonly network: ChaosMode | null;
+  /** The storage's mode; absent without a `Chaos.storage` entry (storage faults off). */
+  readonly storage?: ChaosMode;
+  readonly buggifyKnobs: boolean;
+}
+
+export const NO_CHAOS: ChaosPlan = Object.freeze({ network: null, buggifyKnobs: false });
+
+/**
+ * Folds `entries` into `plan` (later entries win for their surface). Throws
+ * `InvalidConfiguration` for anything that is not a `Chaos.*(...)` descriptor.
+ */
+export function applyChaosEntries(plan: ChaosPlan, entries: readonly Chaos[]): ChaosPlan {
+  if (!Array.isArray(entries)) {
+    throw new InvalidConfiguration("enableChaos(entries): entries must be an array, e.g. enableChaos([Chaos.network(\"swarm\"), Chaos.buggifyKnobs()])");
+  }
+  let network = plan.network;
+  let storage = plan.storage;
+  let buggifyKnobs = plan.buggifyKnobs;
+  entries.forEach((entry: Chaos, i) => {
+    const surface = (entry as { surface?: unknown } | null)?.surface;
+    switch (surface) {
+      case "network":
+        network = checkMode((entry as { mode?: unknown }).mode, `enableChaos: entry ${i} (network)`);
+        break;
+      case "storage":
+        storage = checkMode((entry as { mode?: unknown }).mode, `enableChaos: entry ${i} (storage)`);
+        break;
+      case "buggifyKnobs":
+        buggifyKnobs = true;
+        break;
+      default:
+        throw new InvalidConfiguration(
+          `enableChaos: entry ${i} is not a chaos descriptor (got ${JSON.stringify(entry) ?? String(entry)}); create entries with Chaos.network("random" | "swarm"), Chaos.storage("random" | "swarm") or Chaos.buggifyKnobs()`,
+        );
+    }
+  });
+  return Object.freeze({ network, storage, buggifyKnobs });
+}
+
+/** Configuration mistakes of a plan alone, as messages that say what to change. */
+export function chaosPlanErrors(plan: ChaosPlan): string[] {
+  const errors: string[] = [];
+  const knobSurfaceEnabled = KNOB_SURFACES.some((surface) => (plan[surface] ?? null) !== null);
+  if (plan.buggifyKnobs && !knobSurfaceEnabled) {
+    errors.push("Chaos.buggifyKnobs() spikes the knobs of enabled chaos surfaces and none is enabled: add Chaos.network(\"random\" | \"swarm\") or Chaos.storage(\"random\" | \"swarm\") to enableChaos([...]), or drop Chaos.buggifyKnobs()");
+  }
+  return errors;
+}

@@ -1,0 +1,111 @@
+/**
+ * `moonpool replay <simulation> --seed S [--recipe "..."]`: runs one timeline in this thread and
+ * prints its full event trace (filtered by actor and level), then its failures. Exits 1 when the
+ * timeline still fails. `--from report.json` takes the simulation, seed and recipe of a failure
+ * recorded in a JSON report instead.
+ */
+import { TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
+import { parseRecipe, RecipeParseError } from "../../engine/recipe.ts";
+import { Campaign } from "../../runner/campaign.ts";
+import { formatDuration } from "../../runner/report-format.ts";
+import { formatFailure } from "../../runner/seed-result.ts";
+import type { TraceEvent } from "../../world/trace-log.ts";
+import { buildSimulationConfig } from "../build-simulation.ts";
+import { colorsFor, type Colors } from "../colors.ts";
+import { loadConfig } from "../config-file.ts";
+import { discoverSimulations, findSimulation } from "../discovery.ts";
+import { EXIT_FAILED, EXIT_PASSED, UsageError } from "../errors.ts";
+import type { CliIO } from "../io.ts";
+import { parsePositiveInteger, parseSeed, parseTraceLevel } from "../option-values.ts";
+import { readRunReport } from "../run-report.ts";
+
+export interface ReplayFlags {
+  readonly config?: string;
+  readonly seed?: string;
+  readonly recipe?: string;
+  readonly actor?: readonly string[];
+  readonly level?: string;
+  readonly trace?: boolean;
+  readonly from?: string;
+  readonly failure?: string;
+}
+
+/** `--actor node-1` matches `node-1@10.0.1.1` (the name before `@`) as well as the full actor. */
+export function actorMatches(source: string, filters: readonly string[]): boolean {
+  if (filters.length === 0) return true;
+  const name = source.split("@")[0]!;
+  return filters.some((f) => f === source || f === name);
+}
+
+function levelColour(level: TraceLevel, text: string, c: Colors): string {
+  return level === "error" ? c.red(text) : level === "warn" ? c.yellow(text) : level === "debug" ? c.dim(text) : text;
+}
+
+interface Target {
+  readonly simulation: string;
+  readonly seed: number;
+  readonly recipe: string;
+}
+
+async function targetFromReport(flags: ReplayFlags, io: CliIO): Promise<Target> {
+  const file = await readRunReport(flags.from!);
+  const failures = file.simulations.flatMap((s) => s.failures.map((f) => ({ simulation: s.name, seed: f.seed, recipe: f.recipe })));
+  if (failures.length === 0) throw new UsageError(`--from ${flags.from}: the report records no failure to replay`);
+  const n = flags.failure === undefined ? 1 : parsePositiveInteger(flags.failure, "--failure", "1");
+  if (n > failures.length) throw new UsageError(`--failure ${n}: the report records ${failures.length} failure(s)`);
+  io.stderr.write(`replaying failure ${n} of ${failures.length} recorded in ${flags.from}\n`);
+  return failures[n - 1]!;
+}
+
+export async function replayCommandRun(simulationArg: string | undefined, flags: ReplayFlags, io: CliIO): Promise<number> {
+  let target: Target;
+  if (flags.from !== undefined) {
+    if (simulationArg !== undefined || flags.seed !== undefined) throw new UsageError("--from takes the simulation, seed and recipe from the report: do not also pass them");
+    target = await targetFromReport(flags, io);
+  } else {
+    if (simulationArg === undefined) throw new UsageError("replay needs a simulation name and --seed S (e.g. moonpool replay leader-election --seed 42), or --from report.json");
+    if (flags.seed === undefined) throw new UsageError(`replay ${simulationArg}: --seed S is required (the failing seed printed by moonpool run)`);
+    target = { simulation: simulationArg, seed: parseSeed(flags.seed, "--seed"), recipe: flags.recipe ?? "" };
+  }
+  let recipe;
+  try {
+    recipe = parseRecipe(target.recipe);
+  } catch (error) {
+    if (error instanceof RecipeParseError) throw new UsageError(`--recipe: ${error.message}`);
+    throw error;
+  }
+  const minLevel = flags.level === undefined ? "info" : parseTraceLevel(flags.level);
+  const fileConfig = await loadConfig(io.cwd, flags.config);
+  const sim = findSimulation(await discoverSimulations(fileConfig), target.simulation);
+  let config = buildSimulationConfig(sim.definition, { explore: false });
+  if (TRACE_LEVEL_ORDER[minLevel] < TRACE_LEVEL_ORDER[config.traceLevel]) {
+    // More facts are hashed, so the trace hash changes; what the seed does does not (unless an
+    // invariant reads the newly captured facts).
+    io.stderr.write(`capturing trace level ${minLevel} (the simulation captures ${config.traceLevel} and above): the trace hash will differ from the run's\n`);
+    config = { ...config, traceLevel: minLevel };
+  }
+
+  let events: readonly TraceEvent[] = [];
+  const { result } = await new Campaign(config).runSingleSeed(target.seed, { breakpoints: recipe, explore: false, onTrace: (all) => (events = all) });
+
+  const c = colorsFor(io.stdout);
+  const actors = flags.actor ?? [];
+  if (flags.trace !== false) {
+    let shown = 0;
+    for (const event of events) {
+      if (TRACE_LEVEL_ORDER[event.level] < TRACE_LEVEL_ORDER[minLevel] || !actorMatches(event.source, actors)) continue;
+      io.stdout.write(levelColour(event.level, event.format(), c) + "\n");
+      shown++;
+    }
+    io.stderr.write(`${shown} of ${events.length} trace events shown${actors.length > 0 ? ` (actors: ${actors.join(", ")})` : ""}, level >= ${minLevel}\n`);
+  }
+  const timeline = `${sim.name} seed ${target.seed}${target.recipe.length > 0 ? ` recipe "${target.recipe}"` : ""}`;
+  const facts = `sim=${formatDuration(result.simulatedTimeMs)} events=${result.eventsProcessed} hash=${result.traceHash}`;
+  if (result.ok) {
+    io.stdout.write(`${c.green("PASSED")} ${timeline} ${facts}\n`);
+    return EXIT_PASSED;
+  }
+  io.stdout.write(`${c.red("FAILED")} ${timeline} ${facts}\n`);
+  for (const f of result.failures) io.stdout.write(`  ${formatFailure(f)}\n`);
+  return EXIT_FAILED;
+}

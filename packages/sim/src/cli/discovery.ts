@@ -1,0 +1,83 @@
+/**
+ * Finds simulation files by the config's globs, imports them, and collects every exported
+ * `defineSimulation(...)`. Simulations are listed and run in name order, so a run's order does
+ * not depend on the file system.
+ */
+import path from "node:path";
+import { pathToFileURL } from "node:url";
+import { glob } from "tinyglobby";
+import { isSimulationDefinition, type SimulationDefinition } from "./define.ts";
+import { SimulationLoadError, UnknownSimulation } from "./errors.ts";
+import type { ResolvedConfig } from "./config-file.ts";
+
+export interface DiscoveredSimulation {
+  readonly name: string;
+  readonly description: string;
+  /** Absolute path (what workers import). */
+  readonly file: string;
+  /** Relative to the root, with `/` separators (what reports show). */
+  readonly relativeFile: string;
+  readonly definition: SimulationDefinition;
+}
+
+/** Imports a simulation file and returns its definitions in export order. */
+export async function loadSimulationFile(file: string): Promise<SimulationDefinition[]> {
+  let module: Record<string, unknown>;
+  try {
+    module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+  } catch (error) {
+    throw new SimulationLoadError(`${file} failed to load: ${(error as Error).message}`, { cause: error });
+  }
+  return Object.values(module).filter(isSimulationDefinition);
+}
+
+export async function discoverSimulations(config: ResolvedConfig): Promise<DiscoveredSimulation[]> {
+  const files = (await glob([...config.include], { cwd: config.rootDir, ignore: [...config.exclude], absolute: true, onlyFiles: true })).sort();
+  const byName = new Map<string, DiscoveredSimulation>();
+  for (const file of files) {
+    const relativeFile = path.relative(config.rootDir, file).split(path.sep).join("/");
+    const definitions = await loadSimulationFile(file);
+    if (definitions.length === 0) {
+      throw new SimulationLoadError(`${relativeFile} matches the simulation globs but exports no defineSimulation(...) (export const sim = defineSimulation({ name, description, build }))`);
+    }
+    for (const definition of definitions) {
+      const existing = byName.get(definition.name);
+      if (existing !== undefined && existing.definition !== definition) {
+        throw new SimulationLoadError(`two simulations are named '${definition.name}': in ${existing.relativeFile} and ${relativeFile}; names must be unique`);
+      }
+      byName.set(definition.name, { name: definition.name, description: definition.description, file, relativeFile, definition });
+    }
+  }
+  return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+function knownNames(all: readonly DiscoveredSimulation[]): string {
+  return all.length === 0 ? "none found" : all.map((s) => s.name).join(", ");
+}
+
+/**
+ * A filter selects the simulation whose name equals it; when no name equals it, every simulation
+ * whose name or file path contains it (so `run leader-election` runs exactly that one, while
+ * `run leader` runs all leader simulations). No filters: all of them.
+ */
+export function selectSimulations(all: readonly DiscoveredSimulation[], filters: readonly string[], config: ResolvedConfig): DiscoveredSimulation[] {
+  if (all.length === 0) {
+    throw new UnknownSimulation(`no simulation files found under ${config.rootDir} matching ${config.include.join(", ")}${config.configFile === null ? " (no moonpool.config.ts here: the defaults apply)" : ` (from ${config.configFile})`}`);
+  }
+  if (filters.length === 0) return all.slice();
+  const selected = new Set<DiscoveredSimulation>();
+  for (const filter of filters) {
+    const exact = all.find((s) => s.name === filter);
+    const matches = exact !== undefined ? [exact] : all.filter((s) => s.name.includes(filter) || s.relativeFile.includes(filter));
+    if (matches.length === 0) throw new UnknownSimulation(`no simulation matches '${filter}'; known simulations: ${knownNames(all)}`);
+    for (const m of matches) selected.add(m);
+  }
+  return all.filter((s) => selected.has(s));
+}
+
+/** Exactly one simulation by name (replay). */
+export function findSimulation(all: readonly DiscoveredSimulation[], name: string): DiscoveredSimulation {
+  const found = all.find((s) => s.name === name);
+  if (found === undefined) throw new UnknownSimulation(`unknown simulation '${name}'; known simulations: ${knownNames(all)}`);
+  return found;
+}

@@ -1,0 +1,130 @@
+/**
+ * The `moonpool` command line: a thin shell over the commands (each a function of flags and IO)
+ * so that what it does can be read in one place. Started by `bin/moonpool.mjs`, which registers
+ * tsx first.
+ */
+import { Command, Option } from "commander";
+import { PACKAGE_VERSION } from "../runner/report.ts";
+import { listCommand } from "./commands/list.ts";
+import { mergeCommand, type MergeFlags } from "./commands/merge.ts";
+import { replayCommandRun, type ReplayFlags } from "./commands/replay.ts";
+import { runCommand, type RunFlags } from "./commands/run.ts";
+import { CliError, EXIT_USAGE } from "./errors.ts";
+import { processIO } from "./io.ts";
+import { EXPLORE_ROUND_ROOT_SEEDS } from "./pool-campaign.ts";
+
+const collect = (value: string, previous: string[]): string[] => [...previous, value];
+
+const RUN_HELP = `
+Seeds: --seed and --seeds run exactly those seeds; --iterations N runs N seeds derived from the
+base seed (the simulation's debug seeds first); --until-stable QUIET,MAX runs seeds until QUIET
+consecutive seeds reach no new sometimes-assertion (at most MAX). Without these flags the
+simulation's own builder settings apply, then moonpool.config.ts, then until-stable 10,1000.
+The base seed is --base-seed, else the simulation's setBaseSeed, else the wall clock (printed).
+
+Workers: each seed runs in a worker thread with a fresh assertion table; the main thread merges
+the tables in seed order, so every --workers N gives the same report (except wall-clock fields:
+host.* and every wallTimeMs / totalWallTimeMs).
+
+--explore: root seeds are explored in rounds of ${EXPLORE_ROUND_ROOT_SEEDS} consecutive seeds; each root
+seed of a round starts from the coverage merged up to the start of its round, so results do not
+depend on the number of workers. With --shard, rounds start at the shard's first seed.
+
+Shards: --shard i/n runs the i-th of n contiguous blocks of seed indexes (1 <= i <= n); n
+machines with the same flags and --base-seed run exactly the seeds of one unsharded run, each
+once, and 'moonpool merge' combines their JSON reports into what that run would have written.
+--shard auto/n takes i from JOB_COMPLETION_INDEX (Kubernetes Indexed Job, 0-based) or
+MOONPOOL_SHARD_INDEX (1-based; set it from a CI matrix variable), e.g. in GitHub Actions:
+  npx moonpool run --shard \${{ matrix.shard }}/4 --iterations 10000 --base-seed \${{ github.run_id }} --reporter json
+Until-stable campaigns cannot be sharded (the stop rule depends on every earlier seed).
+
+Exit status: 0 passed; 1 a seed failed, a safety assertion was violated or a seed exceeded
+--timeout (coverage gaps and until-stable's cap too with --strict-coverage); 2 usage or loading
+error; 130 interrupted by SIGINT (the report of the seeds that ran is still written).`;
+
+export function createProgram(): Command {
+  const io = processIO();
+  const program = new Command("moonpool")
+    .description("Deterministic simulation campaigns: list, run, replay and merge simulations (*.sim.ts files).")
+    .version(PACKAGE_VERSION)
+    .showHelpAfterError()
+    .exitOverride();
+
+  program
+    .command("list")
+    .description("list the simulations found (name, description, file)")
+    .argument("[filter...]", "names, or parts of names or file paths")
+    .option("--config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
+    .action(async (filters: string[], flags: { config?: string }) => {
+      process.exitCode = await listCommand(filters, flags, io);
+    });
+
+  program
+    .command("run")
+    .description("run simulation campaigns")
+    .argument("[filter...]", "simulation names (exact), or parts of names or file paths; none: all")
+    .option("--seed <seed>", "run exactly this seed")
+    .option("--seeds <list>", "run exactly these seeds, e.g. 1,2,3")
+    .option("--iterations <n>", "run n seeds derived from the base seed")
+    .option("--until-stable <quiet,max>", "run until coverage is stable for QUIET seeds, at most MAX seeds")
+    .option("--base-seed <seed>", "base seed of derived seeds (same on every shard)")
+    .option("--workers <n>", "worker threads (default: config, else the number of cores)")
+    .option("--explore", "explore every root seed in depth (exploration with default settings, unless the simulation configures it)")
+    .option("--shard <i/n>", "run shard i of n (or auto/n: i from JOB_COMPLETION_INDEX or MOONPOOL_SHARD_INDEX)")
+    .option("--reporter <name>", "text, json, junit; repeat or comma-separate for several (default: config, else text)", collect, [])
+    .option("--out <dir>", "folder for json and junit reports (default: config, else moonpool-reports)")
+    .option("--bail", "stop at the first failing seed (in seed order)")
+    .option("--timeout <duration>", "wall-clock limit per root seed, e.g. 30s or 5m; a seed over it fails the run (default: none)")
+    .option("--strict-coverage", "also fail on coverage gaps and when until-stable hits its cap")
+    .option("--config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
+    .addHelpText("after", RUN_HELP)
+    .action(async (filters: string[], flags: RunFlags) => {
+      process.exitCode = await runCommand(filters, flags, io);
+    });
+
+  program
+    .command("replay")
+    .description("replay one timeline, print its trace; exit 1 when it still fails")
+    .argument("[simulation]", "the simulation's name")
+    .option("--seed <seed>", "the seed to replay")
+    .option("--recipe <recipe>", 'exploration recipe, e.g. "151@8837201 -> 80@1293847"')
+    .option("--actor <name>", "only events of this actor (e.g. node-1 or node-1@10.0.1.1); repeatable", collect, [])
+    .addOption(new Option("--level <level>", "lowest trace level shown (debug also captures debug events)").choices(["debug", "info", "warn", "error"]))
+    .option("--no-trace", "print only the outcome, not the trace")
+    .option("--from <report.json>", "replay a failure recorded in a JSON report")
+    .option("--failure <n>", "with --from: which failure (default 1)")
+    .option("--config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
+    .action(async (simulation: string | undefined, flags: ReplayFlags) => {
+      process.exitCode = await replayCommandRun(simulation, flags, io);
+    });
+
+  program
+    .command("merge")
+    .description("merge shard reports (JSON) into one; byte-identical for the same inputs in any order")
+    .argument("<reports...>", "report.json files of the shards")
+    .option("-o, --output <file>", "write the merged report here (default: stdout)")
+    .option("--junit <file>", "also write JUnit XML")
+    .action(async (files: string[], flags: MergeFlags) => {
+      process.exitCode = await mergeCommand(files, flags, io);
+    });
+  return program;
+}
+
+export async function main(argv: readonly string[]): Promise<number> {
+  const program = createProgram();
+  try {
+    await program.parseAsync(argv as string[], { from: "user" });
+    return typeof process.exitCode === "number" ? process.exitCode : 0;
+  } catch (error) {
+    const e = error as { code?: string; exitCode?: number };
+    // commander has already printed its own message (and help) for its errors.
+    if (typeof e.code === "string" && e.code.startsWith("commander.")) return e.exitCode === 0 ? 0 : EXIT_USAGE;
+    if (error instanceof CliError) {
+      process.stderr.write(`moonpool: ${error.message}\n`);
+      return error.exitCode;
+    }
+    throw error;
+  }
+}
+
+process.exitCode = await main(process.argv.slice(2));

@@ -1,0 +1,126 @@
+/**
+ * Combines the JSON reports of shards (`moonpool run --shard i/n --reporter json`) into the
+ * report one machine would have written. Per simulation, shards are taken in shard order, which
+ * is seed order (shards are contiguous blocks of seed indexes), and their assertion tables are
+ * absorbed in that order: the very sequence of absorbs an unsharded run performs, so coverage,
+ * watermarks, buckets and first failures come out the same. The output depends only on the set
+ * of inputs, not on their order on the command line. Wall-clock totals add up; `host` is null.
+ */
+import { AssertionTable } from "../chaos/assertions.ts";
+import { SimulationReport } from "../runner/report.ts";
+import { ReportMergeError } from "./errors.ts";
+import { mergeExplorationReports } from "./exploration-merge.ts";
+import type { ExplorationReport } from "../runner/exploration.ts";
+import { RUN_REPORT_KIND, simulationFailed, type RunReportFile, type SimulationEntry } from "./run-report.ts";
+import type { Shard } from "./shard.ts";
+
+export interface NamedReport {
+  readonly path: string;
+  readonly file: RunReportFile;
+}
+
+function sameEverywhere<T>(inputs: readonly NamedReport[], pick: (f: RunReportFile) => T, what: string, why: string): T {
+  const first = pick(inputs[0]!.file);
+  for (const input of inputs) {
+    const value = pick(input.file);
+    if (JSON.stringify(value) !== JSON.stringify(first)) {
+      throw new ReportMergeError(`cannot merge: ${what} differs (${JSON.stringify(first)} in ${inputs[0]!.path}, ${JSON.stringify(value)} in ${input.path}); ${why}`);
+    }
+  }
+  return first;
+}
+
+interface ShardEntry {
+  readonly path: string;
+  readonly shard: Shard;
+  readonly entry: SimulationEntry;
+}
+
+function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boolean): SimulationEntry {
+  const count = shards[0]!.shard.count;
+  for (const s of shards) {
+    if (s.shard.count !== count) throw new ReportMergeError(`simulation '${name}': ${shards[0]!.path} is a shard of ${count} but ${s.path} a shard of ${s.shard.count}; merge shards of one sharded run`);
+    for (const [what, a, b] of [
+      ["seed plan", s.entry.plan, shards[0]!.entry.plan],
+      ["--explore", s.entry.explore, shards[0]!.entry.explore],
+    ] as const) {
+      if (JSON.stringify(a) !== JSON.stringify(b)) throw new ReportMergeError(`simulation '${name}': the ${what} of ${s.path} (${JSON.stringify(a)}) differs from ${shards[0]!.path} (${JSON.stringify(b)}); these shards are not of one campaign`);
+    }
+  }
+  shards.sort((a, b) => a.shard.index - b.shard.index);
+  for (let i = 1; i < shards.length; i++) {
+    if (shards[i]!.shard.index === shards[i - 1]!.shard.index) throw new ReportMergeError(`simulation '${name}': shard ${shards[i]!.shard.index}/${count} appears twice (${shards[i - 1]!.path} and ${shards[i]!.path})`);
+  }
+  const present = new Set(shards.map((s) => s.shard.index));
+  const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !present.has(i));
+  if (missing.length > 0) throw new ReportMergeError(`simulation '${name}': shard(s) ${missing.map((i) => `${i}/${count}`).join(", ")} missing; pass every shard's report`);
+
+  const reports = shards.map((s) => SimulationReport.fromJSON(s.entry.report));
+  const steppingModes = new Set(reports.map((r) => r.steppingMode));
+  if (steppingModes.size > 1) throw new ReportMergeError(`simulation '${name}': shards ran with different stepping modes (${[...steppingModes].join(", ")})`);
+  const table = new AssertionTable(reports[0]!.tableState.options);
+  for (const r of reports) table.absorb(r.tableState, null);
+  const seedIndexes = reports.flatMap((r) => r.seedIndexes);
+  for (let i = 1; i < seedIndexes.length; i++) {
+    if (seedIndexes[i]! <= seedIndexes[i - 1]!) throw new ReportMergeError(`simulation '${name}': seed #${seedIndexes[i]! + 1} is in more than one shard; the reports overlap`);
+  }
+  const explorations = reports.map((r) => r.exploration).filter((x): x is ExplorationReport => x !== null);
+  const merged = new SimulationReport({
+    results: reports.flatMap((r) => r.seeds),
+    seedIndexes,
+    table,
+    convergenceTimeout: reports.some((r) => r.convergenceTimeout),
+    saturation: reports.find((r) => r.saturation !== null)?.saturation ?? null,
+    wallTimeMs: reports.reduce((t, r) => t + r.totalWallTimeMs, 0),
+    steppingMode: reports[0]!.steppingMode,
+    exploration: explorations.length > 0 ? mergeExplorationReports(explorations) : null,
+    runtime: reports[0]!.runtime,
+  });
+  const first = shards[0]!.entry;
+  const stoppedBy = shards.map((s) => s.entry.stoppedBy).find((r) => r !== null) ?? null;
+  return {
+    name,
+    description: first.description,
+    file: first.file,
+    plan: first.plan,
+    explore: first.explore,
+    exploreRoundRootSeeds: first.exploreRoundRootSeeds,
+    shard: null,
+    seedIndexRange: { start: first.seedIndexRange.start, end: shards[shards.length - 1]!.entry.seedIndexRange.end },
+    status: simulationFailed(merged, strictCoverage, stoppedBy) ? "failed" : "passed",
+    stoppedBy,
+    timedOut: shards.map((s) => s.entry.timedOut).find((t) => t !== null) ?? null,
+    failures: shards.flatMap((s) => s.entry.failures),
+    report: merged.toJSON(),
+  };
+}
+
+export function mergeRunReports(inputs: readonly NamedReport[]): RunReportFile {
+  if (inputs.length === 0) throw new ReportMergeError("merge needs at least one report file");
+  const why = "seeds replay only on the version they ran on; merge reports of one run";
+  const schemaVersion = sameEverywhere(inputs, (f) => f.schemaVersion, "schemaVersion", why);
+  const packageVersion = sameEverywhere(inputs, (f) => f.packageVersion, "packageVersion", why);
+  const node = sameEverywhere(inputs, (f) => f.node, "the Node version", why);
+  const v8 = sameEverywhere(inputs, (f) => f.v8, "the V8 version", why);
+  const strictCoverage = sameEverywhere(inputs, (f) => f.strictCoverage, "--strict-coverage", "run every shard with the same flags");
+  const byName = new Map<string, ShardEntry[]>();
+  for (const input of inputs) {
+    for (const entry of input.file.simulations) {
+      const list = byName.get(entry.name) ?? [];
+      list.push({ path: input.path, shard: entry.shard ?? { index: 1, count: 1 }, entry });
+      byName.set(entry.name, list);
+    }
+  }
+  const names = [...byName.keys()].sort();
+  return {
+    schemaVersion,
+    kind: RUN_REPORT_KIND,
+    packageVersion,
+    node,
+    v8,
+    strictCoverage,
+    interrupted: inputs.some((i) => i.file.interrupted),
+    simulations: names.map((name) => mergeSimulation(name, byName.get(name)!, strictCoverage)),
+    host: null,
+  };
+}

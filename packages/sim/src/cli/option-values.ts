@@ -1,0 +1,62 @@
+/** Parsers for flag values; each error names the flag and shows the expected form. */
+import { TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
+import { MAX_SEED } from "../engine/rng.ts";
+import { REPORTER_NAMES, type ReporterName } from "./define.ts";
+import { UsageError } from "./errors.ts";
+
+export function parseSeed(text: string, flag: string): number {
+  const n = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n > MAX_SEED) {
+    throw new UsageError(`${flag} '${text}': a seed is a decimal integer from 0 to ${MAX_SEED}`);
+  }
+  return n;
+}
+
+export function parseSeedList(text: string): number[] {
+  const parts = text.split(",").map((p) => p.trim()).filter((p) => p.length > 0);
+  if (parts.length === 0) throw new UsageError(`--seeds '${text}': expected a comma-separated list of seeds, e.g. --seeds 1,2,3`);
+  const seeds = parts.map((p) => parseSeed(p, "--seeds"));
+  const duplicate = seeds.find((s, i) => seeds.indexOf(s) !== i);
+  if (duplicate !== undefined) throw new UsageError(`--seeds: seed ${duplicate} is listed twice`);
+  return seeds;
+}
+
+export function parsePositiveInteger(text: string, flag: string, example: string): number {
+  const n = Number(text.trim());
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} '${text}': expected a positive integer, e.g. ${flag} ${example}`);
+  return n;
+}
+
+export function parseUntilStable(text: string): { quietSeeds: number; maxSeeds: number } {
+  const match = /^\s*(\d+)\s*,\s*(\d+)\s*$/.exec(text);
+  const form = "the form is --until-stable QUIET,MAX: stop after QUIET consecutive seeds reach no new sometimes-assertion, at most MAX seeds (e.g. --until-stable 10,1000)";
+  if (match === null) throw new UsageError(`--until-stable '${text}': ${form}`);
+  const quietSeeds = Number(match[1]);
+  const maxSeeds = Number(match[2]);
+  if (quietSeeds < 1 || maxSeeds < 1 || !Number.isSafeInteger(quietSeeds) || !Number.isSafeInteger(maxSeeds)) throw new UsageError(`--until-stable '${text}': both numbers must be positive; ${form}`);
+  return { quietSeeds, maxSeeds };
+}
+
+const DURATION_UNITS_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+
+/** `500ms`, `30s`, `5m`, `1h`, or a bare number of milliseconds. */
+export function parseDurationMs(text: string, flag: string): number {
+  const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
+  const ms = match === null ? Number.NaN : Number(match[1]) * DURATION_UNITS_MS[match[2] ?? "ms"]!;
+  if (!(ms > 0) || !Number.isFinite(ms)) throw new UsageError(`${flag} '${text}': expected a duration such as 500ms, 30s, 5m or 1h`);
+  return ms;
+}
+
+/** `--reporter` may repeat and may hold a comma-separated list. */
+export function parseReporters(values: readonly string[]): ReporterName[] {
+  const names = values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v.length > 0);
+  for (const name of names) {
+    if (!(REPORTER_NAMES as readonly string[]).includes(name)) throw new UsageError(`--reporter '${name}': known reporters are ${REPORTER_NAMES.join(", ")} (repeat the flag or separate with commas for several)`);
+  }
+  return [...new Set(names)] as ReporterName[];
+}
+
+export function parseTraceLevel(text: string): TraceLevel {
+  if (!(text in TRACE_LEVEL_ORDER)) throw new UsageError(`--level '${text}': expected one of ${Object.keys(TRACE_LEVEL_ORDER).join(", ")}`);
+  return text as TraceLevel;
+}

@@ -1,0 +1,191 @@
+/**
+ * One simulation's campaign on the worker pool, with results that do not depend on the number
+ * of workers:
+ *
+ * - Plain seeds: each seed runs in a worker with a fresh assertion table; the main thread absorbs
+ *   the returned tables in SEED ORDER (`AssertionTable.absorb(child, null)`), which gives exactly
+ *   the table of running the seeds one after the other. Up to `SPECULATION_WINDOW_PER_WORKER`
+ *   seeds per worker run ahead of the next seed to absorb.
+ * - Stop rules (`untilStable`, `--bail`) are evaluated in seed order on the main thread, after
+ *   each absorb; seeds that ran speculatively past the stop point are discarded.
+ * - Exploration (`--explore`): root seeds are processed in rounds of `EXPLORE_ROUND_ROOT_SEEDS`
+ *   consecutive seed indexes. Every root seed of a round starts from the table merged up to the
+ *   start of its round (so it sees the coverage of all earlier rounds, not of its round-mates),
+ *   and the round's tables are absorbed in seed order. The round size is a constant, not the
+ *   worker count, so `--workers 1` and `--workers 8` explore identically. With `--shard`, rounds
+ *   count from the shard's first seed and the first round starts from an empty table: sharded
+ *   exploration depends on the shard count (not on the worker count).
+ */
+import type { SteppingMode } from "../engine/engine.ts";
+import { AssertionTable, type AssertionTableState } from "../chaos/assertions.ts";
+import { CoverageStopRule } from "../runner/coverage-stop-rule.ts";
+import type { ExplorationReport } from "../runner/exploration.ts";
+import { SimulationReport } from "../runner/report.ts";
+import type { SeedResult } from "../runner/seed-result.ts";
+import type { BuildOverrides } from "./build-simulation.ts";
+import { SimulationLoadError } from "./errors.ts";
+import { mergeExplorationReports } from "./exploration-merge.ts";
+import type { TaskOutcome } from "./pool/messages.ts";
+import type { SeedPool } from "./pool/seed-pool.ts";
+import { seedAt, type SeedPlan } from "./seed-plan.ts";
+import type { IndexRange } from "./shard.ts";
+
+/** Root seeds per exploration round (see above). Eight keeps up to eight workers busy per round. */
+export const EXPLORE_ROUND_ROOT_SEEDS = 8;
+/** Seeds queued per worker ahead of the next one to absorb: keeps workers busy, bounds waste after a stop. */
+export const SPECULATION_WINDOW_PER_WORKER = 4;
+
+export interface CampaignProgress {
+  /** Seeds absorbed (in seed order). */
+  readonly done: number;
+  readonly failing: number;
+  readonly sometimesHit: number;
+  readonly sometimesTotal: number;
+  /** Exploration bug recipes, or failing seeds without exploration. */
+  readonly bugs: number;
+}
+
+export type StopReason = "bail" | "timeout" | "interrupted";
+
+export interface TimedOutSeed {
+  readonly seed: number;
+  readonly index: number;
+  readonly wallTimeMs: number;
+}
+
+export interface PoolCampaignOptions {
+  readonly name: string;
+  /** Absolute path the workers import. */
+  readonly file: string;
+  readonly overrides: BuildOverrides;
+  readonly plan: SeedPlan;
+  readonly range: IndexRange;
+  readonly explore: boolean;
+  readonly steppingMode: SteppingMode;
+  readonly bail: boolean;
+  readonly seedTimeoutMs: number | null;
+  /** Aborted on SIGINT: stop at once and report the seeds absorbed so far. */
+  readonly signal: AbortSignal;
+  readonly onProgress?: (progress: CampaignProgress) => void;
+  /** A failing seed, as soon as it is absorbed. */
+  readonly onFailure?: (result: SeedResult, index: number) => void;
+}
+
+export interface PoolCampaignResult {
+  readonly report: SimulationReport;
+  readonly stoppedBy: StopReason | null;
+  readonly timedOut: TimedOutSeed | null;
+}
+
+class Stop extends Error {
+  constructor(readonly reason: StopReason) {
+    super(reason);
+  }
+}
+
+export async function runPoolCampaign(pool: SeedPool, options: PoolCampaignOptions): Promise<PoolCampaignResult> {
+  const { plan, range } = options;
+  const table = new AssertionTable();
+  const results: SeedResult[] = [];
+  const indexes: number[] = [];
+  const explorations: ExplorationReport[] = [];
+  const stopRule = plan.kind === "untilStable" ? new CoverageStopRule(plan.quietSeeds, plan.maxSeeds) : null;
+  const batch = {};
+  const wallStartMs = performance.now();
+  let failing = 0;
+  let stoppedBy: StopReason | null = null;
+  let timedOut: TimedOutSeed | null = null;
+
+  const interrupted = new Promise<"interrupted">((resolve) => {
+    if (options.signal.aborted) resolve("interrupted");
+    else options.signal.addEventListener("abort", () => resolve("interrupted"), { once: true });
+  });
+  const submit = (index: number, baseTable: AssertionTableState | null): Promise<TaskOutcome> =>
+    pool.run({ file: options.file, name: options.name, overrides: options.overrides, seed: seedAt(plan, index), baseTable }, { timeoutMs: options.seedTimeoutMs, batch });
+
+  /** Waits for a task, or throws Stop("interrupted") on SIGINT. */
+  const settle = async (pending: Promise<TaskOutcome>): Promise<TaskOutcome> => {
+    const outcome = await Promise.race([pending, interrupted]);
+    if (outcome === "interrupted") throw new Stop("interrupted");
+    return outcome;
+  };
+
+  /** Records seed `index` in seed order; throws Stop when the campaign ends here. Returns false when a stop rule says so. */
+  const absorb = (index: number, outcome: TaskOutcome, baseTable: AssertionTableState | null): boolean => {
+    const seed = seedAt(plan, index);
+    if (outcome.kind === "cancelled") throw new Stop("interrupted");
+    if (outcome.kind === "error") {
+      throw new SimulationLoadError(`simulation '${options.name}', seed ${seed}: ${outcome.message}${outcome.stack !== undefined ? `\n${outcome.stack}` : ""}`);
+    }
+    if (outcome.kind === "timeout") {
+      timedOut = { seed, index, wallTimeMs: outcome.wallTimeMs };
+      throw new Stop("timeout");
+    }
+    const { result, table: childTable, exploration } = outcome.outcome;
+    table.absorb(childTable, baseTable);
+    results.push(result);
+    indexes.push(index);
+    if (exploration !== null) explorations.push(exploration);
+    if (!result.ok) {
+      failing++;
+      options.onFailure?.(result, index);
+    }
+    const { hit, total } = table.sometimesCoverage();
+    const bugs = options.explore ? explorations.reduce((n, x) => n + x.bugsFound, 0) : failing;
+    options.onProgress?.({ done: results.length, failing, sometimesHit: hit, sometimesTotal: total, bugs });
+    if (options.bail && !result.ok) throw new Stop("bail");
+    return stopRule === null || !stopRule.afterSeed(table, results.length);
+  };
+
+  try {
+    if (options.explore) await runRounds(range, submit, settle, absorb, () => table.snapshot());
+    else await runSpeculatively(range, pool.size * SPECULATION_WINDOW_PER_WORKER, submit, settle, absorb);
+  } catch (error) {
+    if (!(error instanceof Stop)) throw error;
+    stoppedBy = error.reason;
+  } finally {
+    pool.cancelQueued(batch);
+  }
+
+  const report = new SimulationReport({
+    results,
+    seedIndexes: indexes,
+    table,
+    convergenceTimeout: stopRule?.convergenceTimeout ?? false,
+    saturation: stopRule?.saturation ?? null,
+    wallTimeMs: performance.now() - wallStartMs,
+    steppingMode: options.steppingMode,
+    exploration: options.explore ? mergeExplorationReports(explorations) : null,
+  });
+  return { report, stoppedBy, timedOut };
+}
+
+type Submit = (index: number, baseTable: AssertionTableState | null) => Promise<TaskOutcome>;
+type Settle = (pending: Promise<TaskOutcome>) => Promise<TaskOutcome>;
+type Absorb = (index: number, outcome: TaskOutcome, baseTable: AssertionTableState | null) => boolean;
+
+async function runSpeculatively(range: IndexRange, window: number, submit: Submit, settle: Settle, absorb: Absorb): Promise<void> {
+  const pending = new Map<number, Promise<TaskOutcome>>();
+  let next = range.start;
+  for (let index = range.start; index < range.end; index++) {
+    while (next < range.end && next - index < window) {
+      pending.set(next, submit(next, null));
+      next++;
+    }
+    const outcome = await settle(pending.get(index)!);
+    pending.delete(index);
+    if (!absorb(index, outcome, null)) return;
+  }
+}
+
+async function runRounds(range: IndexRange, submit: Submit, settle: Settle, absorb: Absorb, snapshot: () => AssertionTableState): Promise<void> {
+  for (let roundStart = range.start; roundStart < range.end; roundStart += EXPLORE_ROUND_ROOT_SEEDS) {
+    const roundEnd = Math.min(roundStart + EXPLORE_ROUND_ROOT_SEEDS, range.end);
+    const base = snapshot();
+    const pending: Promise<TaskOutcome>[] = [];
+    for (let index = roundStart; index < roundEnd; index++) pending.push(submit(index, base));
+    for (let index = roundStart; index < roundEnd; index++) {
+      if (!absorb(index, await settle(pending[index - roundStart]!), base)) return;
+    }
+  }
+}

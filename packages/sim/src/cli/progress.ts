@@ -1,0 +1,144 @@
+/**
+ * Progress of a campaign on stderr. On a TTY (and not under CI) one live status line, redrawn in
+ * place; elsewhere plain lines: one when a simulation starts, one every
+ * `PLAIN_PROGRESS_INTERVAL_MS`, and failures as they are found. Either way failures are printed
+ * in full (with their replay command) as soon as they are absorbed.
+ */
+import { formatCount, formatDuration } from "../runner/report-format.ts";
+import type { Colors } from "./colors.ts";
+import type { CampaignProgress } from "./pool-campaign.ts";
+
+/** Redraw at most this often on a TTY (and at least this often while seeds are slow). */
+export const LIVE_REDRAW_MS = 100;
+/** A plain status line at most this often. */
+export const PLAIN_PROGRESS_INTERVAL_MS = 5_000;
+
+export interface ProgressStart {
+  readonly name: string;
+  /** Seeds this machine will run (at most, for until-stable). */
+  readonly plannedSeeds: number;
+  readonly upperBound: boolean;
+  /** One line: what runs, where. */
+  readonly description: string;
+}
+
+export interface ProgressDisplay {
+  start(info: ProgressStart): void;
+  update(progress: CampaignProgress): void;
+  /** Prints text above the live line. */
+  print(text: string): void;
+  /** Clears the live line (before the report is printed). */
+  end(): void;
+}
+
+type Stream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
+
+function statusText(info: ProgressStart, p: CampaignProgress, elapsedMs: number, c: Colors): string {
+  const rate = elapsedMs > 0 ? (1000 * p.done) / elapsedMs : 0;
+  const remaining = Math.max(0, info.plannedSeeds - p.done);
+  const eta = rate > 0 && remaining > 0 ? `${info.upperBound ? "ETA ≤ " : "ETA "}${formatDuration((1000 * remaining) / rate)}` : "";
+  const parts = [
+    `${formatCount(p.done)}/${info.upperBound ? "≤" : ""}${formatCount(info.plannedSeeds)} seeds`,
+    p.failing > 0 ? c.red(`${p.failing} failing`) : "0 failing",
+    `sometimes ${p.sometimesHit}/${p.sometimesTotal}`,
+    p.bugs > 0 ? c.red(`bugs ${p.bugs}`) : "bugs 0",
+    `${rate.toFixed(1)} seeds/s`,
+  ];
+  if (eta !== "") parts.push(eta);
+  return `${info.name}  ${parts.join(" · ")}`;
+}
+
+/** Live single-line display for terminals. */
+class LiveProgress implements ProgressDisplay {
+  private info: ProgressStart | null = null;
+  private last: CampaignProgress = { done: 0, failing: 0, sometimesHit: 0, sometimesTotal: 0, bugs: 0 };
+  private startedMs = 0;
+  private drawnMs = 0;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(
+    private readonly stream: Stream,
+    private readonly c: Colors,
+  ) {}
+
+  start(info: ProgressStart): void {
+    this.info = info;
+    this.last = { done: 0, failing: 0, sometimesHit: 0, sometimesTotal: 0, bugs: 0 };
+    this.startedMs = performance.now();
+    this.stream.write(`${this.c.bold("▶")} ${info.name}: ${info.description}\n`);
+    // Slow seeds (exploration) still get a moving rate and ETA.
+    this.timer = setInterval(() => this.draw(), 5 * LIVE_REDRAW_MS);
+    this.timer.unref();
+    this.draw();
+  }
+
+  update(progress: CampaignProgress): void {
+    this.last = progress;
+    if (performance.now() - this.drawnMs >= LIVE_REDRAW_MS) this.draw();
+  }
+
+  print(text: string): void {
+    this.clear();
+    this.stream.write(text.endsWith("\n") ? text : `${text}\n`);
+    this.draw();
+  }
+
+  end(): void {
+    if (this.timer !== null) clearInterval(this.timer);
+    this.timer = null;
+    this.clear();
+    this.info = null;
+  }
+
+  private clear(): void {
+    if (this.info !== null) this.stream.write("\r\x1b[2K");
+  }
+
+  private draw(): void {
+    if (this.info === null) return;
+    this.drawnMs = performance.now();
+    let line = statusText(this.info, this.last, this.drawnMs - this.startedMs, this.c);
+    const width = this.stream.columns ?? 120;
+    // Never wrap: a wrapped line cannot be redrawn in place. (Colour codes make this approximate.)
+    if (line.length > width + 20) line = line.slice(0, width + 19) + "…";
+    this.stream.write(`\r\x1b[2K${line}`);
+  }
+}
+
+/** Plain lines for logs and CI. */
+class PlainProgress implements ProgressDisplay {
+  private info: ProgressStart | null = null;
+  private startedMs = 0;
+  private printedMs = 0;
+
+  constructor(
+    private readonly stream: Stream,
+    private readonly c: Colors,
+  ) {}
+
+  start(info: ProgressStart): void {
+    this.info = info;
+    this.startedMs = performance.now();
+    this.printedMs = this.startedMs;
+    this.stream.write(`▶ ${info.name}: ${info.description}\n`);
+  }
+
+  update(progress: CampaignProgress): void {
+    const now = performance.now();
+    if (this.info === null || now - this.printedMs < PLAIN_PROGRESS_INTERVAL_MS) return;
+    this.printedMs = now;
+    this.stream.write(`  ${statusText(this.info, progress, now - this.startedMs, this.c)}\n`);
+  }
+
+  print(text: string): void {
+    this.stream.write(text.endsWith("\n") ? text : `${text}\n`);
+  }
+
+  end(): void {
+    this.info = null;
+  }
+}
+
+export function createProgress(stream: Stream, live: boolean, colors: Colors): ProgressDisplay {
+  return live ? new LiveProgress(stream, colors) : new PlainProgress(stream, colors);
+}

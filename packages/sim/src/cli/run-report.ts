@@ -1,0 +1,136 @@
+/**
+ * The JSON file `moonpool run --reporter json` writes and `moonpool merge` reads and writes: one
+ * entry per simulation (what ran, its outcome, every failure with its replay command, and the
+ * full `SimulationReport.toJSON()`). Schema: `packages/sim/report.schema.json`.
+ *
+ * Fields that depend on the machine or the wall clock, and therefore differ between two runs of
+ * the same seeds (e.g. `--workers 1` vs `--workers 2`, or a sharded run vs an unsharded one):
+ * `host` (workers, platform, cpus, wall time of the command) and every `wallTimeMs` /
+ * `totalWallTimeMs` inside the simulation reports. Everything else is a function of the seeds.
+ */
+import { readFile } from "node:fs/promises";
+import { PACKAGE_VERSION, REPORT_SCHEMA_VERSION, SimulationReport } from "../runner/report.ts";
+import { formatFailure, type SeedResult } from "../runner/seed-result.ts";
+import { ReportMergeError } from "./errors.ts";
+import type { StopReason, TimedOutSeed } from "./pool-campaign.ts";
+import { replayCommand, type ReplayCommandContext } from "./replay-command.ts";
+import type { SeedPlan } from "./seed-plan.ts";
+import type { IndexRange, Shard } from "./shard.ts";
+
+export const RUN_REPORT_KIND = "moonpool-run";
+
+export interface FailureEntry {
+  readonly seed: number;
+  /** The seed's position in its campaign. */
+  readonly index: number;
+  /** Exploration recipe of the failing timeline ("" = the root seed itself). */
+  readonly recipe: string;
+  /** The first failure's kind (`assertion`, `workload`, ...), or `wallTimeout` for `--timeout`. */
+  readonly kind: string;
+  readonly message: string;
+  readonly replayCommand: string;
+}
+
+export interface SimulationEntry {
+  readonly name: string;
+  readonly description: string;
+  /** The simulation file, relative to the project root. */
+  readonly file: string;
+  readonly plan: SeedPlan;
+  readonly explore: boolean;
+  /** Root seeds per exploration round (null without exploration). */
+  readonly exploreRoundRootSeeds: number | null;
+  /** The shard this entry ran, or null (the whole campaign, also after a complete merge). */
+  readonly shard: Shard | null;
+  /** Seed indexes this entry was to run; `report.seeds[].index` says which ran. */
+  readonly seedIndexRange: IndexRange;
+  readonly status: "passed" | "failed";
+  /** Why the campaign ended before its plan: --bail, --timeout, SIGINT; null when it ran to the end. */
+  readonly stoppedBy: StopReason | null;
+  readonly timedOut: TimedOutSeed | null;
+  readonly failures: readonly FailureEntry[];
+  /** `SimulationReport.toJSON()`. */
+  readonly report: Record<string, any>;
+}
+
+export interface HostInfo {
+  readonly workers: number;
+  readonly platform: string;
+  readonly arch: string;
+  readonly cpus: number;
+  readonly wallTimeMs: number;
+}
+
+export interface RunReportFile {
+  readonly schemaVersion: number;
+  readonly kind: typeof RUN_REPORT_KIND;
+  readonly packageVersion: string;
+  readonly node: string;
+  readonly v8: string;
+  readonly strictCoverage: boolean;
+  /** True when SIGINT stopped the run: simulations not started are absent. */
+  readonly interrupted: boolean;
+  readonly simulations: readonly SimulationEntry[];
+  /** Machine and wall-clock facts (null in merged files). */
+  readonly host: HostInfo | null;
+}
+
+/** Whether a report fails the run: a failing seed, a safety violation, a timeout; coverage only when strict. */
+export function simulationFailed(report: SimulationReport, strictCoverage: boolean, stoppedBy: StopReason | null): boolean {
+  if (!report.passed || stoppedBy === "timeout") return true;
+  return strictCoverage && (report.coverageViolations.length > 0 || report.convergenceTimeout);
+}
+
+/** One entry per failing timeline: each failing seed's root failures, and each exploration recipe. */
+export function failureEntries(report: SimulationReport, context: ReplayCommandContext, name: string, timedOut: TimedOutSeed | null): FailureEntry[] {
+  const entries: FailureEntry[] = [];
+  report.seeds.forEach((result: SeedResult, i) => {
+    if (result.ok) return;
+    const seen = new Set<string>();
+    for (const failure of result.failures) {
+      const recipe = failure.recipe ?? "";
+      if (seen.has(recipe)) continue;
+      seen.add(recipe);
+      entries.push({
+        seed: result.seed,
+        index: report.seedIndexes[i]!,
+        recipe,
+        kind: failure.kind,
+        message: formatFailure(failure),
+        replayCommand: replayCommand(context, name, result.seed, recipe),
+      });
+    }
+  });
+  if (timedOut !== null) {
+    entries.push({
+      seed: timedOut.seed,
+      index: timedOut.index,
+      recipe: "",
+      kind: "wallTimeout",
+      message: `the seed ran longer than --timeout (${Math.round(timedOut.wallTimeMs)} ms of wall time) and was stopped; it may be stuck in synchronous code`,
+      replayCommand: replayCommand(context, name, timedOut.seed),
+    });
+  }
+  return entries;
+}
+
+/** JSON text of a report file: 2-space indented, a final newline, BigInt values as decimal strings. */
+export function stringifyRunReport(file: RunReportFile): string {
+  return JSON.stringify(file, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value), 2) + "\n";
+}
+
+export async function readRunReport(filePath: string): Promise<RunReportFile> {
+  let parsed: any;
+  try {
+    parsed = JSON.parse(await readFile(filePath, "utf8"));
+  } catch (error) {
+    throw new ReportMergeError(`${filePath}: not a readable JSON report (${(error as Error).message})`);
+  }
+  if (parsed?.kind !== RUN_REPORT_KIND || !Array.isArray(parsed.simulations)) {
+    throw new ReportMergeError(`${filePath}: not a moonpool run report (expected "kind": "${RUN_REPORT_KIND}"; write one with moonpool run --reporter json)`);
+  }
+  if (parsed.schemaVersion !== REPORT_SCHEMA_VERSION) {
+    throw new ReportMergeError(`${filePath}: report schema version ${String(parsed.schemaVersion)}, this moonpool (${PACKAGE_VERSION}) reads version ${REPORT_SCHEMA_VERSION}: re-run that shard with this version`);
+  }
+  return parsed as RunReportFile;
+}

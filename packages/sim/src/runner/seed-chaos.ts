@@ -1,0 +1,164 @@
+/**
+ * The chaos of one seed, as the seed runner drives it:
+ *
+ * 1. `setUpSeedChaos` (right after the topology is resolved): draws the network configuration
+ *    (baseline, random, swarm, knobs) and then the storage configuration, installs them into the
+ *    world, wires the cluster's link latency, and returns what to record in the `SeedResult`.
+ * 2. `ChaosWindow.start()` (when the run phase starts): schedules the cutoff at
+ *    run start + `chaosDuration` and starts a fresh fault injector.
+ * 3. At the cutoff: `world.enterRecoveryMode()` (no new configuration-driven fault, partitions
+ *    healed), `chaosShutdown` aborted, the injector asked to stop; a `chaos_ended` trace event and
+ *    the built-in reachable assertion "phase: chaos ended".
+ * 4. `ChaosWindow.end()` (when the run phase is over): the injector is stopped, chaos events still
+ *    queued are dropped, and faults stay off for settle and check (processes are gone by then).
+ */
+import { abortError, assertReachable, isAbortError } from "@moonpool/core";
+import { msToUs } from "../engine/engine.ts";
+import { Incarnation } from "../engine/incarnation.ts";
+import type { Buggify } from "../chaos/buggify.ts";
+import { clockDriftMaxUs, describeNetworkChaos, installNetworkChaos, resolveNetworkChaos, type NetworkChaosRecord } from "../chaos/network-chaos.ts";
+import { describeStorageChaos, installStorageChaos, resolveStorageChaos, type StorageChaosRecord } from "../chaos/storage-config.ts";
+import { ActorScope } from "../world/scope.ts";
+import { ProcessClock } from "../world/time.ts";
+import { EventTag, type World } from "../world/world.ts";
+import type { SimulationConfig } from "./config.ts";
+import { FaultContextImpl, type FaultInjector } from "./fault-context.ts";
+import { linkLatencySampler } from "./locality.ts";
+import { Topology, type TopologyRegistry } from "./topology.ts";
+
+/** What a seed ran with, chaos-wise: in `SeedResult.chaos` and `report.toJSON()`. */
+export interface SeedChaosRecord {
+  readonly network: NetworkChaosRecord;
+  readonly storage: StorageChaosRecord;
+  /** The cutoff after the run phase starts, or null (faults for the whole run, no injectors). */
+  readonly chaosDurationMs: number | null;
+  /** The fault injector's name, or null without `faultFactory`. */
+  readonly faultInjector: string | null;
+}
+
+/** One line for the text report of a failing seed: which faults were on. */
+export function describeSeedChaos(record: SeedChaosRecord): string {
+  const window = record.chaosDurationMs === null ? "window=none (faults for the whole run)" : `window=${record.chaosDurationMs}ms`;
+  const injector = record.faultInjector === null ? "" : ` injector=${record.faultInjector}`;
+  const storage = record.storage.mode === "baseline" ? "" : ` ${describeStorageChaos(record.storage)}`;
+  return `${describeNetworkChaos(record.network)}${storage} ${window}${injector}`;
+}
+
+/** The built-in reachable assertion at the chaos cutoff (as in moonpool). */
+export const CHAOS_ENDED_ASSERTION = "phase: chaos ended";
+/** The IP an injector's scope uses (it has no network of its own). */
+export const FAULT_INJECTOR_IP = "0.0.0.0";
+
+type Fail = (kind: "faultInjector", message: string, extra: { actor?: string; stack?: string }) => void;
+
+/** Draws and installs the seed's network chaos; returns the record and each process clock's drift bound. */
+export function setUpSeedChaos(world: World, config: SimulationConfig, registry: TopologyRegistry, buggify: Buggify): { record: SeedChaosRecord; driftMaxUs: number } {
+  const sim = world.engine.streams.sim;
+  const network = resolveNetworkChaos(config.chaos, config.networkFaults, world.engine.streams, buggify);
+  installNetworkChaos(world, network, buggify);
+  // Storage draws after the network's, and none at all without a Chaos.storage entry.
+  const storage = resolveStorageChaos(config.chaos.storage ?? null, config.chaos.buggifyKnobs, world.engine.streams, buggify);
+  installStorageChaos(world, storage);
+  if (config.linkLatency !== null) {
+    world.network.linkLatencyUs = linkLatencySampler(config.linkLatency, (ip) => registry.byIp(ip)?.locality, sim);
+  }
+  const record: SeedChaosRecord = Object.freeze({
+    network,
+    storage,
+    chaosDurationMs: config.chaosDurationMs,
+    faultInjector: null,
+  });
+  return { record, driftMaxUs: clockDriftMaxUs(network.config) };
+}
+
+function errorText(error: unknown): { message: string; stack?: string } {
+  if (error instanceof Error) return { message: `${error.name}: ${error.message}`, stack: error.stack };
+  return { message: String(error) };
+}
+
+export class ChaosWindow {
+  private readonly controller = new AbortController();
+  /** Owner of the cutoff event: dead once the run phase is over. */
+  private readonly cutoffOwner = { actor: "runner", alive: true };
+  private injector: { readonly name: string; readonly incarnation: Incarnation } | null = null;
+  /** Name of the injector that ran, for the seed's record. */
+  injectorName: string | null = null;
+
+  constructor(
+    private readonly world: World,
+    private readonly config: SimulationConfig,
+    private readonly registry: TopologyRegistry,
+    private readonly fail: Fail,
+  ) {}
+
+  /** The run phase starts: schedule the cutoff and start this seed's injector. */
+  start(): void {
+    const durationMs = this.config.chaosDurationMs;
+    if (durationMs === null) return; // no window: configuration faults for the whole run, injectors never run
+    this.world.engine.schedule(msToUs(durationMs), () => this.cutoff(), null, EventTag.runner, this.cutoffOwner);
+    if (this.config.faultFactory !== null) this.startInjector(this.config.faultFactory);
+  }
+
+  /** The chaos cutoff (also callable directly by tests of the window). */
+  cutoff(): void {
+    if (this.controller.signal.aborted) return;
+    this.world.enterRecoveryMode();
+    this.world.emit("runner", "info", "chaos_ended", { chaosDurationMs: this.config.chaosDurationMs ?? -1 });
+    assertReachable(CHAOS_ENDED_ASSERTION);
+    const reason = abortError("chaos ended: the chaos duration elapsed");
+    this.controller.abort(reason);
+    this.injector?.incarnation.beginShutdown(reason);
+  }
+
+  /** The run phase is over: stop the injector, drop chaos events, keep faults off from here on. */
+  end(): void {
+    this.cutoffOwner.alive = false;
+    this.world.faultOwner.alive = false;
+    if (this.injector !== null) this.world.crash(this.injector.incarnation);
+    this.world.enterRecoveryMode();
+  }
+
+  private startInjector(factory: () => FaultInjector): void {
+    let injector: FaultInjector;
+    try {
+      injector = factory();
+    } catch (error) {
+      this.fail("faultInjector", `faultFactory() threw: ${errorText(error).message}`, errorText(error));
+      return;
+    }
+    if (injector === null || typeof injector !== "object" || typeof injector.name !== "string" || typeof injector.inject !== "function") {
+      this.fail("faultInjector", "faultFactory() must return an object with a 'name' and an async 'inject(ctx)' method", {});
+      return;
+    }
+    const actor = `${injector.name}@fault-injector`;
+    const incarnation = new Incarnation(actor);
+    this.injector = { name: injector.name, incarnation };
+    this.injectorName = injector.name;
+    const scope = new ActorScope(this.world, incarnation, null, new ProcessClock(FAULT_INJECTOR_IP), FAULT_INJECTOR_IP);
+    const ctx = new FaultContextImpl(this.world, scope, this.controller.signal, new Topology(this.registry, ""));
+    const signal = this.controller.signal;
+    this.world.engine.schedule(
+      0,
+      () => {
+        let result: Promise<void>;
+        try {
+          result = Promise.resolve(injector.inject(ctx));
+        } catch (error) {
+          result = Promise.reject(error);
+        }
+        result.then(
+          () => undefined,
+          (error: unknown) => {
+            if (!incarnation.alive) return;
+            if (signal.aborted && isAbortError(error)) return; // stopped at the cutoff: the expected way out
+            const { message, stack } = errorText(error);
+            this.fail("faultInjector", `fault injector '${injector.name}' rejected: ${message}`, { actor, stack });
+          },
+        );
+      },
+      null,
+      EventTag.runner,
+      incarnation,
+    );
+  }
+}

@@ -1,0 +1,143 @@
+/**
+ * End-to-end: the real `moonpool` binary on the fixture simulations (fixtures/*.sim.ts, with
+ * fixtures/moonpool.config.ts): list, run (passing and failing, exit codes), replay of a printed
+ * failure, the JSON report against report.schema.json, JUnit XML, and the usage errors.
+ */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { beforeAll, describe, expect, it } from "vitest";
+import { REPORT_SCHEMA_VERSION } from "../../src/index.ts";
+import { checkXml } from "./xml-check.ts";
+import { validate } from "./json-schema.ts";
+import { readJson, runCli, tempDir, type CliResult } from "./helpers.ts";
+
+const SCHEMA_FILE = new URL("../../report.schema.json", import.meta.url);
+
+/** Splits a printed command into arguments (double quotes group, as a shell would). */
+function shellWords(command: string): string[] {
+  return [...command.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : m[2]!));
+}
+
+describe("moonpool list / run / replay", () => {
+  let out: string;
+  let passing: CliResult;
+  let failing: CliResult;
+
+  beforeAll(async () => {
+    out = await tempDir("run");
+    [passing, failing] = await Promise.all([
+      runCli(["run", "counter", "--base-seed", "3", "--workers", "2", "--reporter", "text,json", "--out", path.join(out, "pass")]),
+      runCli(["run", "planted-bug", "--base-seed", "3", "--workers", "2", "--reporter", "text", "--reporter", "json,junit", "--out", path.join(out, "fail")]),
+    ]);
+  });
+
+  it("lists the simulations found, with descriptions and files", async () => {
+    const list = await runCli(["list"]);
+    expect(list.code).toBe(0);
+    const lines = list.stdout.trim().split("\n");
+    expect(lines.map((l) => l.split(/\s+/)[0])).toEqual(["counter", "gated", "planted-bug", "slow"]);
+    expect(list.stdout).toContain("fails in about one seed in four");
+    expect(list.stdout).toContain("(planted-bug.sim.ts)");
+  });
+
+  it("runs a passing simulation: exit 0, the report and a summary line", () => {
+    expect(passing.code, passing.stderr).toBe(0);
+    expect(passing.stdout).toContain("=== Simulation Report ===");
+    expect(passing.stdout).toContain("Iterations: 12 | Passed: 12 | Failed: 0");
+    expect(passing.stdout).toMatch(/Simulations: 1 passed, 0 failed/);
+    expect(passing.stderr).toContain("▶ counter: 12 seeds from base seed 3 on 2 workers");
+  });
+
+  it("runs a failing simulation: exit 1, and every printed failure ends with the command that replays it", () => {
+    expect(failing.code, failing.stderr).toBe(1);
+    expect(failing.stdout).toMatch(/Simulations: 0 passed, 1 failed/);
+    // The report's failure blocks: "seed S:" ... "replay: npx moonpool replay planted-bug --seed S".
+    const blocks = failing.stdout.split("--- Failures ---")[1]!.split(/\n(?=seed \d+:)/).filter((b) => /^seed \d+:/.test(b.trim()));
+    expect(blocks.length).toBeGreaterThan(0);
+    for (const block of blocks) {
+      const seed = /^seed (\d+):/.exec(block.trim())![1];
+      // The block: "seed S:" and its indented lines; the last of them is the replay command.
+      const all = block.trim().split("\n");
+      const end = all.findIndex((l, i) => i > 0 && !l.startsWith("  "));
+      const lines = end < 0 ? all : all.slice(0, end);
+      expect(lines[lines.length - 1]!.trim()).toBe(`replay: npx moonpool replay planted-bug --seed ${seed}`);
+    }
+    // The live failure lines on stderr too.
+    const progressFailures = failing.stderr.match(/✗ planted-bug: seed (\d+) .*failed\n(?: {4}.*\n)+ {2}replay: .*/g) ?? [];
+    expect(progressFailures.length).toBe(blocks.length);
+    for (const f of progressFailures) expect(f).toMatch(/replay: npx moonpool replay planted-bug --seed (\d+)$/);
+  });
+
+  it("replays a failure from its printed command: exit 1, the full trace, the run's trace hash", async () => {
+    const command = /replay: (npx moonpool replay .*)/.exec(failing.stdout)![1]!;
+    const [npx, moonpool, ...args] = shellWords(command);
+    expect([npx, moonpool]).toEqual(["npx", "moonpool"]);
+    const replay = await runCli(args);
+    expect(replay.code, replay.stderr).toBe(1);
+    expect(replay.stdout).toMatch(/^\[\s+\d+\.\d{3}ms\] info {2}writer@10\.0\.0\.1 wrote i=0$/m);
+    expect(replay.stdout).toContain(`checked corrupt=true`);
+    expect(replay.stdout).toMatch(/FAILED planted-bug seed \d+ .*hash=[0-9a-f]{8}/);
+    const seed = Number(args[args.indexOf("--seed") + 1]);
+    const json = await readJson(path.join(out, "fail", "report.json"));
+    const hash = json.simulations[0].report.seeds.find((s: { seed: number }) => s.seed === seed).traceHash;
+    expect(replay.stdout).toContain(`hash=${hash}`);
+
+    const filtered = await runCli([...args, "--level", "warn"]);
+    expect(filtered.stdout.split("\n").filter((l) => l.startsWith("["))).toEqual([expect.stringMatching(/warn {2}writer@10\.0\.0\.1 checked corrupt=true/), expect.stringMatching(/error runner seed_failure/)]);
+    const byActor = await runCli([...args, "--actor", "runner"]);
+    expect(byActor.stdout.split("\n").filter((l) => l.startsWith("[")).every((l) => / runner /.test(l))).toBe(true);
+    const fromReport = await runCli(["replay", "--from", path.join(out, "fail", "report.json"), "--no-trace"]);
+    expect(fromReport.code).toBe(1);
+    expect(fromReport.stdout).toContain(`hash=${json.simulations[0].report.seeds.find((s: { ok: boolean }) => !s.ok).traceHash}`);
+  });
+
+  it("writes JSON reports that validate against report.schema.json, with versions and stepping mode", async () => {
+    const schema = JSON.parse(await readFile(SCHEMA_FILE, "utf8"));
+    expect(schema.properties.schemaVersion.const).toBe(REPORT_SCHEMA_VERSION);
+    for (const dir of ["pass", "fail"]) {
+      const report = await readJson(path.join(out, dir, "report.json"));
+      expect(validate(schema, report)).toEqual([]);
+      expect(report.node).toBe(process.versions.node);
+      expect(report.v8).toBe(process.versions.v8);
+      expect(report.simulations[0].report.steppingMode).toBe("fast");
+      expect(report.packageVersion).toMatch(/^\d+\.\d+\.\d+/);
+    }
+    const failed = await readJson(path.join(out, "fail", "report.json"));
+    expect(failed.simulations[0].status).toBe("failed");
+    for (const f of failed.simulations[0].failures) expect(f.replayCommand).toBe(`npx moonpool replay planted-bug --seed ${f.seed}`);
+    // The validator does catch a drift.
+    expect(validate(schema, { ...failed, extra: 1 })).toEqual(["$: unexpected property 'extra' (document it in report.schema.json)"]);
+  });
+
+  it("writes JUnit XML that parses: one test case per simulation, failures with seed, recipe and replay command", async () => {
+    const xml = await readFile(path.join(out, "fail", "junit.xml"), "utf8");
+    const { elements } = checkXml(xml);
+    const cases = elements.filter((e) => e.name === "testcase");
+    expect(cases.map((c) => c.attributes.name)).toEqual(["planted-bug"]);
+    expect(elements.filter((e) => e.name === "failure")).toHaveLength(1);
+    const json = await readJson(path.join(out, "fail", "report.json"));
+    for (const f of json.simulations[0].failures) {
+      expect(xml).toContain(`seed ${f.seed} (seed #${f.index + 1})`);
+      expect(xml).toContain(`replay: npx moonpool replay planted-bug --seed ${f.seed}`);
+    }
+    expect(xml).toContain("recipe: (the root timeline)");
+    expect(() => checkXml("<a><b></a></b>")).toThrow(/mismatched/);
+  });
+
+  it("reports usage errors with what to do, exit 2", async () => {
+    const [unknown, shard, untilStable, wallClock] = await Promise.all([
+      runCli(["run", "no-such-sim"]),
+      runCli(["run", "counter", "--shard", "4/3"]),
+      runCli(["run", "counter", "--shard", "1/2", "--until-stable", "5,50"]),
+      runCli(["run", "counter", "--shard", "1/2"]),
+    ]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("no simulation matches 'no-such-sim'; known simulations: counter, gated, planted-bug, slow");
+    expect(shard.code).toBe(2);
+    expect(shard.stderr).toContain("the form is --shard i/n with 1 <= i <= n");
+    expect(untilStable.code).toBe(2);
+    expect(untilStable.stderr).toContain("cannot be split across machines");
+    expect(wallClock.code).toBe(2);
+    expect(wallClock.stderr).toContain("pass --base-seed B");
+  });
+});
