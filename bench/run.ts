@@ -7,6 +7,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   explore: async () => (await import("./explore.ts")).benchExplore(),
   storage: async () => (await import("./storage.ts")).benchStorage(),
   network: async () => (await import("./network.ts")).benchNetwork(),
+  workers: async () => (await import("./workers.ts")).benchWorkers(),
 };
 
 const name = process.argv[2];

@@ -15,7 +15,7 @@
  * whole state to a fresh file, syncs it and renames it over the log (metadata is durable when
  * `rename` resolves). The same rewrite compacts a log that grew past `MAX_LOG_RECORDS`.
  */
-import { IoError, OpenOptions, type StorageFile, type StorageProvider } from "@moonpool/core";
+import { assertSometimes, IoError, OpenOptions, type StorageFile, type StorageProvider } from "@moonpool/core";
 import { fnv1a } from "./protocol.ts";
 
 export const LOG_PATH = "paxos/acceptor.log";
@@ -182,6 +182,8 @@ export class AcceptorStore {
   }
 
   private async write(record: LogRecord): Promise<void> {
+    // Every append is the observation point: true when a disk error forced the slow, safe path.
+    assertSometimes(this.mustRewrite, "acceptor log rewritten after a disk error");
     if (this.mustRewrite || this.records >= MAX_LOG_RECORDS) {
       await this.rewrite(record);
       return;

@@ -4,6 +4,7 @@
  *   paxosSimulation({ network: "none", isolation: false })  // stage 1: one seed, a quiet world
  *   paxosSimulation()                                       // + baseline network faults and node isolation
  *   paxosSimulation({ network: "random" })                  // + one chaos axis, drawn per seed
+ *   paxosSimulation({ network: "swarm", storage: "swarm" }) // + storage faults
  *   paxosCampaign()                                         // everything that exists today, swarmed
  *
  * Iteration settings (how many seeds, which ones, exploration) are left to the caller: `run.ts`,
@@ -29,9 +30,11 @@ export interface PaxosSimulationOptions extends PaxosOptions {
    * baseline faults), or `Chaos.network("random" | "swarm")` drawn per seed.
    */
   readonly network?: "none" | "baseline" | "random" | "swarm";
+  /** Storage faults: "none" (the default: realistic timing, no faults) or `Chaos.storage("random" | "swarm")`. */
+  readonly storage?: "none" | "random" | "swarm";
   /** Isolate a node now and then during the chaos window (`faults.ts`). Default true. */
   readonly isolation?: boolean;
-  /** `Chaos.buggifyKnobs()`: spike the knobs of the enabled chaos surfaces. Needs network "random" or "swarm". */
+  /** `Chaos.buggifyKnobs()`: spike the knobs of the enabled chaos surfaces. Needs a network or storage chaos mode. */
   readonly buggifyKnobs?: boolean;
   /** Swarm the client's operation alphabet per seed. */
   readonly swarmOperations?: boolean;
@@ -66,6 +69,8 @@ export function paxosSimulation(options: PaxosSimulationOptions = {}): Simulatio
   const network = options.network ?? "baseline";
   if (network === "none") builder.networkFaults("none");
   else if (network !== "baseline") builder.enableChaos([Chaos.network(network)]);
+  const storage = options.storage ?? "none";
+  if (storage !== "none") builder.enableChaos([Chaos.storage(storage)]);
   if (options.buggifyKnobs === true) builder.enableChaos([Chaos.buggifyKnobs()]);
   if (options.isolation !== false) builder.faultFactory(() => new IsolateNodeInjector(PAXOS_GROUP));
   if (options.swarmOperations === true) builder.swarmOperations();
@@ -73,18 +78,20 @@ export function paxosSimulation(options: PaxosSimulationOptions = {}): Simulatio
 }
 
 /**
- * The full campaign with the chaos surfaces that exist today: network faults in swarm mode, their
- * knobs spiked by buggify, node isolation inside a chaos window, a swarmed operation alphabet, and
- * the recovery tail after the window.
+ * The full campaign with the chaos surfaces that exist today: network and storage faults in swarm
+ * mode, their knobs spiked by buggify, node isolation inside a chaos window, a swarmed operation
+ * alphabet, and the recovery tail after the window.
  */
 export function paxosCampaign(options: PaxosOptions = {}): SimulationBuilder {
   const chaos: Chaos[] = [
     Chaos.network("swarm"),
+    Chaos.storage("swarm"),
     Chaos.buggifyKnobs(),
-    // STORAGE: when `Chaos.storage` lands (issue 4), add  Chaos.storage("swarm"),
     // ATTRITION: when `Chaos.attrition` lands, add the process reboots here, e.g.
     //   Chaos.attrition({ maxDead: 1, probGraceful: 1, probCrash: 2, probWipe: 0 }, "swarm"),
     // (wipe stays 0: an acceptor that loses its disk may forget a promise, which Paxos forbids).
+    // Then the planted bugs "promise-before-persist" and "ballot-reuse-after-restart" can show,
+    // and "acceptor recovered persisted state" can be reached.
   ];
   return paxosSimulation({ ...options, isolation: true, swarmOperations: true }).enableChaos(chaos);
 }
@@ -104,7 +111,11 @@ export const PAXOS_STAGES = {
   "network-random": (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "random" }),
   /** + network fault families switched off at random per seed (swarm), knobs spiked by buggify. */
   "network-swarm": (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "swarm", buggifyKnobs: true }),
-  /** + the operation alphabet swarmed: everything that exists today. */
+  /** + storage faults drawn per seed (sync failures, stalls, corruption of written sectors...). */
+  "storage-random": (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "swarm", storage: "random" }),
+  /** + storage fault families swarmed, both surfaces' knobs spiked. */
+  "storage-swarm": (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "swarm", storage: "swarm", buggifyKnobs: true }),
+  /** + the operation alphabet swarmed: everything that exists today (`paxosCampaign`). */
   campaign: (options: PaxosOptions = {}) => paxosCampaign(options),
 } as const satisfies Record<string, (options?: PaxosOptions) => SimulationBuilder>;
 

@@ -24,12 +24,12 @@ import {
   PARTITION_STRATEGIES,
   uniform,
   BASELINE_LATENCY_SHAPES,
-  type LatencyDistribution,
   type NetworkConfig,
   type RangeUs,
 } from "../world/network-config.ts";
 import type { World } from "../world/world.ts";
 import type { Buggify } from "./buggify.ts";
+import { draw, drawRange, randomLatency, type Draw, type LatencyDraw } from "./random-draws.ts";
 import type { ChaosMode, ChaosPlan } from "./chaos.ts";
 
 /** What `.networkFaults(...)` sets when no `Chaos.network` entry is given. */
@@ -80,9 +80,7 @@ export const NETWORK_BASELINE: NetworkConfig = Object.freeze({
 });
 
 /** A value drawn as `rangeInt(lo, hi) · scale` (lo inclusive, hi exclusive). */
-type Draw = readonly [lo: number, hi: number, scale: number];
 /** A latency range: one bound drawn from each of these ranges (µs, ordered if they cross); the shape is drawn 1/3 each. */
-type LatencyDraw = { readonly startUs: RangeUs; readonly endUs: RangeUs };
 
 /**
  * §9.3: the ranges `Chaos.network("random")` draws each parameter from (sim stream, in the order
@@ -96,8 +94,6 @@ export const RANDOM_NETWORK_RANGES = Object.freeze({
     write: { startUs: [50, 1_000], endUs: [200, 2_000] },
   } satisfies Record<"bind" | "accept" | "connect" | "write", LatencyDraw>),
   /** A bimodal shape's slow mode: `end .. 10·end`, chosen with probability 0.001–0.009. */
-  bimodalSlowFactor: 10,
-  bimodalSlowProbability: [1, 10, 0.001] as Draw,
   /** Clog probability 0–19 %, duration from `[50..300) ms` to `[100..500) ms`. */
   clogProbability: [0, 20, 0.01] as Draw,
   clogDurationStartUs: [50 * MS, 300 * MS] as RangeUs,
@@ -154,35 +150,6 @@ export interface NetworkChaosRecord {
   readonly spikedKnobs: Readonly<Partial<Record<KnobName, number>>>;
   /** Every value the seed ran with. */
   readonly config: NetworkConfig;
-}
-
-function draw(sim: RandomStream, [lo, hi, scale]: Draw): number {
-  return sim.rangeInt(lo, hi) * scale;
-}
-
-function drawRange(sim: RandomStream, start: RangeUs, end: RangeUs): RangeUs {
-  const a = sim.rangeInt(start[0], start[1]);
-  const b = sim.rangeInt(end[0], end[1]);
-  // The two bounds are drawn independently and may cross: order them, keep the range non-empty.
-  const lo = Math.min(a, b);
-  return [lo, Math.max(lo + 1, a, b)];
-}
-
-function randomLatency(sim: RandomStream, spec: LatencyDraw): LatencyDistribution {
-  const [startUs, endUs] = drawRange(sim, spec.startUs, spec.endUs);
-  switch (sim.rangeInt(0, 3)) {
-    case 0:
-      return uniform([startUs, endUs]);
-    case 1:
-      return { shape: "exponential", minUs: startUs, meanUs: endUs - startUs };
-    default:
-      return {
-        shape: "bimodal",
-        fastUs: [startUs, endUs],
-        slowUs: [endUs, RANDOM_NETWORK_RANGES.bimodalSlowFactor * endUs],
-        slowProbability: draw(sim, RANDOM_NETWORK_RANGES.bimodalSlowProbability),
-      };
-  }
 }
 
 /** §9.3: a configuration with every parameter drawn from `sim`. */

@@ -15,7 +15,6 @@
  * to run without the chaos layer); they are re-exported here with the rest of the storage chaos.
  */
 import type { RandomStream, SeedStreams } from "../engine/rng.ts";
-import { uniform, type LatencyDistribution, type RangeUs } from "../world/network-config.ts";
 import {
   DEFAULT_STORAGE_CONFIG,
   validateStorageConfig,
@@ -23,6 +22,7 @@ import {
 } from "../world/storage/config.ts";
 import type { World } from "../world/world.ts";
 import type { Buggify } from "./buggify.ts";
+import { draw, randomLatency, type Draw, type LatencyDraw } from "./random-draws.ts";
 import type { ChaosMode } from "./chaos.ts";
 
 export {
@@ -44,9 +44,7 @@ const MS = 1000;
 const SECOND = 1_000_000;
 
 /** A value drawn as `rangeInt(lo, hi) · scale` (lo inclusive, hi exclusive). */
-type Draw = readonly [lo: number, hi: number, scale: number];
 /** A latency range: its start and end are drawn from these ranges (µs); the shape is drawn 1/3 each. */
-type LatencyDraw = { readonly startUs: RangeUs; readonly endUs: RangeUs };
 
 /** §10.2 `random_for_seed`: the ranges `Chaos.storage("random")` draws from (sim stream, in this order). */
 export const RANDOM_STORAGE_RANGES = Object.freeze({
@@ -59,8 +57,6 @@ export const RANDOM_STORAGE_RANGES = Object.freeze({
   writeLatency: { startUs: [50, 200], endUs: [200, 1_000] } as LatencyDraw,
   syncLatency: { startUs: [500, 2_000], endUs: [2_000, 10_000] } as LatencyDraw,
   /** A bimodal shape's slow mode: `end .. 10·end`, chosen with probability 0.001–0.009. */
-  bimodalSlowFactor: 10,
-  bimodalSlowProbability: [1, 10, 0.001] as Draw,
   /** Per sector read / written: 0–99 in 100,000. */
   readFaultProbability: [0, 100, 1e-5] as Draw,
   writeFaultProbability: [0, 100, 1e-5] as Draw,
@@ -125,35 +121,6 @@ export const STORAGE_KNOBS = Object.freeze({
   throttleDurationUs: { id: "chaos.storage.throttleDuration", range: [1 * SECOND, 5 * SECOND] as const, family: "throttle" },
 } satisfies Record<string, { id: string; range: readonly [number, number]; family: SwarmStorageFamily | null }>);
 export type StorageKnobName = keyof typeof STORAGE_KNOBS;
-
-function draw(sim: RandomStream, [lo, hi, scale]: Draw): number {
-  return sim.rangeInt(lo, hi) * scale;
-}
-
-/** Start and end of a range, drawn separately; the end stays above the start. */
-function drawRange(sim: RandomStream, start: RangeUs, end: RangeUs): RangeUs {
-  const startUs = sim.rangeInt(start[0], start[1]);
-  const endUs = Math.max(startUs + 1, sim.rangeInt(end[0], end[1]));
-  return [startUs, endUs];
-}
-
-/** The network's shape mix (§9.3): uniform, exponential or bimodal, one third each. */
-function randomLatency(sim: RandomStream, spec: LatencyDraw): LatencyDistribution {
-  const [startUs, endUs] = drawRange(sim, spec.startUs, spec.endUs);
-  switch (sim.rangeInt(0, 3)) {
-    case 0:
-      return uniform([startUs, endUs]);
-    case 1:
-      return { shape: "exponential", minUs: startUs, meanUs: endUs - startUs };
-    default:
-      return {
-        shape: "bimodal",
-        fastUs: [startUs, endUs],
-        slowUs: [endUs, RANDOM_STORAGE_RANGES.bimodalSlowFactor * endUs],
-        slowProbability: draw(sim, RANDOM_STORAGE_RANGES.bimodalSlowProbability),
-      };
-  }
-}
 
 /** §10.2 `random_for_seed`: every parameter drawn from `sim`, in `RANDOM_STORAGE_RANGES` order. */
 export function randomStorageConfig(sim: RandomStream): StorageConfig {

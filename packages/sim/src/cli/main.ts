@@ -127,4 +127,11 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
+// `moonpool ... | head` closes the pipe early: that is not an error worth a stack trace.
+for (const stream of [process.stdout, process.stderr]) {
+  stream.on("error", (error: NodeJS.ErrnoException) => {
+    if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    throw error;
+  });
+}
 process.exitCode = await main(process.argv.slice(2));

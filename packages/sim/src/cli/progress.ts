@@ -5,7 +5,10 @@
  * in full (with their replay command) as soon as they are absorbed.
  */
 import { formatCount, formatDuration } from "../runner/report-format.ts";
+import pc from "picocolors";
 import type { Colors } from "./colors.ts";
+
+const NO_COLORS = pc.createColors(false);
 import type { CampaignProgress } from "./pool-campaign.ts";
 
 /** Redraw at most this often on a TTY (and at least this often while seeds are slow). */
@@ -97,10 +100,13 @@ class LiveProgress implements ProgressDisplay {
   private draw(): void {
     if (this.info === null) return;
     this.drawnMs = performance.now();
-    let line = statusText(this.info, this.last, this.drawnMs - this.startedMs, this.c);
-    const width = this.stream.columns ?? 120;
-    // Never wrap: a wrapped line cannot be redrawn in place. (Colour codes make this approximate.)
-    if (line.length > width + 20) line = line.slice(0, width + 19) + "…";
+    const elapsedMs = this.drawnMs - this.startedMs;
+    const columns = this.stream.columns ?? 0;
+    const width = columns >= 20 ? columns : 120;
+    let line = statusText(this.info, this.last, elapsedMs, this.c);
+    // Never wrap: a wrapped line cannot be redrawn in place. Measure and cut without colour codes.
+    const plain = statusText(this.info, this.last, elapsedMs, NO_COLORS);
+    if (plain.length >= width) line = plain.slice(0, width - 2) + "…";
     this.stream.write(`\r\x1b[2K${line}`);
   }
 }

@@ -124,6 +124,23 @@ describe("moonpool list / run / replay", () => {
     expect(() => checkXml("<a><b></a></b>")).toThrow(/mismatched/);
   });
 
+  it("--bail stops at the first failing seed in seed order; --timeout fails a seed over its wall-clock limit", async () => {
+    const [bail, timeout] = await Promise.all([
+      runCli(["run", "planted-bug", "--base-seed", "3", "--iterations", "12", "--bail", "--reporter", "json", "--out", path.join(out, "bail")]),
+      runCli(["run", "slow", "--iterations", "3", "--base-seed", "1", "--timeout", "1ms", "--reporter", "json", "--out", path.join(out, "timeout")]),
+    ]);
+    expect(bail.code).toBe(1);
+    const bailed = (await readJson(path.join(out, "bail", "report.json"))).simulations[0];
+    expect(bailed.stoppedBy).toBe("bail");
+    const seeds = bailed.report.seeds as { ok: boolean }[];
+    expect(seeds.findIndex((s) => !s.ok)).toBe(seeds.length - 1);
+    expect(timeout.code).toBe(1);
+    expect(timeout.stdout).toMatch(/ran longer than --timeout .*\n {2}replay: npx moonpool replay slow --seed \d+/);
+    const timedOut = (await readJson(path.join(out, "timeout", "report.json"))).simulations[0];
+    expect(timedOut.stoppedBy).toBe("timeout");
+    expect(timedOut.failures[0].kind).toBe("wallTimeout");
+  });
+
   it("reports usage errors with what to do, exit 2", async () => {
     const [unknown, shard, untilStable, wallClock] = await Promise.all([
       runCli(["run", "no-such-sim"]),

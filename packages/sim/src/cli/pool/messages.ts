@@ -19,6 +19,8 @@ export interface SeedTaskMessage extends SeedTask {
 }
 
 export type WorkerReply =
+  /** Sent once, when the worker has loaded the engine and listens for tasks (timeouts start after it). */
+  | { readonly kind: "ready" }
   | { readonly id: number; readonly kind: "done"; readonly outcome: SingleSeedOutcome }
   /** The task could not run (the file did not load, build() threw, an internal error). */
   | { readonly id: number; readonly kind: "error"; readonly message: string; readonly stack?: string };

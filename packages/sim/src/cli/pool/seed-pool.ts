@@ -20,6 +20,8 @@ interface PendingTask {
 
 interface Slot {
   worker: Worker;
+  /** The worker has loaded the engine; tasks (and their timeouts) start only then. */
+  ready: boolean;
   current: PendingTask | null;
   timer: NodeJS.Timeout | null;
   startedMs: number;
@@ -72,8 +74,13 @@ export class SeedPool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: new Worker(BOOTSTRAP_URL), current: null, timer: null, startedMs: 0 };
+    const slot: Slot = { worker: new Worker(BOOTSTRAP_URL), ready: false, current: null, timer: null, startedMs: 0 };
     slot.worker.on("message", (reply: WorkerReply) => {
+      if (reply.kind === "ready") {
+        slot.ready = true;
+        this.pump();
+        return;
+      }
       const task = slot.current;
       if (task === null || task.message.id !== reply.id) return;
       this.finish(slot, reply.kind === "done" ? { kind: "done", outcome: reply.outcome } : { kind: "error", message: reply.message, stack: reply.stack });
@@ -107,7 +114,7 @@ export class SeedPool {
   private pump(): void {
     for (const slot of this.slots) {
       if (this.queue.length === 0) return;
-      if (slot.current !== null) continue;
+      if (!slot.ready || slot.current !== null) continue;
       const task = this.queue.shift()!;
       slot.current = task;
       slot.startedMs = performance.now();

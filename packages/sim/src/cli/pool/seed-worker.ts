@@ -45,3 +45,4 @@ let queue: Promise<void> = Promise.resolve();
 port.on("message", (task: SeedTaskMessage) => {
   queue = queue.then(async () => port.postMessage(await runTask(task)));
 });
+port.postMessage({ kind: "ready" } satisfies WorkerReply);
