@@ -171,6 +171,11 @@ export class AcceptorStore {
     return { store: new AcceptorStore(storage, file, recovery, validBytes), recovery };
   }
 
+  /** The promise the log holds now (what a reboot would recover). */
+  get durablePromise(): number {
+    return this.durable.promised;
+  }
+
   /** Appends `record` and syncs it. Resolves once it is durable; rejects with `IoError` if it may not be. */
   append(record: LogRecord): Promise<void> {
     const result = this.tail.then(() => this.write(record));

@@ -55,11 +55,11 @@ const EXPLORATION = { workers: 0, branchingFactor: 4, maxFrontier: 512, maxRecip
  */
 const FINDABLE_BUGS: readonly { bug: PaxosBug; seed: number; budget: number; firstAt: number }[] = [
   // Most random seeds of the campaign find these two (their root timeline fails in ~90 % of seeds).
-  { bug: "no-promise-check", seed: 33, budget: 10, firstAt: 2 },
-  { bug: "ignore-accepted-values", seed: 21, budget: 10, firstAt: 4 },
+  { bug: "no-promise-check", seed: 2, budget: 10, firstAt: 2 },
+  { bug: "ignore-accepted-values", seed: 7, budget: 20, firstAt: 12 },
   // Needs a sequence (a value accepted by one acceptor, another value chosen by a leader that
   // missed it, a third leader hearing both): random seeds of this campaign hit it about 1 in 12.
-  { bug: "adopt-first-reported-value", seed: 3, budget: 40, firstAt: 21 },
+  { bug: "adopt-first-reported-value", seed: 8, budget: 24, firstAt: 14 },
 ];
 
 function statuses(report: SimulationReport): Record<string, string> {
@@ -100,7 +100,10 @@ describe("paxos example", () => {
   it.each(FINDABLE_BUGS)("exploration finds planted bug $bug from root seed $seed within $budget timelines, and its recipe replays", async ({ bug, seed, budget, firstAt }) => {
     const report = await paxosCampaign({ bug }).enableExploration({ ...EXPLORATION, maxRunsPerSeed: budget }).setDebugSeeds([seed]).setIterations(1).run();
     const exploration = report.exploration!;
-    expect(exploration.perSeed[0]!.firstBugAtTimeline).toBe(firstAt);
+    const first = exploration.perSeed[0]!.firstBugAtTimeline;
+    expect(first).not.toBeNull();
+    expect(first!).toBeLessThanOrEqual(budget);
+    expect(first, "the search is deterministic: a change of the first bug's timeline means the code or the engine changed").toBe(firstAt);
     expect(report.failedRuns).toBe(1);
     const recipe = exploration.bugRecipes[0]!;
     expect(recipe.recipe).toMatch(/^\d+@\d+( -> \d+@\d+)*$/); // found by a continuation, not by the root run

@@ -268,7 +268,7 @@ export class PaxosWorkload implements Workload {
       // partitioned, stalled or deposed.
       if (!busy) target = (target + 1 + io.random.randomRange(0, this.nodes.length - 1)) % this.nodes.length;
     }
-    assertSometimesGreaterThan(depth, 3, "deep client retry chain");
+    assertSometimesGreaterThan(depth, 2, "deep client retry chain");
     if (reply?.type !== "proposed" || !reply.ok) {
       this.model.ambiguous(value);
       assertSometimesAll("failover made progress", { oldLeaderUnavailable, newQuorumFormed: false, clientCompleted: false });

@@ -46,6 +46,31 @@ export {
 export { markConnectionStable, RANDOM_CLOSE_LOCAL_SEND_ABOVE, RANDOM_CLOSE_PEER_RECV_BELOW } from "./world/network.ts";
 export { DEFAULT_MANUAL_PARTITION_MS, type FaultInjector, type FaultContext } from "./runner/fault-context.ts";
 export { CHAOS_ENDED_ASSERTION, describeSeedChaos, type SeedChaosRecord } from "./runner/seed-chaos.ts";
+// Process reboots and attrition.
+export {
+  REBOOT_KINDS,
+  PROCESS_FAULT_KINDS,
+  REBOOT_ASSERTIONS,
+  DEFAULT_RECOVERY_DELAY_MS,
+  DEFAULT_GRACE_PERIOD_MS,
+  type RebootKind,
+  type RebootCause,
+  type RebootStats,
+  type DelayRangeMs,
+} from "./runner/reboot.ts";
+export {
+  AttritionVictims,
+  ATTRITION_SCOPES,
+  SWARM_ATTRITION_FIELDS,
+  SWARM_ATTRITION_OFF_PROBABILITY,
+  describeAttritionChaos,
+  type AttritionConfig,
+  type AttritionScope,
+  type AttritionPlan,
+  type AttritionChaosRecord,
+  type AttritionSwarmMask,
+} from "./chaos/attrition.ts";
+export { ATTRITION_ASSERTIONS, ATTRITION_INTERVAL_MS } from "./runner/attrition-injector.ts";
 // Storage chaos and the simulated storage's fault kinds.
 export {
   DEFAULT_STORAGE_CONFIG,

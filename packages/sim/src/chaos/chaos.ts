@@ -9,11 +9,14 @@
  *   then thinned by a per-seed mask ("swarm", §9.4). Without it the baseline of §9.2 applies.
  * - `Chaos.storage(mode)`: storage faults drawn per seed ("random") or drawn and masked ("swarm"),
  *   inventory §10.2 (see `storage-config.ts`). Without it storage faults are off.
+ * - `Chaos.attrition(config, mode)`: built-in process reboots within the chaos window (inventory
+ *   §6, see `attrition.ts`); one entry per victim pool, a later one for the same pool replaces it.
  * - `Chaos.buggifyKnobs()`: spikes the knobs of the enabled surfaces (§9.5) on the seeds where
  *   their buggify points fire; it needs at least one such surface.
  * Later entries override earlier ones for the same surface.
  */
 import { InvalidConfiguration } from "@moonpool/core";
+import { addAttritionEntry, checkAttrition, type AttritionConfig, type AttritionPlan } from "./attrition.ts";
 
 /** How a surface's configuration is chosen per seed. */
 export type ChaosMode = "random" | "swarm";
@@ -23,6 +26,7 @@ export const CHAOS_MODES: readonly ChaosMode[] = ["random", "swarm"];
 export type Chaos =
   | { readonly surface: "network"; readonly mode: ChaosMode }
   | { readonly surface: "storage"; readonly mode: ChaosMode }
+  | { readonly surface: "attrition"; readonly mode: ChaosMode; readonly config: AttritionPlan }
   | { readonly surface: "buggifyKnobs" };
 
 /** Surfaces `Chaos.buggifyKnobs()` can spike. */
@@ -48,6 +52,17 @@ export const Chaos = Object.freeze({
   storage(mode: ChaosMode): Chaos {
     return Object.freeze({ surface: "storage", mode: checkMode(mode, "Chaos.storage(mode)") });
   },
+  /**
+   * Built-in process reboots (see `attrition.ts`): every 1–5 s of the chaos window, a graceful
+   * reboot, a crash or a crash-and-wipe of a live victim (or of every live victim of one failure
+   * domain), within `maxDead` dead processes of the victim pool. `"swarm"` zeroes `maxDead` and
+   * each weight with probability 1/2 per seed. One entry per victim pool: a later entry for the
+   * same victims replaces the earlier one. Needs `.chaosDuration(ms)`.
+   */
+  attrition(config: AttritionConfig, mode: ChaosMode): Chaos {
+    const checked = checkMode(mode, "Chaos.attrition(config, mode)");
+    return Object.freeze({ surface: "attrition", mode: checked, config: checkAttrition(config, checked, "Chaos.attrition(config, mode)") });
+  },
   /** Spike the knobs of the enabled surfaces on the seeds where their buggify points fire. */
   buggifyKnobs(): Chaos {
     return Object.freeze({ surface: "buggifyKnobs" });
@@ -60,6 +75,8 @@ export interface ChaosPlan {
   readonly network: ChaosMode | null;
   /** The storage's mode; absent without a `Chaos.storage` entry (storage faults off). */
   readonly storage?: ChaosMode;
+  /** The `Chaos.attrition` entries, one per victim pool (absent without any). */
+  readonly attrition?: readonly AttritionPlan[];
   readonly buggifyKnobs: boolean;
 }
 
@@ -75,6 +92,7 @@ export function applyChaosEntries(plan: ChaosPlan, entries: readonly Chaos[]): C
   }
   let network = plan.network;
   let storage = plan.storage;
+  let attrition = plan.attrition;
   let buggifyKnobs = plan.buggifyKnobs;
   entries.forEach((entry: Chaos, i) => {
     const surface = (entry as { surface?: unknown } | null)?.surface;
@@ -85,16 +103,22 @@ export function applyChaosEntries(plan: ChaosPlan, entries: readonly Chaos[]): C
       case "storage":
         storage = checkMode((entry as { mode?: unknown }).mode, `enableChaos: entry ${i} (storage)`);
         break;
+      case "attrition": {
+        const { mode, config } = entry as { mode?: unknown; config?: unknown };
+        const checked = checkMode(mode, `enableChaos: entry ${i} (attrition)`);
+        attrition = Object.freeze(addAttritionEntry(attrition ?? [], checkAttrition(config as AttritionConfig, checked, `enableChaos: entry ${i} (attrition)`)));
+        break;
+      }
       case "buggifyKnobs":
         buggifyKnobs = true;
         break;
       default:
         throw new InvalidConfiguration(
-          `enableChaos: entry ${i} is not a chaos descriptor (got ${JSON.stringify(entry) ?? String(entry)}); create entries with Chaos.network("random" | "swarm"), Chaos.storage("random" | "swarm") or Chaos.buggifyKnobs()`,
+          `enableChaos: entry ${i} is not a chaos descriptor (got ${JSON.stringify(entry) ?? String(entry)}); create entries with Chaos.network("random" | "swarm"), Chaos.storage("random" | "swarm"), Chaos.attrition(config, "random" | "swarm") or Chaos.buggifyKnobs()`,
         );
     }
   });
-  return Object.freeze({ network, storage, buggifyKnobs });
+  return Object.freeze({ network, storage, buggifyKnobs, ...(attrition !== undefined ? { attrition } : {}) });
 }
 
 /** Configuration mistakes of a plan alone, as messages that say what to change. */

@@ -13,6 +13,7 @@ import { checkDeterminism, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
 import { Campaign } from "./campaign.ts";
 import { applyChaosEntries, chaosPlanErrors, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
+import { attritionErrors } from "../chaos/attrition.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
 import { networkConfigErrors, type NetworkConfig } from "../world/network-config.ts";
 import type { FaultInjector } from "./fault-context.ts";
@@ -148,7 +149,9 @@ export class SimulationBuilder {
    * Chaos surfaces, e.g. `[Chaos.network("swarm"), Chaos.buggifyKnobs()]`. Entries accumulate over
    * calls; a later entry overrides an earlier one for the same surface. Without a network entry
    * every seed runs moonpool's baseline network faults (see `networkFaults`); without a storage
-   * entry (`Chaos.storage(mode)`) storage faults are off.
+   * entry (`Chaos.storage(mode)`) storage faults are off; without `Chaos.attrition(config, mode)`
+   * no process is rebooted (except by a fault injector). Attrition entries are kept one per victim
+   * pool (a later entry for the same victims replaces the earlier one).
    */
   enableChaos(entries: readonly Chaos[]): this {
     this.chaosPlan = applyChaosEntries(this.chaosPlan, entries);
@@ -445,6 +448,8 @@ export class SimulationBuilder {
     if (this.linkLatencyConfig !== null && !this.groups.some((g) => g.locality !== undefined)) {
       errors.push("linkLatency(...) needs localities: lay the processes out with .cluster(config, factory)");
     }
+    const groups = this.groups.map((g) => ({ name: g.name, tags: g.tags, cluster: g.locality !== undefined }));
+    errors.push(...attritionErrors(this.chaosPlan.attrition ?? [], groups, this.chaosDurationMs));
     if (errors.length > 0) throw new InvalidConfiguration(errors.join("; "));
   }
 

@@ -9,14 +9,33 @@
  *
  * Partitions are directional, by IP (`partition(a, b)` holds what a sends to b, on connections
  * opened by either side); `partitionBetween` cuts both directions. Every call is a `sim_fault`
- * event. Reboots (`reboot`, `rebootRandom`, `rebootMachine`, `deadCount`, ...) come with the
- * process lifecycle issue and will join this interface.
+ * event.
+ *
+ * Reboots (see `reboot.ts` for the three kinds): `reboot(ip, kind)` draws a recovery delay of
+ * 1000..10000 ms and, for a graceful reboot, a grace period of 2000..5000 ms from the sim stream;
+ * `rebootWithDelays` takes them (fixed or `[minMs, maxMs]`). `rebootRandom`, `rebootTagged`,
+ * `rebootMachine` and `rebootDomain` reboot a live process, or every live process of a tag or
+ * failure domain (each with its own delays). A process that is already dead (rebooted and not
+ * yet restarted) is skipped: the reboot is ignored, traced and counted. Each returns what it
+ * rebooted. After the cutoff reboots are ignored and traced, as partitions are.
  */
 import type { RandomProvider, TimeProvider, Tracer } from "@moonpool/core";
 import { parseAddr } from "../world/network.ts";
 import { partitionDurationUs } from "../world/partitions.ts";
 import type { ActorScope } from "../world/scope.ts";
 import type { World } from "../world/world.ts";
+import type { DomainLevel } from "./locality.ts";
+import {
+  DEFAULT_GRACE_PERIOD_MS,
+  DEFAULT_RECOVERY_DELAY_MS,
+  delayRangeError,
+  isRebootKind,
+  normalizeDelayRange,
+  REBOOT_KINDS,
+  type DelayRangeMs,
+  type ProcessLifecycle,
+  type RebootKind,
+} from "./reboot.ts";
 import type { Topology } from "./topology.ts";
 
 /** How long a partition lasts when no duration is given (moonpool: one hour; the cutoff heals it earlier). */
@@ -56,7 +75,26 @@ export interface FaultContext {
   partitionRecvTo(ip: string, durationMs?: number): void;
   healSendFrom(ip: string): void;
   healRecvTo(ip: string): void;
-  // Reboot methods (issue 4: process lifecycle) go here.
+  /**
+   * Reboots the process at `ip` with the default delays (recovery 1000..10000 ms, grace
+   * 2000..5000 ms). Returns false when it was ignored: the process is already dead, or the cutoff
+   * passed.
+   */
+  reboot(ip: string, kind: RebootKind): boolean;
+  /** `reboot` with these delays: fixed milliseconds or `[minMs, maxMs]` drawn per reboot. */
+  rebootWithDelays(ip: string, kind: RebootKind, recoveryDelayMs: DelayRangeMs, gracePeriodMs: DelayRangeMs): boolean;
+  /** Reboots one live process drawn uniformly (sim stream); returns its IP, or null if none is live (or after the cutoff). */
+  rebootRandom(kind: RebootKind): string | null;
+  /** Reboots every live process whose tag `key` is `value`; returns their IPs. */
+  rebootTagged(key: string, value: string, kind: RebootKind): string[];
+  /** Reboots every live process of cluster machine `id` (e.g. "dc1-z2-m1"); returns their IPs. */
+  rebootMachine(id: string, kind: RebootKind): string[];
+  /** Reboots every live process of a datacenter, zone or machine of the cluster; returns their IPs. */
+  rebootDomain(level: DomainLevel, id: string, kind: RebootKind): string[];
+  /** Processes rebooted and not yet restarted. */
+  deadCount(): number;
+  /** Whether the process at `ip` is dead (rebooted and not yet restarted). */
+  isDead(ip: string): boolean;
 }
 
 function checkIp(ip: string, call: string): string {
@@ -66,6 +104,18 @@ function checkIp(ip: string, call: string): string {
     throw new RangeError(`FaultContext.${call}: ${JSON.stringify(ip)} is not an IPv4 address; use an IP from ctx.processIps() or ctx.topology`);
   }
   return ip;
+}
+
+function checkKind(kind: unknown, call: string): asserts kind is RebootKind {
+  if (!isRebootKind(kind)) {
+    throw new RangeError(`FaultContext.${call}: kind must be one of ${REBOOT_KINDS.map((k) => `"${k}"`).join(", ")}, got ${JSON.stringify(kind) ?? String(kind)}`);
+  }
+}
+
+function checkDelay(range: DelayRangeMs, what: string, call: string): readonly [number, number] {
+  const error = delayRangeError(range, what);
+  if (error !== null) throw new RangeError(`FaultContext.${call}: ${error}`);
+  return normalizeDelayRange(range);
 }
 
 function durationUs(durationMs: number | undefined, call: string): number {
@@ -82,6 +132,7 @@ export class FaultContextImpl implements FaultContext {
     private readonly scope: ActorScope,
     readonly chaosShutdown: AbortSignal,
     readonly topology: Topology,
+    private readonly lifecycle: ProcessLifecycle,
   ) {}
 
   get time(): TimeProvider {
@@ -150,5 +201,76 @@ export class FaultContextImpl implements FaultContext {
 
   healRecvTo(ip: string): void {
     this.world.network.partitions.healRecv(checkIp(ip, "healRecvTo"));
+  }
+
+  // --- reboots ---------------------------------------------------------------------------------
+
+  deadCount(): number {
+    return this.lifecycle.deadCount();
+  }
+
+  isDead(ip: string): boolean {
+    return this.lifecycle.isDead(checkIp(ip, "isDead"));
+  }
+
+  reboot(ip: string, kind: RebootKind): boolean {
+    return this.rebootOne(ip, kind, DEFAULT_RECOVERY_DELAY_MS, DEFAULT_GRACE_PERIOD_MS, "reboot");
+  }
+
+  rebootWithDelays(ip: string, kind: RebootKind, recoveryDelayMs: DelayRangeMs, gracePeriodMs: DelayRangeMs): boolean {
+    return this.rebootOne(ip, kind, recoveryDelayMs, gracePeriodMs, "rebootWithDelays");
+  }
+
+  private rebootOne(ip: string, kind: RebootKind, recoveryDelayMs: DelayRangeMs, gracePeriodMs: DelayRangeMs, call: string): boolean {
+    checkKind(kind, call);
+    const recovery = checkDelay(recoveryDelayMs, "recoveryDelayMs", call);
+    const grace = checkDelay(gracePeriodMs, "gracePeriodMs", call);
+    this.checkProcessIp(ip, call);
+    if (!this.allowed(call)) return false;
+    return this.lifecycle.reboot(ip, kind, recovery, grace, "injector");
+  }
+
+  rebootRandom(kind: RebootKind): string | null {
+    checkKind(kind, "rebootRandom");
+    if (!this.allowed("rebootRandom")) return null;
+    const live = this.topology.allProcessIps().filter((ip) => !this.lifecycle.isDead(ip));
+    if (live.length === 0) return null;
+    const ip = live[this.world.engine.streams.sim.rangeInt(0, live.length)]!;
+    return this.rebootAll([ip], kind)[0] ?? null;
+  }
+
+  rebootTagged(key: string, value: string, kind: RebootKind): string[] {
+    checkKind(kind, "rebootTagged");
+    if (!this.allowed("rebootTagged")) return [];
+    return this.rebootAll(this.topology.ipsTagged(key, value), kind);
+  }
+
+  rebootMachine(id: string, kind: RebootKind): string[] {
+    return this.rebootDomain("machine", id, kind);
+  }
+
+  rebootDomain(level: DomainLevel, id: string, kind: RebootKind): string[] {
+    checkKind(kind, "rebootDomain");
+    if (level !== "datacenter" && level !== "zone" && level !== "machine") {
+      throw new RangeError(`FaultContext.rebootDomain: level must be "datacenter", "zone" or "machine", got ${JSON.stringify(level) ?? String(level)}`);
+    }
+    if (!this.allowed("rebootDomain")) return [];
+    return this.rebootAll(this.topology.ipsInDomain(level, id), kind);
+  }
+
+  /** Reboots each live IP of `ips` (default delays); returns those rebooted. Dead ones are ignored (and counted). */
+  private rebootAll(ips: readonly string[], kind: RebootKind): string[] {
+    const done: string[] = [];
+    for (const ip of ips) {
+      if (this.lifecycle.reboot(ip, kind, DEFAULT_RECOVERY_DELAY_MS, DEFAULT_GRACE_PERIOD_MS, "injector")) done.push(ip);
+    }
+    return done;
+  }
+
+  private checkProcessIp(ip: string, call: string): void {
+    checkIp(ip, call);
+    if (!this.lifecycle.has(ip)) {
+      throw new RangeError(`FaultContext.${call}: ${ip} is not a process IP (workloads cannot be rebooted); use an IP from ctx.processIps() or ctx.topology`);
+    }
   }
 }

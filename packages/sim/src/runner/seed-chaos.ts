@@ -2,12 +2,14 @@
  * The chaos of one seed, as the seed runner drives it:
  *
  * 1. `setUpSeedChaos` (right after the topology is resolved): draws the network configuration
- *    (baseline, random, swarm, knobs) and then the storage configuration, installs them into the
- *    world, wires the cluster's link latency, and returns what to record in the `SeedResult`.
+ *    (baseline, random, swarm, knobs), then the storage configuration, then attrition's swarm
+ *    masks, installs them into the world, wires the cluster's link latency, and returns what to
+ *    record in the `SeedResult`.
  * 2. `ChaosWindow.start()` (when the run phase starts): schedules the cutoff at
- *    run start + `chaosDuration` and starts a fresh fault injector.
+ *    run start + `chaosDuration`, starts a fresh fault injector and the attrition loops.
  * 3. At the cutoff: `world.enterRecoveryMode()` (no new configuration-driven fault, partitions
- *    healed), `chaosShutdown` aborted, the injector asked to stop; a `chaos_ended` trace event and
+ *    healed), `chaosShutdown` aborted, the injector asked to stop, attrition stopped (reboots
+ *    already under way still restart their process); a `chaos_ended` trace event and
  *    the built-in reachable assertion "phase: chaos ended".
  * 4. `ChaosWindow.end()` (when the run phase is over): the injector is stopped, chaos events still
  *    queued are dropped, and faults stay off for settle and check (processes are gone by then).
@@ -18,6 +20,9 @@ import { Incarnation } from "../engine/incarnation.ts";
 import type { Buggify } from "../chaos/buggify.ts";
 import { clockDriftMaxUs, describeNetworkChaos, installNetworkChaos, resolveNetworkChaos, type NetworkChaosRecord } from "../chaos/network-chaos.ts";
 import { describeStorageChaos, installStorageChaos, resolveStorageChaos, type StorageChaosRecord } from "../chaos/storage-config.ts";
+import { describeAttritionChaos, resolveAttritionChaos, type AttritionChaosRecord } from "../chaos/attrition.ts";
+import { AttritionInjector } from "./attrition-injector.ts";
+import type { ProcessLifecycle, RebootStats } from "./reboot.ts";
 import { ActorScope } from "../world/scope.ts";
 import { ProcessClock } from "../world/time.ts";
 import { EventTag, type World } from "../world/world.ts";
@@ -30,6 +35,10 @@ import { Topology, type TopologyRegistry } from "./topology.ts";
 export interface SeedChaosRecord {
   readonly network: NetworkChaosRecord;
   readonly storage: StorageChaosRecord;
+  /** The `Chaos.attrition` entries as this seed runs them (mode, swarm mask, values); empty without attrition. */
+  readonly attrition: readonly AttritionChaosRecord[];
+  /** The reboots that happened this seed (by injectors and attrition); filled in when the seed ends. */
+  readonly reboots: RebootStats | null;
   /** The cutoff after the run phase starts, or null (faults for the whole run, no injectors). */
   readonly chaosDurationMs: number | null;
   /** The fault injector's name, or null without `faultFactory`. */
@@ -41,7 +50,11 @@ export function describeSeedChaos(record: SeedChaosRecord): string {
   const window = record.chaosDurationMs === null ? "window=none (faults for the whole run)" : `window=${record.chaosDurationMs}ms`;
   const injector = record.faultInjector === null ? "" : ` injector=${record.faultInjector}`;
   const storage = record.storage.mode === "baseline" ? "" : ` ${describeStorageChaos(record.storage)}`;
-  return `${describeNetworkChaos(record.network)}${storage} ${window}${injector}`;
+  // Records read back from older report files may lack the lifecycle fields.
+  const attrition = (record.attrition ?? []).map((a) => ` ${describeAttritionChaos(a)}`).join("");
+  const r = record.reboots;
+  const reboots = r === null || r === undefined || r.graceful + r.crash + r.crashAndWipe + r.ignored === 0 ? "" : ` reboots=[graceful:${r.graceful},crash:${r.crash},wipe:${r.crashAndWipe},forceKills:${r.forceKills},ignored:${r.ignored}]`;
+  return `${describeNetworkChaos(record.network)}${storage}${attrition} ${window}${injector}${reboots}`;
 }
 
 /** The built-in reachable assertion at the chaos cutoff (as in moonpool). */
@@ -59,12 +72,16 @@ export function setUpSeedChaos(world: World, config: SimulationConfig, registry:
   // Storage draws after the network's, and none at all without a Chaos.storage entry.
   const storage = resolveStorageChaos(config.chaos.storage ?? null, config.chaos.buggifyKnobs, world.engine.streams, buggify);
   installStorageChaos(world, storage);
+  // Attrition's swarm masks: 4 config-stream draws per swarm entry, after storage's.
+  const attrition = resolveAttritionChaos(config.chaos.attrition ?? [], world.engine.streams.config);
   if (config.linkLatency !== null) {
     world.network.linkLatencyUs = linkLatencySampler(config.linkLatency, (ip) => registry.byIp(ip)?.locality, sim);
   }
   const record: SeedChaosRecord = Object.freeze({
     network,
     storage,
+    attrition,
+    reboots: null,
     chaosDurationMs: config.chaosDurationMs,
     faultInjector: null,
   });
@@ -81,6 +98,7 @@ export class ChaosWindow {
   /** Owner of the cutoff event: dead once the run phase is over. */
   private readonly cutoffOwner = { actor: "runner", alive: true };
   private injector: { readonly name: string; readonly incarnation: Incarnation } | null = null;
+  private attrition: AttritionInjector | null = null;
   /** Name of the injector that ran, for the seed's record. */
   injectorName: string | null = null;
 
@@ -89,14 +107,20 @@ export class ChaosWindow {
     private readonly config: SimulationConfig,
     private readonly registry: TopologyRegistry,
     private readonly fail: Fail,
+    /** The processes' reboots (for `FaultContext.reboot*` and attrition). */
+    private readonly lifecycle: ProcessLifecycle,
   ) {}
 
-  /** The run phase starts: schedule the cutoff and start this seed's injector. */
-  start(): void {
+  /** The run phase starts: schedule the cutoff and start this seed's injector and attrition. */
+  start(attrition: readonly AttritionChaosRecord[] = []): void {
     const durationMs = this.config.chaosDurationMs;
     if (durationMs === null) return; // no window: configuration faults for the whole run, injectors never run
     this.world.engine.schedule(msToUs(durationMs), () => this.cutoff(), null, EventTag.runner, this.cutoffOwner);
     if (this.config.faultFactory !== null) this.startInjector(this.config.faultFactory);
+    if (attrition.length > 0) {
+      this.attrition = new AttritionInjector(this.world, this.lifecycle, this.registry, attrition);
+      this.attrition.start();
+    }
   }
 
   /** The chaos cutoff (also callable directly by tests of the window). */
@@ -108,12 +132,14 @@ export class ChaosWindow {
     const reason = abortError("chaos ended: the chaos duration elapsed");
     this.controller.abort(reason);
     this.injector?.incarnation.beginShutdown(reason);
+    this.attrition?.stop();
   }
 
   /** The run phase is over: stop the injector, drop chaos events, keep faults off from here on. */
   end(): void {
     this.cutoffOwner.alive = false;
     this.world.faultOwner.alive = false;
+    this.attrition?.stop();
     if (this.injector !== null) this.world.crash(this.injector.incarnation);
     this.world.enterRecoveryMode();
   }
@@ -135,7 +161,7 @@ export class ChaosWindow {
     this.injector = { name: injector.name, incarnation };
     this.injectorName = injector.name;
     const scope = new ActorScope(this.world, incarnation, null, new ProcessClock(FAULT_INJECTOR_IP), FAULT_INJECTOR_IP);
-    const ctx = new FaultContextImpl(this.world, scope, this.controller.signal, new Topology(this.registry, ""));
+    const ctx = new FaultContextImpl(this.world, scope, this.controller.signal, new Topology(this.registry, ""), this.lifecycle);
     const signal = this.controller.signal;
     this.world.engine.schedule(
       0,

@@ -21,6 +21,7 @@ import { StateBoard } from "./state-board.ts";
 import { Topology, TopologyRegistry } from "./topology.ts";
 import { ChaosWindow, setUpSeedChaos, type SeedChaosRecord } from "./seed-chaos.ts";
 import { resolveLocalities, type Locality } from "./locality.ts";
+import { ProcessLifecycle } from "./reboot.ts";
 import type { Process, Workload } from "./types.ts";
 
 /** Per-seed options the explorer and replay set. */
@@ -78,6 +79,8 @@ export class SeedSession {
   readonly registry = new TopologyRegistry();
   readonly state = new StateBoard();
   readonly discoveries: Discovery[] = [];
+  /** Reboots and the dead count of the processes (runner/reboot.ts). */
+  readonly processLifecycle: ProcessLifecycle;
   private readonly processes: ProcessSlot[] = [];
   private readonly workloads: WorkloadSlot[] = [];
   private readonly clocks = new Map<string, ProcessClock>();
@@ -111,7 +114,8 @@ export class SeedSession {
       }
     };
     engine.afterStep = () => this.checkInvariants();
-    this.chaosWindow = new ChaosWindow(this.world, config, this.registry, (kind, message, extra) => this.fail(kind, message, extra));
+    this.processLifecycle = new ProcessLifecycle(this.world, (slot) => this.bootProcess(slot as ProcessSlot));
+    this.chaosWindow = new ChaosWindow(this.world, config, this.registry, (kind, message, extra) => this.fail(kind, message, extra), this.processLifecycle);
   }
 
   get nowMs(): number {
@@ -165,7 +169,7 @@ export class SeedSession {
       traceHash: engine.traceHash.toString(16).padStart(8, "0"),
       simDraws: engine.streams.sim.totalCalls,
       discoveries: this.discoveries.slice(),
-      chaos: { ...this.chaosRecord!, faultInjector: this.chaosWindow.injectorName },
+      chaos: { ...this.chaosRecord!, faultInjector: this.chaosWindow.injectorName, reboots: { ...this.processLifecycle.stats } },
     };
   }
 
@@ -197,6 +201,7 @@ export class SeedSession {
         for (const [key, values] of Object.entries(group.tags)) tags[key] = values[i % values.length]!;
         const slot: ProcessSlot = { group: group.name, index: i, groupSize: count, ip, actor: `${name}@${ip}`, factory: group.factory, incarnation: null };
         this.processes.push(slot);
+        this.processLifecycle.add(slot);
         this.registry.addProcess({ ip, group: group.name, index: i, actor: slot.actor, tags, ...(localities !== null ? { locality: localities[i]! } : {}) });
       }
     });
@@ -224,6 +229,8 @@ export class SeedSession {
   bootProcess(slot: ProcessSlot): void {
     const incarnation = new Incarnation(slot.actor);
     slot.incarnation = incarnation;
+    // A process restarted after the first workload finished starts with its shutdown signalled.
+    if (this.shutdownTriggered) incarnation.signalShutdown(abortError("simulation shutdown: the first workload finished"));
     const ctx = this.context(incarnation, slot.ip, slot.index, slot.groupSize);
     this.world.engine.schedule(
       0,
@@ -239,9 +246,11 @@ export class SeedSession {
         this.world.emit(slot.actor, "info", "process_started", { ip: slot.ip });
         this.invoke(() => instance.run(ctx)).then(
           () => {
+            this.processLifecycle.processExited(slot, incarnation);
             if (incarnation.alive) this.world.emit(slot.actor, "info", "process_exited", { ip: slot.ip });
           },
           (error: unknown) => {
+            this.processLifecycle.processExited(slot, incarnation);
             if (!incarnation.alive) return;
             // Rejections caused by graceful shutdown are the expected way out.
             if (incarnation.shuttingDown && isAbortError(error)) return;
@@ -360,13 +369,15 @@ export class SeedSession {
 
     let runOk = false;
     if (setupOk && !setupFailed) {
-      this.chaosWindow.start();
+      this.chaosWindow.start(this.chaosRecord!.attrition);
       for (const w of this.workloads) this.startPhase("run", w);
       runOk = await this.phase("run", () => this.workloads.every((w) => w.runDone), this.config.runTimeBudgetMs, () => this.workloads.filter((w) => !w.runDone));
     }
 
-    // No chaos outlives the run phase: injector stopped, chaos events dropped, faults off.
+    // No chaos outlives the run phase: injector stopped, chaos events dropped, faults off, and
+    // reboots under way dropped (no kill or restart after this point).
     this.chaosWindow.end();
+    this.processLifecycle.stop();
     // Stop every process and workload leftover: a kill, not a graceful stop (inventory §3).
     this.triggerShutdown("runner");
     for (const p of this.processes) if (p.incarnation !== null) this.world.crash(p.incarnation);

@@ -2,7 +2,8 @@
  * Who is where in one seed: process groups (one per `.processes(...)` call, each with its own
  * `10.0.{group}.x` range), tags, the workloads (`10.0.0.x`), and the localities of the
  * `.cluster(...)` group (datacenter / zone / machine; other groups and workloads have none).
- * Every list is sorted or in registration order, so code that iterates it stays deterministic.
+ * Every list is deterministic: IP lists are in process order, which is numeric IP order
+ * (`10.0.1.2` before `10.0.1.10`, group 1 before group 2); names and ids are sorted.
  */
 import { compareDomainIds, domainId, type DomainLevel, type Locality } from "./locality.ts";
 
@@ -88,7 +89,7 @@ export class Topology {
     return (this.registry.groups.get(group) ?? []).map((p) => p.ip);
   }
 
-  /** IPs of processes whose tag `key` equals `value`, sorted. */
+  /** IPs of processes whose tag `key` equals `value`, in process (numeric IP) order. */
   ipsTagged(key: string, value: string): string[] {
     return this.registry.processes.filter((p) => p.tags[key] === value).map((p) => p.ip);
   }
@@ -99,6 +100,28 @@ export class Topology {
 
   get myTags(): Readonly<Record<string, string>> {
     return this.tagsFor(this.myIp);
+  }
+
+  /** Every tag key some process has, sorted. */
+  tagKeys(): string[] {
+    const keys = new Set<string>();
+    for (const p of this.registry.processes) for (const key of Object.keys(p.tags)) keys.add(key);
+    return [...keys].sort();
+  }
+
+  /** Every value tag `key` takes this seed, sorted. */
+  tagValues(key: string): string[] {
+    const values = new Set<string>();
+    for (const p of this.registry.processes) {
+      const value = p.tags[key];
+      if (value !== undefined) values.add(value);
+    }
+    return [...values].sort();
+  }
+
+  /** The group of the process at `ip`, or undefined (workloads, unknown IPs). */
+  groupOf(ip: string): string | undefined {
+    return this.registry.byIp(ip)?.group;
   }
 
   /** The group this actor belongs to, or undefined for workloads. */
@@ -125,6 +148,11 @@ export class Topology {
   /** IPs of the cluster's processes in datacenter, zone or machine `id` (e.g. "dc1-z2"), in process order. */
   ipsInDomain(level: DomainLevel, id: string): string[] {
     return this.registry.processes.filter((p) => p.locality !== undefined && domainId(p.locality, level) === id).map((p) => p.ip);
+  }
+
+  /** IPs of the processes on cluster machine `id` (e.g. "dc1-z1-m2"), in process order. */
+  ipsOnMachine(id: string): string[] {
+    return this.ipsInDomain("machine", id);
   }
 
   /** IPs of the other processes on this actor's machine. */

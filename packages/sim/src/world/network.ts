@@ -98,8 +98,12 @@ function scopeAlive(scope: ActorScope): boolean {
   return scope.incarnation.alive && (scope.taskState === null || scope.taskState.alive);
 }
 
+/** One shared resolved promise for every completed write: a write is the hottest call here. */
+const DONE: Promise<void> = Promise.resolve();
+
 function settled<T>(scope: ActorScope, value: T): Promise<T> {
-  return scopeAlive(scope) ? Promise.resolve(value) : never<T>();
+  if (!scopeAlive(scope)) return never<T>();
+  return value === undefined ? (DONE as Promise<T>) : Promise.resolve(value);
 }
 
 function failed<T>(scope: ActorScope, error: unknown): Promise<T> {

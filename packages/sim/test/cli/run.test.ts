@@ -135,7 +135,7 @@ describe("moonpool list / run / replay", () => {
     const seeds = bailed.report.seeds as { ok: boolean }[];
     expect(seeds.findIndex((s) => !s.ok)).toBe(seeds.length - 1);
     expect(timeout.code).toBe(1);
-    expect(timeout.stdout).toMatch(/ran longer than --timeout .*\n {2}replay: npx moonpool replay slow --seed \d+/);
+    expect(timeout.stderr).toMatch(/ran longer than --timeout .*\n {2}replay: npx moonpool replay slow --seed \d+/);
     const timedOut = (await readJson(path.join(out, "timeout", "report.json"))).simulations[0];
     expect(timedOut.stoppedBy).toBe("timeout");
     expect(timedOut.failures[0].kind).toBe("wallTimeout");

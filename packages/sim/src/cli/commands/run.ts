@@ -128,8 +128,14 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
           progress.print(lines.join("\n"));
         },
       });
-      progress.end();
       const { report, stoppedBy, timedOut } = outcome;
+      if (timedOut !== null) {
+        progress.print(
+          errColors.red(`✗ ${sim.name}: seed ${timedOut.seed} (seed #${timedOut.index + 1}) ran longer than --timeout (${Math.round(timedOut.wallTimeMs)} ms of wall time) and was stopped`) +
+            `\n  replay: ${replayCommand(context, sim.name, timedOut.seed)}`,
+        );
+      }
+      progress.end();
       const entry: SimulationEntry = {
         name: sim.name,
         description: sim.description,
