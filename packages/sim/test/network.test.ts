@@ -3,6 +3,7 @@ import { abortError, IoError, type Connection, type Listener } from "@moonpool/c
 import { Incarnation } from "../src/engine/incarnation.ts";
 import type { StopReason } from "../src/engine/engine.ts";
 import { World } from "../src/world/world.ts";
+import { Actor, runWorld as run } from "./fixtures/drive-world.ts";
 import { ActorScope } from "../src/world/scope.ts";
 import { ProcessClock } from "../src/world/time.ts";
 import { BASELINE_LATENCY, EPHEMERAL_PORT_FIRST } from "../src/world/network.ts";
@@ -32,33 +33,6 @@ function setup(seed = 1, mode: "fast" | "paranoid" = "fast"): Setup {
   };
 }
 
-async function run(world: World, done: () => boolean, deadlineUs?: number): Promise<StopReason> {
-  world.engine.installTickCounter();
-  try {
-    return await world.engine.runUntil(done, deadlineUs === undefined ? {} : { deadlineUs });
-  } finally {
-    world.engine.uninstallTickCounter();
-  }
-}
-
-/** Tracks an actor body's outcome without ever producing an unhandled rejection. */
-class Actor<T> {
-  done = false;
-  value: T | undefined;
-  error: unknown;
-  constructor(body: () => Promise<T>) {
-    body().then(
-      (v) => {
-        this.value = v;
-        this.done = true;
-      },
-      (e: unknown) => {
-        this.error = e;
-        this.done = true;
-      },
-    );
-  }
-}
 
 function bytes(text: string): Uint8Array {
   return new TextEncoder().encode(text);

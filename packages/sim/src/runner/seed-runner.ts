@@ -105,14 +105,6 @@ export class SeedSession {
     this.buggify = new Buggify(this.world.engine.streams.sim);
     if (options.drawObserver !== undefined) this.world.engine.streams.sim.observer = options.drawObserver(this);
     const engine = this.world.engine;
-    this.world.trace.onEvent = (event) => {
-      engine.mixString(event.name);
-      engine.mixString(event.source);
-      for (const key in event.fields) {
-        engine.mixString(key);
-        engine.mixString(String(event.fields[key]));
-      }
-    };
     engine.afterStep = () => this.checkInvariants();
     this.processLifecycle = new ProcessLifecycle(this.world, (slot) => this.bootProcess(slot as ProcessSlot));
     this.chaosWindow = new ChaosWindow(this.world, config, this.registry, (kind, message, extra) => this.fail(kind, message, extra), this.processLifecycle);

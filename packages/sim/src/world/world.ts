@@ -37,6 +37,17 @@ export class World {
   constructor(options: WorldOptions) {
     this.engine = new Engine(options.seed, options.mode ?? "fast");
     this.trace = new TraceLog(options.traceLevel ?? "info");
+    // Every captured fact is part of the timeline's identity: the trace hash covers it, so two
+    // runs that differ only in what they reported still hash differently.
+    const engine = this.engine;
+    this.trace.onEvent = (event) => {
+      engine.mixString(event.name);
+      engine.mixString(event.source);
+      for (const key in event.fields) {
+        engine.mixString(key);
+        engine.mixString(String(event.fields[key]));
+      }
+    };
     this.network = new SimNetwork(this);
     this.storage = new SimStorage(this);
   }
