@@ -6,14 +6,21 @@
  * reach its first bug; then plain random root seeds under the same total number of timelines.
  * Dungeon: the same for a few root seeds. Distinct bugs are counted per (root seed, violated
  * property), not per failing timeline: most failing timelines are clones of one branch point.
+ * Workers: maze root seeds 1..MAZE_WORKERS_SEEDS explored with `workers: 0` and `workers: 2`
+ * (each root its own run(), so each pays its pool's start-up: threads, tsx, module loading),
+ * timelines per second of each; the two explorations must be identical.
  */
 import { SimulationBuilder, type SimulationReport } from "../packages/sim/src/index.ts";
 import { mazeSimulation } from "../examples/maze/maze.ts";
+import { availableParallelism } from "node:os";
 import { dungeonSimulation } from "../examples/dungeon/dungeon.ts";
 
 const EXPLORATION = { workers: 0, maxRunsPerSeed: 2000, branchingFactor: 4, maxFrontier: 512, maxRecipeLen: 32 } as const;
 const MAZE_SEEDS = 20;
 const DUNGEON_SEEDS = 3;
+/** Maze root seeds timed with and without worker threads. */
+const MAZE_WORKERS_SEEDS = 3;
+const MAZE_MODULE = new URL("../examples/maze/maze.ts", import.meta.url).href;
 /** The dungeon's chain is ~25x longer than the maze's: give its roots a larger budget. */
 const DUNGEON_RUNS_PER_SEED = 5000;
 /** The dungeon's depth signal: its numeric watermark's best left operand is the floor index. */
@@ -53,6 +60,24 @@ async function randomSeeds(build: () => SimulationBuilder, budget: number): Prom
   return build().setBaseSeed(20_251_129).setIterations(budget).run();
 }
 
+/** Timelines per second exploring maze roots 1..MAZE_WORKERS_SEEDS with `workers`, and the explorations (for the identity check). */
+async function mazeWithWorkers(workers: number): Promise<{ timelinesPerSec: number; explorations: string[] }> {
+  const explorations: string[] = [];
+  let timelines = 0;
+  const start = performance.now();
+  for (let seed = 1; seed <= MAZE_WORKERS_SEEDS; seed++) {
+    const report = await mazeSimulation()
+      .enableExploration({ ...EXPLORATION, workers })
+      .simulationSource(MAZE_MODULE, "mazeSimulation")
+      .setDebugSeeds([seed])
+      .setIterations(1)
+      .run();
+    timelines += report.exploration!.timelines;
+    explorations.push(JSON.stringify(report.exploration));
+  }
+  return { timelinesPerSec: Math.round(timelines / ((performance.now() - start) / 1000)), explorations };
+}
+
 function median(values: number[]): number | null {
   if (values.length === 0) return null;
   const sorted = [...values].sort((a, b) => a - b);
@@ -72,6 +97,11 @@ export async function benchExplore(): Promise<Record<string, unknown>> {
   const dungeonRandom = await randomSeeds(dungeonSimulation, dungeon.timelines);
   const deepestExplored = Math.max(...dungeon.reports.map((r) => watermark(r, DUNGEON_DEPTH_ASSERTION) ?? 0));
 
+  console.error(`maze: root seeds 1..${MAZE_WORKERS_SEEDS} with workers: 0 and workers: 2`);
+  const inThread = await mazeWithWorkers(0);
+  const pooled = await mazeWithWorkers(2);
+  if (JSON.stringify(pooled.explorations) !== JSON.stringify(inThread.explorations)) throw new Error("maze: workers: 2 explored differently from workers: 0");
+
   return {
     mazeSeeds: MAZE_SEEDS,
     mazeSeedsFound: found.length,
@@ -85,5 +115,9 @@ export async function benchExplore(): Promise<Record<string, unknown>> {
     dungeonRandomSeedsBugs: dungeonRandom.failedRuns,
     dungeonDeepestFloorExplored: deepestExplored,
     dungeonDeepestFloorRandom: watermark(dungeonRandom, DUNGEON_DEPTH_ASSERTION),
+    mazeWorkersSeeds: MAZE_WORKERS_SEEDS,
+    mazeTimelinesPerSecWorkers0: inThread.timelinesPerSec,
+    mazeTimelinesPerSecWorkers2: pooled.timelinesPerSec,
+    cores: availableParallelism(),
   };
 }

@@ -6,24 +6,23 @@
  * module loading are a one-off cost per run, reported separately); each configuration is timed
  * `ROUNDS` times, alternating, and the best round counts. speedup = seedsPerSec2 / seedsPerSec1.
  */
-import { fileURLToPath } from "node:url";
 import { availableParallelism } from "node:os";
-import { SeedPool } from "../packages/sim/src/cli/pool/seed-pool.ts";
+import { WorkerPool } from "../packages/sim/src/runner/pool/worker-pool.ts";
 import { runPoolCampaign } from "../packages/sim/src/cli/pool-campaign.ts";
 
-const SIM_FILE = fileURLToPath(new URL("../examples/leader-election/leader-election.sim.ts", import.meta.url));
+const SIM_SOURCE = { module: new URL("../examples/leader-election/leader-election.sim.ts", import.meta.url).href, export: "leaderElection" };
 const SEEDS_PER_ROUND = 160;
 const WARMUP_SEEDS_PER_WORKER = 4;
 const ROUNDS = 3;
 const BASE_SEED = 20_240_601;
 
 /** Wall time of the campaign, and how busy the main thread was meanwhile (its share of the pool's overhead). */
-async function timeCampaign(pool: SeedPool, seeds: number, baseSeed: number): Promise<{ ms: number; mainThreadUtilization: number }> {
+async function timeCampaign(pool: WorkerPool, seeds: number, baseSeed: number): Promise<{ ms: number; mainThreadUtilization: number }> {
   const elu = performance.eventLoopUtilization();
   const start = performance.now();
   const { report } = await runPoolCampaign(pool, {
     name: "leader-election",
-    file: SIM_FILE,
+    source: SIM_SOURCE,
     overrides: { explore: false },
     plan: { kind: "fixed", baseSeed, debugSeeds: [], count: seeds },
     range: { start: 0, end: seeds },
@@ -38,7 +37,7 @@ async function timeCampaign(pool: SeedPool, seeds: number, baseSeed: number): Pr
 }
 
 export async function benchWorkers(): Promise<Record<string, unknown>> {
-  const pools = new Map<number, SeedPool>([1, 2].map((w) => [w, new SeedPool(w)]));
+  const pools = new Map<number, WorkerPool>([1, 2].map((w) => [w, new WorkerPool(w)]));
   try {
     const warmupMs: Record<string, number> = {};
     for (const [w, pool] of pools) warmupMs[`warmupMs${w}`] = Math.round((await timeCampaign(pool, WARMUP_SEEDS_PER_WORKER * w, BASE_SEED + 1)).ms);

@@ -11,8 +11,9 @@ export { TraceCursor, TraceEvent, SIM_FAULT_EVENT_NAME, CONSOLE_EVENT_NAME, type
 export { GUARDED_GLOBALS, type GuardedGlobal } from "./engine/escape-guard.ts";
 export { DEFAULT_MAX_STEPS_PER_INSTANT, YIELD_AFTER_WALL_MS, type SteppingMode } from "./engine/engine.ts";
 export { MAX_SEED } from "./engine/rng.ts";
-export type { ExplorationConfig } from "./runner/exploration-config.ts";
+export type { ExplorationConfig, ExplorationSettings } from "./runner/exploration-config.ts";
 export { DEFAULT_EXPLORATION } from "./runner/exploration-config.ts";
+export type { SimulationSource } from "./runner/simulation-source.ts";
 export type { BugRecipe, ExplorationReport, RootExploration } from "./runner/exploration.ts";
 export { formatRecipe, parseRecipe, childSeed, RecipeParseError, type Recipe } from "./engine/recipe.ts";
 export type { DeterminismReport, SeedDivergence, DrawSite } from "./runner/determinism.ts";

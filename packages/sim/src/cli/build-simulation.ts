@@ -1,20 +1,23 @@
 /**
  * Builds a simulation's configuration the same way on the main thread and in every worker: the
- * definition's `build()` plus the command-line settings that change what a seed does.
+ * definition's `build()` plus the command-line settings that change what a seed does
+ * (`buildWithOverrides`, shared with the pool worker).
  */
 import { InvalidConfiguration } from "@moonpool/core";
 import type { SimulationConfig } from "../runner/config.ts";
+import { buildWithOverrides, type BuildOverrides, type SimulationSource } from "../runner/simulation-source.ts";
 import type { SimulationDefinition } from "./define.ts";
 import { SimulationLoadError } from "./errors.ts";
 import { SimulationBuilder } from "../runner/builder.ts";
 
-/** Command-line settings a worker must apply too (plain data: it is posted to workers). */
-export interface BuildOverrides {
-  /** `--explore`: enable exploration with the default settings when the simulation has not. */
-  readonly explore: boolean;
-}
+export type { BuildOverrides };
 
-export function buildSimulationConfig(definition: SimulationDefinition, overrides: BuildOverrides): SimulationConfig {
+/**
+ * `source` (the file and export the definition was found in) is recorded on the builder when it
+ * has none, as the pool workers do, so a simulation exploring with `workers: N` needs no
+ * `simulationSource` of its own under the CLI.
+ */
+export function buildSimulationConfig(definition: SimulationDefinition, overrides: BuildOverrides, source?: SimulationSource): SimulationConfig {
   let builder: unknown;
   try {
     builder = definition.build();
@@ -27,8 +30,8 @@ export function buildSimulationConfig(definition: SimulationDefinition, override
   }
   const b = builder as SimulationBuilder;
   try {
-    if (overrides.explore && b.build().exploration === null) b.enableExploration();
-    return b.build();
+    if (source !== undefined && typeof b.simulationSource === "function") b.simulationSource(source.module, source.export);
+    return buildWithOverrides(b, overrides);
   } catch (error) {
     if (error instanceof InvalidConfiguration) throw new SimulationLoadError(`simulation '${definition.name}': ${error.message}`, { cause: error });
     throw error;

@@ -9,26 +9,38 @@ import { glob } from "tinyglobby";
 import { isSimulationDefinition, type SimulationDefinition } from "./define.ts";
 import { SimulationLoadError, UnknownSimulation } from "./errors.ts";
 import type { ResolvedConfig } from "./config-file.ts";
+import type { SimulationSource } from "../runner/simulation-source.ts";
 
 export interface DiscoveredSimulation {
   readonly name: string;
   readonly description: string;
   /** Absolute path (what workers import). */
   readonly file: string;
+  /** What workers load: the file (as a URL) and the export holding the definition. */
+  readonly source: SimulationSource;
   /** Relative to the root, with `/` separators (what reports show). */
   readonly relativeFile: string;
   readonly definition: SimulationDefinition;
 }
 
-/** Imports a simulation file and returns its definitions in export order. */
-export async function loadSimulationFile(file: string): Promise<SimulationDefinition[]> {
+export interface ExportedDefinition {
+  readonly exportName: string;
+  readonly definition: SimulationDefinition;
+}
+
+/** Imports a simulation file and returns its definitions in export order (a definition exported twice: its first name). */
+export async function loadSimulationFile(file: string): Promise<ExportedDefinition[]> {
   let module: Record<string, unknown>;
   try {
     module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
   } catch (error) {
     throw new SimulationLoadError(`${file} failed to load: ${(error as Error).message}`, { cause: error });
   }
-  return Object.values(module).filter(isSimulationDefinition);
+  const found: ExportedDefinition[] = [];
+  for (const [exportName, value] of Object.entries(module)) {
+    if (isSimulationDefinition(value) && !found.some((f) => f.definition === value)) found.push({ exportName, definition: value });
+  }
+  return found;
 }
 
 export async function discoverSimulations(config: ResolvedConfig): Promise<DiscoveredSimulation[]> {
@@ -40,12 +52,19 @@ export async function discoverSimulations(config: ResolvedConfig): Promise<Disco
     if (definitions.length === 0) {
       throw new SimulationLoadError(`${relativeFile} matches the simulation globs but exports no defineSimulation(...) (export const sim = defineSimulation({ name, description, build }))`);
     }
-    for (const definition of definitions) {
+    for (const { exportName, definition } of definitions) {
       const existing = byName.get(definition.name);
       if (existing !== undefined && existing.definition !== definition) {
         throw new SimulationLoadError(`two simulations are named '${definition.name}': in ${existing.relativeFile} and ${relativeFile}; names must be unique`);
       }
-      byName.set(definition.name, { name: definition.name, description: definition.description, file, relativeFile, definition });
+      byName.set(definition.name, {
+        name: definition.name,
+        description: definition.description,
+        file,
+        source: { module: pathToFileURL(file).href, export: exportName },
+        relativeFile,
+        definition,
+      });
     }
   }
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));

@@ -22,11 +22,12 @@ import { CoverageStopRule } from "../runner/coverage-stop-rule.ts";
 import type { ExplorationReport } from "../runner/exploration.ts";
 import { SimulationReport } from "../runner/report.ts";
 import type { SeedResult } from "../runner/seed-result.ts";
-import type { BuildOverrides } from "./build-simulation.ts";
+import type { SingleSeedOutcome } from "../runner/campaign.ts";
+import type { TaskOutcome } from "../runner/pool/messages.ts";
+import type { WorkerPool } from "../runner/pool/worker-pool.ts";
+import type { BuildOverrides, SimulationSource } from "../runner/simulation-source.ts";
 import { SimulationLoadError } from "./errors.ts";
 import { mergeExplorationReports } from "./exploration-merge.ts";
-import type { TaskOutcome } from "./pool/messages.ts";
-import type { SeedPool } from "./pool/seed-pool.ts";
 import { seedAt, type SeedPlan } from "./seed-plan.ts";
 import type { IndexRange } from "./shard.ts";
 
@@ -55,8 +56,8 @@ export interface TimedOutSeed {
 
 export interface PoolCampaignOptions {
   readonly name: string;
-  /** Absolute path the workers import. */
-  readonly file: string;
+  /** What the workers import: the simulation file and the export holding its definition. */
+  readonly source: SimulationSource;
   readonly overrides: BuildOverrides;
   readonly plan: SeedPlan;
   readonly range: IndexRange;
@@ -83,7 +84,7 @@ class Stop extends Error {
   }
 }
 
-export async function runPoolCampaign(pool: SeedPool, options: PoolCampaignOptions): Promise<PoolCampaignResult> {
+export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOptions): Promise<PoolCampaignResult> {
   const { plan, range } = options;
   const table = new AssertionTable();
   const results: SeedResult[] = [];
@@ -100,22 +101,22 @@ export async function runPoolCampaign(pool: SeedPool, options: PoolCampaignOptio
     if (options.signal.aborted) resolve("interrupted");
     else options.signal.addEventListener("abort", () => resolve("interrupted"), { once: true });
   });
-  const submit = (index: number, baseTable: AssertionTableState | null): Promise<TaskOutcome> =>
-    pool.run({ file: options.file, name: options.name, overrides: options.overrides, seed: seedAt(plan, index), baseTable }, { timeoutMs: options.seedTimeoutMs, batch });
+  const submit = (index: number, baseTable: AssertionTableState | null): Promise<SeedOutcome> =>
+    pool.run({ kind: "rootSeed", source: options.source, overrides: options.overrides, seed: seedAt(plan, index), baseTable }, { timeoutMs: options.seedTimeoutMs, batch });
 
   /** Waits for a task, or throws Stop("interrupted") on SIGINT. */
-  const settle = async (pending: Promise<TaskOutcome>): Promise<TaskOutcome> => {
+  const settle = async (pending: Promise<SeedOutcome>): Promise<SeedOutcome> => {
     const outcome = await Promise.race([pending, interrupted]);
     if (outcome === "interrupted") throw new Stop("interrupted");
     return outcome;
   };
 
   /** Records seed `index` in seed order; throws Stop when the campaign ends here. Returns false when a stop rule says so. */
-  const absorb = (index: number, outcome: TaskOutcome, baseTable: AssertionTableState | null): boolean => {
+  const absorb = (index: number, outcome: SeedOutcome, baseTable: AssertionTableState | null): boolean => {
     const seed = seedAt(plan, index);
     if (outcome.kind === "cancelled") throw new Stop("interrupted");
     if (outcome.kind === "error") {
-      throw new SimulationLoadError(`simulation '${options.name}', seed ${seed}: ${outcome.message}${outcome.stack !== undefined ? `\n${outcome.stack}` : ""}`);
+      throw new SimulationLoadError(`simulation '${options.name}', seed ${seed}: ${outcome.name}: ${outcome.message}${outcome.stack !== undefined ? `\n${outcome.stack}` : ""}`);
     }
     if (outcome.kind === "timeout") {
       timedOut = { seed, index, wallTimeMs: outcome.wallTimeMs };
@@ -160,12 +161,13 @@ export async function runPoolCampaign(pool: SeedPool, options: PoolCampaignOptio
   return { report, stoppedBy, timedOut };
 }
 
-type Submit = (index: number, baseTable: AssertionTableState | null) => Promise<TaskOutcome>;
-type Settle = (pending: Promise<TaskOutcome>) => Promise<TaskOutcome>;
-type Absorb = (index: number, outcome: TaskOutcome, baseTable: AssertionTableState | null) => boolean;
+type SeedOutcome = TaskOutcome<SingleSeedOutcome>;
+type Submit = (index: number, baseTable: AssertionTableState | null) => Promise<SeedOutcome>;
+type Settle = (pending: Promise<SeedOutcome>) => Promise<SeedOutcome>;
+type Absorb = (index: number, outcome: SeedOutcome, baseTable: AssertionTableState | null) => boolean;
 
 async function runSpeculatively(range: IndexRange, window: number, submit: Submit, settle: Settle, absorb: Absorb): Promise<void> {
-  const pending = new Map<number, Promise<TaskOutcome>>();
+  const pending = new Map<number, Promise<SeedOutcome>>();
   let next = range.start;
   for (let index = range.start; index < range.end; index++) {
     while (next < range.end && next - index < window) {
@@ -182,7 +184,7 @@ async function runRounds(range: IndexRange, submit: Submit, settle: Settle, abso
   for (let roundStart = range.start; roundStart < range.end; roundStart += EXPLORE_ROUND_ROOT_SEEDS) {
     const roundEnd = Math.min(roundStart + EXPLORE_ROUND_ROOT_SEEDS, range.end);
     const base = snapshot();
-    const pending: Promise<TaskOutcome>[] = [];
+    const pending: Promise<SeedOutcome>[] = [];
     for (let index = roundStart; index < roundEnd; index++) pending.push(submit(index, base));
     for (let index = roundStart; index < roundEnd; index++) {
       if (!absorb(index, await settle(pending[index - roundStart]!), base)) return;

@@ -6,10 +6,10 @@
  * seed's timeline budget is spent or the frontier is empty. A failing continuation marks its root
  * seed failed and becomes a bug recipe; every distinct violated property is kept.
  */
-import { AssertionTable, type DiscoveryKind } from "../chaos/assertions.ts";
+import type { AssertionTable, DiscoveryKind } from "../chaos/assertions.ts";
 import type { SeedFailure, SeedResult } from "../runner/seed-result.ts";
-import type { ExplorationConfig } from "../runner/exploration-config.ts";
-import type { BugRecipe, ExplorationReport, RootExploration, RootSeedStrategy, TimelineRunner } from "../runner/exploration.ts";
+import type { ExplorationConfig, ExplorationSettings } from "../runner/exploration-config.ts";
+import type { BatchRunner, BugRecipe, ExplorationReport, RootExploration, RootSeedStrategy, TimelineRunner } from "../runner/exploration.ts";
 import { Frontier, type FrontierEntry } from "./frontier.ts";
 import { childSeed, formatRecipe, type Recipe } from "../engine/recipe.ts";
 
@@ -18,6 +18,12 @@ export const FRONTIER_SAMPLES_MAX = 200;
 
 function bugProperty(f: SeedFailure): string {
   return f.kind === "assertion" && f.property !== undefined ? f.property : `${f.kind}${f.actor !== undefined ? ` (${f.actor})` : ""}`;
+}
+
+/** The report's copy of the settings: `workers` left out, it never changes the outcome. */
+function settingsOf(config: ExplorationConfig): ExplorationSettings {
+  const { workers: _workers, ...settings } = config;
+  return settings;
 }
 
 export class Explorer implements RootSeedStrategy {
@@ -36,7 +42,10 @@ export class Explorer implements RootSeedStrategy {
   constructor(
     readonly config: ExplorationConfig,
     private readonly table: AssertionTable,
+    /** Runs root timelines, in the campaign's table. */
     private readonly runTimeline: TimelineRunner,
+    /** Runs a batch of continuations (in this thread or on a worker pool); outcomes in job order. */
+    private readonly runBatch: BatchRunner,
   ) {}
 
   /** Explores one root seed; returns its root result with the exploration's failures folded in. */
@@ -47,8 +56,8 @@ export class Explorer implements RootSeedStrategy {
     const bugs: BugRecipe[] = [];
     const extraFailures: SeedFailure[] = [];
 
-    const runOne = async (recipe: Recipe, table?: AssertionTable): Promise<SeedResult> => {
-      const result = await this.runTimeline(seed, recipe, table);
+    /** Accounts for one timeline that has run (in timeline order: bug numbering depends on it). */
+    const record = (recipe: Recipe, result: SeedResult): void => {
       timelines++;
       this.timelines++;
       let replayed = 0;
@@ -69,10 +78,10 @@ export class Explorer implements RootSeedStrategy {
           if (recipe.length > 0) extraFailures.push({ ...f, message: `${f.message} [exploration recipe "${bug.recipe}"]`, recipe: bug.recipe });
         }
       }
-      return result;
     };
 
-    const root = await runOne([]);
+    const root = await this.runTimeline(seed, []);
+    record([], root);
     frontier.addDiscoveries([], root.discoveries);
     this.sampleFrontier(frontier.size);
 
@@ -85,18 +94,18 @@ export class Explorer implements RootSeedStrategy {
       // exactly the same outcome.
       const base = this.table.snapshot();
       const batch = Math.min(this.config.branchingFactor, this.config.maxRunsPerSeed - timelines);
-      const children: { recipe: Recipe; result: SeedResult; table: AssertionTable }[] = [];
-      for (let i = 0; i < batch; i++) {
-        const recipe = this.childRecipe(seed, entry);
-        const table = AssertionTable.fromSnapshot(base);
-        children.push({ recipe, table, result: await runOne(recipe, table) });
-      }
+      const recipes: Recipe[] = [];
+      for (let i = 0; i < batch; i++) recipes.push(this.childRecipe(seed, entry));
+      const outcomes = await this.runBatch(seed, recipes.map((recipe) => ({ recipe, base })));
+      if (outcomes.length !== recipes.length) throw new Error(`batch runner returned ${outcomes.length} outcomes for ${recipes.length} continuations`);
       let productive = false;
-      for (const child of children) {
-        this.table.absorb(child.table.snapshot(), base);
-        if (child.result.discoveries.length > 0) productive = true;
-        frontier.addDiscoveries(child.recipe, child.result.discoveries);
-      }
+      outcomes.forEach(({ result, table }, i) => {
+        const recipe = recipes[i]!;
+        record(recipe, result);
+        this.table.absorb(table, base);
+        if (result.discoveries.length > 0) productive = true;
+        frontier.addDiscoveries(recipe, result.discoveries);
+      });
       frontier.recordBatch(entry, productive);
       this.sampleFrontier(frontier.size);
     }
@@ -128,7 +137,7 @@ export class Explorer implements RootSeedStrategy {
     const { drawsReplayed, drawsNew } = this;
     const total = drawsReplayed + drawsNew;
     return {
-      config: this.config,
+      config: settingsOf(this.config),
       timelines: this.timelines,
       bugsFound: this.bugRecipes.length,
       bugRecipes: this.bugRecipes.slice(),

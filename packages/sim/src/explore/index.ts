@@ -2,7 +2,7 @@
 import { registerExplorationStrategy } from "../runner/exploration.ts";
 import { Explorer } from "./explorer.ts";
 
-registerExplorationStrategy((config, table, runTimeline) => new Explorer(config, table, runTimeline));
+registerExplorationStrategy((config, table, runTimeline, runBatch) => new Explorer(config, table, runTimeline, runBatch));
 
 export { Explorer, FRONTIER_SAMPLES_MAX } from "./explorer.ts";
 export { Frontier, MAX_UNPRODUCTIVE_BATCHES, type FrontierEntry } from "./frontier.ts";

@@ -8,6 +8,7 @@ import { DEFAULT_MAX_STEPS_PER_INSTANT, type SteppingMode } from "../engine/engi
 import { GUARDED_GLOBALS } from "../engine/escape-guard.ts";
 import { assertSeed, deriveSeed } from "../engine/rng.ts";
 import { resolveExplorationConfig, type ExplorationConfig } from "./exploration-config.ts";
+import { checkSimulationSource, type SimulationSource } from "./simulation-source.ts";
 import { parseRecipe, type Recipe } from "../engine/recipe.ts";
 import { checkDeterminism, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
@@ -81,6 +82,7 @@ export class SimulationBuilder {
   private chaosDurationMs: number | null = null;
   private injectorFactory: (() => FaultInjector) | null = null;
   private linkLatencyConfig: LinkLatencyConfig | null = null;
+  private source: SimulationSource | null = null;
 
   /**
    * Registers one role: `count` processes (or `[min, max]` drawn per seed) built by `factory`
@@ -357,14 +359,28 @@ export class SimulationBuilder {
   /**
    * Explore each root seed in depth: branch timelines at assertion discoveries (see
    * explore/frontier.ts for the policy). Needs factory-built workloads.
+   *
+   * `workers` (default 0): 0 runs every continuation in this thread; N > 0 runs the continuations
+   * of each frontier entry in a pool of N worker threads (one per core is the sweet spot:
+   * `os.availableParallelism()`). The outcome (bugs, recipes, statistics) is the same for every
+   * N: each batch of continuations is a round that starts from one table snapshot and is merged
+   * in child order. Workers rebuild the simulation themselves, so they need `simulationSource`.
    */
   enableExploration(config: Partial<ExplorationConfig> = {}): this {
     this.exploration = resolveExplorationConfig(config);
-    if (this.exploration.workers > 0) {
-      throw new InvalidConfiguration(
-        "enableExploration({ workers }): worker threads are not available yet; use workers: 0 (continuations run in this thread in a deterministic order)",
-      );
-    }
+    return this;
+  }
+
+  /**
+   * Where worker threads rebuild this simulation from (closures cannot cross threads): the
+   * module (absolute path or `file:` URL; `import.meta.url` inside it) and the name of its export
+   * that builds exactly this simulation — a function returning this SimulationBuilder (called
+   * without arguments), a `defineSimulation({ name, build })`, or the builder instance itself.
+   * Settings added to the builder after that export are not seen by the workers: `run()` compares
+   * the two configurations and refuses a mismatch. Needed by `enableExploration({ workers: N })`.
+   */
+  simulationSource(module: string, exportName: string): this {
+    this.source = checkSimulationSource(module, exportName, "simulationSource(module, exportName)");
     return this;
   }
 
@@ -409,6 +425,13 @@ export class SimulationBuilder {
         "exploration replays every timeline from the start and needs fresh workloads: replace .workload(instance) with .workloadFactory(() => new MyWorkload())",
       );
     }
+    if (this.replay === null && this.exploration !== null && this.exploration.workers > 0 && this.source === null) {
+      throw new InvalidConfiguration(
+        `enableExploration({ workers: ${this.exploration.workers} }) runs continuations in worker threads, which cannot receive this builder's closures: ` +
+          `add .simulationSource(import.meta.url, "exportName") naming the export of your module that builds this simulation ` +
+          `(a function returning the SimulationBuilder, a defineSimulation(...), or the builder itself), or use workers: 0`,
+      );
+    }
     const fixedWorkloads = this.workloadSpecs.reduce((n, s) => n + (s.count.maxExclusive - 1), 0);
     if (fixedWorkloads > MAX_WORKLOADS) throw new InvalidConfiguration(`at most ${MAX_WORKLOADS} workloads in total, the registrations allow ${fixedWorkloads}`);
     this.checkChaos();
@@ -433,6 +456,7 @@ export class SimulationBuilder {
       chaosDurationMs: this.chaosDurationMs,
       faultFactory: this.injectorFactory,
       linkLatency: this.linkLatencyConfig,
+      source: this.source,
     };
   }
 

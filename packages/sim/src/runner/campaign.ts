@@ -15,8 +15,18 @@ import type { AssertionTableState } from "../chaos/assertions.ts";
 import type { TraceEvent } from "../world/trace-log.ts";
 import type { SeedFailure, SeedResult } from "./seed-result.ts";
 import { SeedSession, type SeedOptions } from "./seed-runner.ts";
-import { explorationStrategy, type ExplorationReport, type RootSeedStrategy } from "./exploration.ts";
+import {
+  explorationStrategy,
+  sequentialBatchRunner,
+  type BatchRunner,
+  type ExplorationReport,
+  type RootSeedStrategy,
+  type TimelineJob,
+  type TimelineOutcome,
+} from "./exploration.ts";
 import { CampaignHook } from "./simulation-hook.ts";
+import { WorkerPool } from "./pool/worker-pool.ts";
+import { checkWorkerConfiguration, poolBatchRunner } from "./pool/pool-batch-runner.ts";
 
 export interface CampaignPlan {
   /** Run exactly these seeds (replay, explorer); otherwise the iteration control decides. */
@@ -75,24 +85,38 @@ export class Campaign {
     const results: SeedResult[] = [];
     let stopRule: CoverageStopRule | null = null;
     let explorer: RootSeedStrategy | null = null;
-    await this.inRealm(async (guard) => {
-      const runTimeline = (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) =>
-        this.runSeed(seed, guard, { breakpoints: recipe, drawObserver: plan.drawObserver }, table ?? this.table);
-      if (this.config.exploration !== null && plan.breakpoints === undefined) {
-        explorer = explorationStrategy()(this.config.exploration, this.table, runTimeline);
+    const exploration = plan.breakpoints === undefined ? this.config.exploration : null;
+    // One pool per run: its workers import the simulation once and serve every root seed's batches.
+    const pool = exploration !== null && exploration.workers > 0 ? new WorkerPool(exploration.workers) : null;
+    try {
+      let runBatch: BatchRunner | null = null;
+      if (pool !== null) {
+        // The source was checked by build(); check here (before the realm is taken) that the
+        // workers build this very simulation.
+        await checkWorkerConfiguration(pool, this.config.source!, this.config);
+        runBatch = poolBatchRunner(pool, this.config.source!);
       }
+      await this.inRealm(async (guard) => {
+        const runTimeline = (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) =>
+          this.runSeed(seed, guard, { breakpoints: recipe, drawObserver: plan.drawObserver }, table ?? this.table);
+        if (exploration !== null) {
+          explorer = explorationStrategy()(exploration, this.table, runTimeline, runBatch ?? sequentialBatchRunner(runTimeline));
+        }
 
-      const control = this.config.iteration;
-      const explicit = plan.seeds;
-      const maxSeeds = explicit !== undefined ? explicit.length : control.kind === "fixed" ? control.iterations : control.maxSeeds;
-      const baseSeed = this.config.baseSeed ?? wallClockBaseSeed();
-      if (explicit === undefined && control.kind === "untilCoverageStable") stopRule = new CoverageStopRule(control.quietSeeds, control.maxSeeds);
-      for (let i = 0; i < maxSeeds; i++) {
-        const seed = explicit !== undefined ? explicit[i]! : i < this.config.debugSeeds.length ? this.config.debugSeeds[i]! : deriveSeed(baseSeed, i);
-        results.push(explorer !== null ? await explorer.exploreRoot(seed) : await runTimeline(seed, plan.breakpoints ?? []));
-        if (stopRule !== null && stopRule.afterSeed(this.table, i + 1)) break;
-      }
-    });
+        const control = this.config.iteration;
+        const explicit = plan.seeds;
+        const maxSeeds = explicit !== undefined ? explicit.length : control.kind === "fixed" ? control.iterations : control.maxSeeds;
+        const baseSeed = this.config.baseSeed ?? wallClockBaseSeed();
+        if (explicit === undefined && control.kind === "untilCoverageStable") stopRule = new CoverageStopRule(control.quietSeeds, control.maxSeeds);
+        for (let i = 0; i < maxSeeds; i++) {
+          const seed = explicit !== undefined ? explicit[i]! : i < this.config.debugSeeds.length ? this.config.debugSeeds[i]! : deriveSeed(baseSeed, i);
+          results.push(explorer !== null ? await explorer.exploreRoot(seed) : await runTimeline(seed, plan.breakpoints ?? []));
+          if (stopRule !== null && stopRule.afterSeed(this.table, i + 1)) break;
+        }
+      });
+    } finally {
+      await pool?.close();
+    }
     const rule = stopRule as CoverageStopRule | null;
     const strategy = explorer as RootSeedStrategy | null;
     return new SimulationReport({
@@ -111,7 +135,9 @@ export class Campaign {
    * absent), and returns its result with everything the table holds afterwards. The worker pool
    * runs seeds this way and absorbs the tables in seed order (`AssertionTable.absorb(table,
    * baseTable)`), which gives exactly the table of running the seeds one after the other.
-   * With exploration enabled (and no recipe) the root seed is explored in depth in that table.
+   * With exploration enabled (and no recipe) the root seed is explored in depth in that table,
+   * always in this thread (`exploration.workers` is ignored: callers of this method, like the
+   * CLI's pool, already run one seed per thread).
    */
   async runSingleSeed(seed: number, options: SingleSeedOptions = {}): Promise<SingleSeedOutcome> {
     const table = options.baseTable != null ? AssertionTable.fromSnapshot(options.baseTable) : new AssertionTable();
@@ -120,12 +146,28 @@ export class Campaign {
       const runTimeline = (timelineSeed: number, recipe: readonly Breakpoint[], timelineTable?: AssertionTable) =>
         this.runSeed(timelineSeed, guard, { breakpoints: recipe }, timelineTable ?? table, options.onTrace);
       if (explore) {
-        const explorer = explorationStrategy()(this.config.exploration!, table, runTimeline);
+        const explorer = explorationStrategy()(this.config.exploration!, table, runTimeline, sequentialBatchRunner(runTimeline));
         const result = await explorer.exploreRoot(seed);
         return { result, table: table.snapshot(), exploration: explorer.report() };
       }
       const result = await runTimeline(seed, options.breakpoints ?? []);
       return { result, table: table.snapshot(), exploration: null };
+    });
+  }
+
+  /**
+   * Runs timelines of root seed `seed` one after the other in one realm, each in a table of its
+   * own starting from its job's `base`, and returns their results (discoveries kept) and tables
+   * in job order: a batch of exploration continuations, or a worker's share of one. One realm
+   * for the whole share, because entering one (escape guard, hooks) costs as much as a small
+   * timeline.
+   */
+  async runTimelines(seed: number, jobs: readonly TimelineJob[]): Promise<TimelineOutcome[]> {
+    return this.inRealm((guard) => {
+      // The batch runner always passes the job's own table; `this.table` is never written here.
+      const runTimeline = (timelineSeed: number, recipe: readonly Breakpoint[], table?: AssertionTable) =>
+        this.runSeed(timelineSeed, guard, { breakpoints: recipe }, table ?? this.table);
+      return sequentialBatchRunner(runTimeline)(seed, jobs);
     });
   }
 

@@ -8,6 +8,7 @@ import type { ChaosPlan } from "../chaos/chaos.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
 import type { FaultInjector } from "./fault-context.ts";
 import type { LinkLatencyConfig, LocalityConfig } from "./locality.ts";
+import type { SimulationSource } from "./simulation-source.ts";
 
 export interface ProcessGroupSpec {
   /** The group name: the process's `name`. */
@@ -66,4 +67,6 @@ export interface SimulationConfig {
   readonly faultFactory: (() => FaultInjector) | null;
   /** Distance latency between the cluster's processes, or null. */
   readonly linkLatency: LinkLatencyConfig | null;
+  /** Where worker threads rebuild this simulation from (`simulationSource`), or null. */
+  readonly source: SimulationSource | null;
 }

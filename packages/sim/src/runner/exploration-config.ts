@@ -2,7 +2,11 @@
 import { InvalidConfiguration } from "@moonpool/core";
 
 export interface ExplorationConfig {
-  /** 0: every continuation in this thread, in a deterministic order. N: a worker_threads pool. */
+  /**
+   * 0 (the default): every continuation in this thread. N: continuations run in a pool of N
+   * worker threads (needs `simulationSource`); `os.availableParallelism()` is the recommended N.
+   * The outcome does not depend on N, so the report does not record it.
+   */
   readonly workers: number;
   /** Timelines (root run included) a root seed may use. */
   readonly maxRunsPerSeed: number;
@@ -13,6 +17,9 @@ export interface ExplorationConfig {
   /** Reseed points a recipe may hold; discoveries deeper than this are not branched. */
   readonly maxRecipeLen: number;
 }
+
+/** What the report records: everything but `workers`, which changes speed, never the outcome. */
+export type ExplorationSettings = Omit<ExplorationConfig, "workers">;
 
 /** The spec's example values (spec 000, "Start With Workers 0"). */
 export const DEFAULT_EXPLORATION: ExplorationConfig = {

@@ -3,9 +3,9 @@
  * root seeds are explored in depth is a strategy the explore layer provides (the runner never
  * imports it: layers depend downwards only). `@moonpool/sim`'s index registers the explorer.
  */
-import type { AssertionTable, DiscoveryKind } from "../chaos/assertions.ts";
+import { AssertionTable, type AssertionTableState, type DiscoveryKind } from "../chaos/assertions.ts";
 import type { Breakpoint } from "../engine/rng.ts";
-import type { ExplorationConfig } from "./exploration-config.ts";
+import type { ExplorationConfig, ExplorationSettings } from "./exploration-config.ts";
 import type { SeedResult } from "./seed-result.ts";
 
 export interface BugRecipe {
@@ -30,7 +30,8 @@ export interface RootExploration {
 
 /** What the explorer did (null in the report when exploration is off). */
 export interface ExplorationReport {
-  readonly config: ExplorationConfig;
+  /** The settings (without `workers`: the report is the same for every number of workers). */
+  readonly config: ExplorationSettings;
   /** Timelines run in total, root runs included. */
   readonly timelines: number;
   /** Distinct bugs (root seed × violated property). */
@@ -54,13 +55,47 @@ export interface ExplorationReport {
  */
 export type TimelineRunner = (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) => Promise<SeedResult>;
 
+/** One continuation of a batch: its recipe, and the table snapshot it starts from. */
+export interface TimelineJob {
+  readonly recipe: readonly Breakpoint[];
+  readonly base: AssertionTableState;
+}
+
+/** What one continuation produced (plain data: it may come from a worker thread). */
+export interface TimelineOutcome {
+  /** Discoveries included: they become frontier entries. */
+  readonly result: SeedResult;
+  /** The job's table afterwards (its base plus what the timeline added). */
+  readonly table: AssertionTableState;
+}
+
+/**
+ * Runs the continuations of one batch, each in a table of its own starting from its `base`, and
+ * returns their outcomes in job order (however they were scheduled).
+ */
+export type BatchRunner = (seed: number, jobs: readonly TimelineJob[]) => Promise<TimelineOutcome[]>;
+
+/** The in-thread batch runner: the jobs one after the other. */
+export function sequentialBatchRunner(runTimeline: TimelineRunner): BatchRunner {
+  return async (seed, jobs) => {
+    const outcomes: TimelineOutcome[] = [];
+    for (const job of jobs) {
+      const table = AssertionTable.fromSnapshot(job.base);
+      const result = await runTimeline(seed, job.recipe, table);
+      outcomes.push({ result, table: table.snapshot() });
+    }
+    return outcomes;
+  };
+}
+
 export interface RootSeedStrategy {
   /** Explores one root seed; its result is the root's, with the failures of continuations folded in. */
   exploreRoot(seed: number): Promise<SeedResult>;
   report(): ExplorationReport;
 }
 
-export type RootSeedStrategyFactory = (config: ExplorationConfig, table: AssertionTable, runTimeline: TimelineRunner) => RootSeedStrategy;
+/** `runTimeline` runs root timelines in the campaign's table; `runBatch` runs continuations. */
+export type RootSeedStrategyFactory = (config: ExplorationConfig, table: AssertionTable, runTimeline: TimelineRunner, runBatch: BatchRunner) => RootSeedStrategy;
 
 let registered: RootSeedStrategyFactory | null = null;
 

@@ -77,7 +77,7 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
   const minLevel = flags.level === undefined ? "info" : parseTraceLevel(flags.level);
   const fileConfig = await loadConfig(io.cwd, flags.config);
   const sim = findSimulation(await discoverSimulations(fileConfig), target.simulation);
-  let config = buildSimulationConfig(sim.definition, { explore: false });
+  let config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);
   if (TRACE_LEVEL_ORDER[minLevel] < TRACE_LEVEL_ORDER[config.traceLevel]) {
     // More facts are hashed, so the trace hash changes; what the seed does does not (unless an
     // invariant reads the newly captured facts).

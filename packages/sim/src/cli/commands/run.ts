@@ -16,7 +16,7 @@ import { discoverSimulations, selectSimulations } from "../discovery.ts";
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parseDurationMs, parsePositiveInteger, parseReporters, parseSeed, parseSeedList, parseUntilStable } from "../option-values.ts";
-import { SeedPool } from "../pool/seed-pool.ts";
+import { WorkerPool } from "../../runner/pool/worker-pool.ts";
 import { EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../pool-campaign.ts";
 import { createProgress } from "../progress.ts";
 import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
@@ -53,6 +53,8 @@ function seedFlags(flags: RunFlags): SeedFlags {
   };
 }
 
+const EXPLORE_LAYER_URL = new URL("../../explore/index.ts", import.meta.url).href;
+
 function reportFileName(shard: Shard | null, extension: string): string {
   return shard === null ? `report.${extension}` : `report.shard-${shard.index}-of-${shard.count}.${extension}`;
 }
@@ -73,7 +75,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   const selected = selectSimulations(await discoverSimulations(fileConfig), filters, fileConfig);
   // Build and plan every simulation before starting: a bad flag or build() fails before any seed runs.
   const prepared = selected.map((sim) => {
-    const config = buildSimulationConfig(sim.definition, overrides);
+    const config = buildSimulationConfig(sim.definition, overrides, sim.source);
     const { plan, baseSeedSource } = resolveSeedPlan(seeds, config, fileConfig);
     if (shard !== null) checkShardable(plan, baseSeedSource, sim.name);
     return { sim, config, plan, range: shardRange(planSize(plan), shard) };
@@ -92,7 +94,8 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   process.on("SIGINT", onSigint);
 
   const poolSize = Math.max(1, Math.min(workers, Math.max(...prepared.map((p) => p.range.end - p.range.start))));
-  const pool = new SeedPool(poolSize);
+  // Root seeds explore inside their worker, so the workers need the explore layer loaded.
+  const pool = new WorkerPool(poolSize, { preloadModules: [EXPLORE_LAYER_URL] });
   const entries: SimulationEntry[] = [];
   try {
     for (const { sim, config, plan, range } of prepared) {
@@ -107,7 +110,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
       });
       const outcome = await runPoolCampaign(pool, {
         name: sim.name,
-        file: sim.file,
+        source: sim.source,
         overrides,
         plan,
         range,

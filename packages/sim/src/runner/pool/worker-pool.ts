@@ -1,21 +1,36 @@
 /**
- * A persistent pool of `worker_threads` running seeds (findings Q7: threads start in ~60 ms and
- * cost ~9 MB each; one per core is the sweet spot). Each worker runs one task at a time; tasks
- * wait in a FIFO queue. `run()` never rejects: a task ends done, in error, timed out or
- * cancelled. A worker that crashes or times out is terminated and replaced, so one bad seed does
- * not take the campaign down.
+ * A persistent pool of `worker_threads` running simulation tasks (findings Q7: threads start in
+ * ~60 ms and cost ~9 MB each; one per core is the sweet spot). Each worker runs one task at a
+ * time; tasks wait in a FIFO queue. `run()` never rejects: a task ends done, in error, timed out
+ * or cancelled. A worker that crashes or times out is terminated and replaced, so one bad task
+ * does not take the campaign down. Used by the explorer (continuations) and by `moonpool run`
+ * (root seeds); what a task does is in pool-worker.ts.
  */
 import { Worker } from "node:worker_threads";
-import type { SeedTask, SeedTaskMessage, TaskOutcome, WorkerReply } from "./messages.ts";
+import type { PoolTask, PoolTaskKind, PoolTaskMessage, PoolTaskResults, TaskOutcome, WorkerReply } from "./messages.ts";
 
 const BOOTSTRAP_URL = new URL("./worker-bootstrap.mjs", import.meta.url);
 
+export interface WorkerPoolOptions {
+  /**
+   * Modules (file URLs) every worker imports before its first task, e.g. the explore layer so
+   * that root-seed tasks can explore (the runner never imports the explorer itself).
+   */
+  readonly preloadModules?: readonly string[];
+}
+
+export interface RunOptions {
+  /** Wall clock, from when a worker starts the task; null (the default) for no limit. */
+  readonly timeoutMs?: number | null;
+  /** Tasks sharing a batch object can be cancelled together (`cancelQueued`). */
+  readonly batch?: object;
+}
+
 interface PendingTask {
-  readonly message: SeedTaskMessage;
+  readonly message: PoolTaskMessage;
   readonly timeoutMs: number | null;
-  /** Tasks of one campaign share a batch object, so the campaign can cancel what it no longer needs. */
-  readonly batch: object;
-  readonly resolve: (outcome: TaskOutcome) => void;
+  readonly batch: object | null;
+  readonly resolve: (outcome: TaskOutcome<unknown>) => void;
 }
 
 interface Slot {
@@ -27,22 +42,28 @@ interface Slot {
   startedMs: number;
 }
 
-export class SeedPool {
+export class WorkerPool {
   private readonly slots: Slot[] = [];
   private readonly queue: PendingTask[] = [];
+  private readonly preloadModules: readonly string[];
   private nextId = 1;
   private closed = false;
 
-  constructor(readonly size: number) {
-    if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`SeedPool size must be a positive integer, got ${size}`);
+  constructor(
+    readonly size: number,
+    options: WorkerPoolOptions = {},
+  ) {
+    if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`WorkerPool size must be a positive integer, got ${size}`);
+    this.preloadModules = (options.preloadModules ?? []).slice();
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
-  /** Queues a task; `timeoutMs` (wall clock, from when a worker starts it) null for no limit. */
-  run(task: SeedTask, options: { readonly timeoutMs: number | null; readonly batch: object }): Promise<TaskOutcome> {
+  /** Queues a task. */
+  run<K extends PoolTaskKind>(task: Extract<PoolTask, { kind: K }>, options: RunOptions = {}): Promise<TaskOutcome<PoolTaskResults[K]>> {
     if (this.closed) return Promise.resolve({ kind: "cancelled" });
     return new Promise((resolve) => {
-      this.queue.push({ message: { ...task, id: this.nextId++ }, timeoutMs: options.timeoutMs, batch: options.batch, resolve });
+      const message = { ...task, id: this.nextId++ } as PoolTaskMessage;
+      this.queue.push({ message, timeoutMs: options.timeoutMs ?? null, batch: options.batch ?? null, resolve: resolve as (outcome: TaskOutcome<unknown>) => void });
       this.pump();
     });
   }
@@ -74,8 +95,9 @@ export class SeedPool {
   }
 
   private spawn(): Slot {
-    const slot: Slot = { worker: new Worker(BOOTSTRAP_URL), ready: false, current: null, timer: null, startedMs: 0 };
-    slot.worker.on("message", (reply: WorkerReply) => {
+    const worker = new Worker(BOOTSTRAP_URL, { workerData: { preloadModules: this.preloadModules } });
+    const slot: Slot = { worker, ready: false, current: null, timer: null, startedMs: 0 };
+    worker.on("message", (reply: WorkerReply) => {
       if (reply.kind === "ready") {
         slot.ready = true;
         this.pump();
@@ -83,16 +105,16 @@ export class SeedPool {
       }
       const task = slot.current;
       if (task === null || task.message.id !== reply.id) return;
-      this.finish(slot, reply.kind === "done" ? { kind: "done", outcome: reply.outcome } : { kind: "error", message: reply.message, stack: reply.stack });
+      this.finish(slot, reply.kind === "done" ? { kind: "done", outcome: reply.value } : { kind: "error", name: reply.name, message: reply.message, stack: reply.stack });
       this.pump();
     });
     // An error outside any task's try/catch (or a crash) ends the thread: fail its task, replace it.
-    slot.worker.on("error", (error) => this.replace(slot, { kind: "error", message: `seed worker crashed: ${error.name}: ${error.message}`, stack: error.stack }));
-    slot.worker.on("exit", (code) => this.replace(slot, { kind: "error", message: `seed worker exited unexpectedly with code ${code}` }));
+    worker.on("error", (error) => this.replace(slot, { kind: "error", name: error.name, message: `pool worker crashed: ${error.message}`, stack: error.stack }));
+    worker.on("exit", (code) => this.replace(slot, { kind: "error", name: "Error", message: `pool worker exited unexpectedly with code ${code}` }));
     return slot;
   }
 
-  private finish(slot: Slot, outcome: TaskOutcome): void {
+  private finish(slot: Slot, outcome: TaskOutcome<unknown>): void {
     if (slot.timer !== null) clearTimeout(slot.timer);
     slot.timer = null;
     const task = slot.current;
@@ -100,7 +122,7 @@ export class SeedPool {
     task?.resolve(outcome);
   }
 
-  private replace(slot: Slot, outcome: TaskOutcome): void {
+  private replace(slot: Slot, outcome: TaskOutcome<unknown>): void {
     if (this.closed) return;
     const index = this.slots.indexOf(slot);
     if (index < 0) return;

@@ -1,0 +1,66 @@
+/**
+ * What the main thread and pool workers say to each other: structured-clone-safe data only
+ * (closures cannot cross threads, so a task names its simulation by `SimulationSource`).
+ */
+import type { AssertionTableState } from "../../chaos/assertions.ts";
+import type { Breakpoint } from "../../engine/rng.ts";
+import type { SingleSeedOutcome } from "../campaign.ts";
+import type { ConfigFingerprint } from "../config-fingerprint.ts";
+import type { TimelineOutcome } from "../exploration.ts";
+import type { BuildOverrides, SimulationSource } from "../simulation-source.ts";
+
+export type PoolTask =
+  /**
+   * One root seed in a table starting from `baseTable` (null: empty), explored in depth in the
+   * worker when the configuration enables exploration (`moonpool run`). Discoveries are dropped
+   * from the result: they steered the exploration in the worker, the report does not use them.
+   */
+  | {
+      readonly kind: "rootSeed";
+      readonly source: SimulationSource;
+      readonly overrides: BuildOverrides;
+      readonly seed: number;
+      readonly baseTable: AssertionTableState | null;
+    }
+  /**
+   * Timelines of one root seed (one per recipe), each in a table starting from `baseTable`, run
+   * one after the other; discoveries kept. A worker's share of a batch of exploration
+   * continuations (the siblings of a batch share their base table, so it is posted once).
+   */
+  | {
+      readonly kind: "timelines";
+      readonly source: SimulationSource;
+      readonly seed: number;
+      readonly recipes: readonly (readonly Breakpoint[])[];
+      readonly baseTable: AssertionTableState;
+    }
+  /** Loads the source and returns the fingerprint of its configuration (checked before the first timeline). */
+  | { readonly kind: "fingerprint"; readonly source: SimulationSource };
+
+export type PoolTaskKind = PoolTask["kind"];
+
+/** What each kind of task produces. */
+export interface PoolTaskResults {
+  readonly rootSeed: SingleSeedOutcome;
+  readonly timelines: TimelineOutcome[];
+  readonly fingerprint: ConfigFingerprint;
+}
+
+export type PoolTaskMessage = PoolTask & { readonly id: number };
+
+export type WorkerReply =
+  /** Sent once, when the worker has loaded the engine and listens for tasks (timeouts start after it). */
+  | { readonly kind: "ready" }
+  | { readonly id: number; readonly kind: "done"; readonly value: PoolTaskResults[PoolTaskKind] }
+  /** The task could not run (the source did not load, build() threw, an internal error). */
+  | { readonly id: number; readonly kind: "error"; readonly name: string; readonly message: string; readonly stack?: string };
+
+/** What `WorkerPool.run` resolves to (it never rejects). */
+export type TaskOutcome<T> =
+  | { readonly kind: "done"; readonly outcome: T }
+  /** `name` is the error's class name (e.g. "InvalidConfiguration" for a bad source). */
+  | { readonly kind: "error"; readonly name: string; readonly message: string; readonly stack?: string }
+  /** The task ran past its wall-clock limit; its worker was terminated and replaced. */
+  | { readonly kind: "timeout"; readonly wallTimeMs: number }
+  /** Cancelled before it finished (the campaign stopped, or the pool closed). */
+  | { readonly kind: "cancelled" };

@@ -1,0 +1,84 @@
+/**
+ * The explorer's continuations on a worker pool. A batch is cut into one contiguous share per
+ * worker (jobs of a share run in one realm and their common base snapshot is posted once: for
+ * sub-millisecond timelines like the maze's, a task per job would cost more in messaging and
+ * realm setup than the timeline itself). The outcomes come back in job order, whichever worker
+ * finished first: the explorer merges them in that order, so the campaign's outcome does not
+ * depend on the number of workers (nor on how the batch was cut).
+ */
+import { InvalidConfiguration } from "@moonpool/core";
+import { formatRecipe } from "../../engine/recipe.ts";
+import type { SimulationConfig } from "../config.ts";
+import { configFingerprint, fingerprintDifferences } from "../config-fingerprint.ts";
+import type { BatchRunner, TimelineJob } from "../exploration.ts";
+import { describeSource, type SimulationSource } from "../simulation-source.ts";
+import type { TaskOutcome } from "./messages.ts";
+import type { WorkerPool } from "./worker-pool.ts";
+
+/** The value of a finished task, or the task's failure as an exception (a bad source stays an InvalidConfiguration). */
+function valueOf<T>(outcome: TaskOutcome<T>, what: string): T {
+  switch (outcome.kind) {
+    case "done":
+      return outcome.outcome;
+    case "error":
+      if (outcome.name === "InvalidConfiguration") throw new InvalidConfiguration(outcome.message);
+      throw new Error(`${what} failed in a worker thread: ${outcome.name}: ${outcome.message}${outcome.stack !== undefined ? `\n--- worker stack ---\n${outcome.stack}` : ""}`);
+    case "timeout":
+      throw new Error(`${what} timed out in a worker thread after ${Math.round(outcome.wallTimeMs)} ms`);
+    case "cancelled":
+      throw new Error(`${what} was cancelled: the worker pool closed`);
+  }
+}
+
+/**
+ * Loads the source in every worker (in parallel: the first batch then finds them warm) and
+ * refuses to go on when the configuration it builds there is not this one (settings added after
+ * the source's export are invisible to the workers).
+ */
+export async function checkWorkerConfiguration(pool: WorkerPool, source: SimulationSource, config: SimulationConfig): Promise<void> {
+  const probes = Array.from({ length: pool.size }, () => pool.run({ kind: "fingerprint", source }));
+  const fingerprints = (await Promise.all(probes)).map((outcome) => valueOf(outcome, `loading ${describeSource(source)}`));
+  const differences = fingerprintDifferences(configFingerprint(config), fingerprints[0]!);
+  if (differences.length > 0) {
+    throw new InvalidConfiguration(
+      `${describeSource(source)} builds a different simulation than this builder (this builder vs the source's): ${differences.join("; ")}. ` +
+        "Workers only see what the export builds: move these settings into it, or export a function that builds exactly this simulation",
+    );
+  }
+}
+
+/**
+ * Cuts `jobs` into contiguous shares that each hold jobs of one base snapshot: every run of jobs
+ * sharing a base is cut into at most `parts` shares whose sizes differ by at most one.
+ */
+export function splitIntoShares(jobs: readonly TimelineJob[], parts: number): TimelineJob[][] {
+  const shares: TimelineJob[][] = [];
+  for (let start = 0; start < jobs.length; ) {
+    let end = start + 1;
+    while (end < jobs.length && jobs[end]!.base === jobs[start]!.base) end++;
+    const count = end - start;
+    const pieces = Math.min(parts, count);
+    for (let i = 0, at = start; i < pieces; i++) {
+      const size = Math.floor(count / pieces) + (i < count % pieces ? 1 : 0);
+      shares.push(jobs.slice(at, at + size));
+      at += size;
+    }
+    start = end;
+  }
+  return shares;
+}
+
+export function poolBatchRunner(pool: WorkerPool, source: SimulationSource): BatchRunner {
+  return async (seed, jobs) => {
+    const shares = splitIntoShares(jobs, pool.size);
+    const pending = shares.map((share) => pool.run({ kind: "timelines", source, seed, recipes: share.map((job) => job.recipe), baseTable: share[0]!.base }));
+    const outcomes = await Promise.all(pending);
+    return outcomes.flatMap((outcome, i) => {
+      const share = shares[i]!;
+      const what = `timelines of seed ${seed} (recipes ${share.map((job) => `"${formatRecipe(job.recipe)}"`).join(", ")})`;
+      const values = valueOf(outcome, what);
+      if (values.length !== share.length) throw new Error(`${what}: the worker returned ${values.length} outcomes for ${share.length} recipes`);
+      return values;
+    });
+  };
+}

@@ -1,0 +1,45 @@
+/**
+ * The pool worker: for every task it loads the simulation from its source (the module is
+ * imported once, the builder is built afresh each time, so no state carries from one task to
+ * the next whichever worker ran the previous one) and runs it with `Campaign.runSingleSeed`.
+ * One task at a time: a realm runs one simulation at a time.
+ */
+import { parentPort } from "node:worker_threads";
+import { Campaign } from "../campaign.ts";
+import { configFingerprint } from "../config-fingerprint.ts";
+import { buildWithOverrides, loadSimulationBuilder } from "../simulation-source.ts";
+import type { PoolTaskMessage, PoolTaskResults, PoolTaskKind, WorkerReply } from "./messages.ts";
+
+if (parentPort === null) throw new Error("pool-worker.ts runs inside a worker thread (see worker-pool.ts)");
+const port = parentPort;
+
+async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskKind]> {
+  const builder = await loadSimulationBuilder(task.source);
+  switch (task.kind) {
+    case "fingerprint":
+      return configFingerprint(builder.build());
+    case "timelines": {
+      const base = task.baseTable;
+      return new Campaign(builder.build()).runTimelines(task.seed, task.recipes.map((recipe) => ({ recipe, base })));
+    }
+    case "rootSeed": {
+      const outcome = await new Campaign(buildWithOverrides(builder, task.overrides)).runSingleSeed(task.seed, { baseTable: task.baseTable });
+      return { ...outcome, result: { ...outcome.result, discoveries: [] } };
+    }
+  }
+}
+
+async function runTask(task: PoolTaskMessage): Promise<WorkerReply> {
+  try {
+    return { id: task.id, kind: "done", value: await perform(task) };
+  } catch (error) {
+    const e = error instanceof Error ? error : new Error(String(error));
+    return { id: task.id, kind: "error", name: e.name, message: e.message, stack: e.stack };
+  }
+}
+
+let queue: Promise<void> = Promise.resolve();
+port.on("message", (task: PoolTaskMessage) => {
+  queue = queue.then(async () => port.postMessage(await runTask(task)));
+});
+port.postMessage({ kind: "ready" } satisfies WorkerReply);

@@ -1,0 +1,144 @@
+/**
+ * Exploration with worker threads (`enableExploration({ workers: N })`): continuations run in a
+ * pool that rebuilds the simulation from `simulationSource(module, export)`, and the outcome —
+ * bugs, recipes, statistics, seeds — is identical to `workers: 0`. Whole reports are compared
+ * without the wall-clock fields (`wallTimeMs`, `totalWallTimeMs`) and without failure stacks:
+ * a stack's text depends on the module loader that compiled the code (Vitest's here, tsx's in
+ * the workers: "at <anonymous> (file:line)" vs "at file:line"), not on what the timeline did.
+ */
+import { describe, expect, it } from "vitest";
+import { InvalidConfiguration, SimulationBuilder, type SimulationReport } from "../src/index.ts";
+import { splitIntoShares } from "../src/runner/pool/pool-batch-runner.ts";
+import { gatedSimulation } from "./fixtures/gated-explore.sim.ts";
+import { mazeSimulation } from "../../../examples/maze/maze.ts";
+
+const GATED = new URL("./fixtures/gated-explore.sim.ts", import.meta.url).href;
+const MAZE = new URL("../../../examples/maze/maze.ts", import.meta.url).href;
+const SETTINGS = { maxRunsPerSeed: 300, branchingFactor: 4, maxFrontier: 64, maxRecipeLen: 8 };
+
+const gated = (workers: number, exportName = "gatedSimulation") =>
+  gatedSimulation()
+    .enableExploration({ ...SETTINGS, workers })
+    .simulationSource(GATED, exportName)
+    .setDebugSeeds([1, 2, 3])
+    .setIterations(3);
+
+const LOADER_OR_CLOCK_FIELDS = new Set(["wallTimeMs", "totalWallTimeMs", "stack"]);
+
+/** The report without wall-clock fields and stacks (see above). */
+function view(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(view);
+  if (value !== null && typeof value === "object") {
+    return Object.fromEntries(Object.entries(value).filter(([k]) => !LOADER_OR_CLOCK_FIELDS.has(k)).map(([k, v]) => [k, view(v)]));
+  }
+  return value;
+}
+const reportView = (report: SimulationReport) => view(JSON.parse(JSON.stringify(report.toJSON())));
+
+/** Open worker threads show up as their MessagePorts among the active resources. */
+function openPorts(): number {
+  return process.getActiveResourcesInfo().filter((r) => r === "MessagePort").length;
+}
+
+describe("exploration with workers: 2", () => {
+  it("gives exactly the report of workers: 0 (bugs, recipes, statistics, seeds, failures)", async () => {
+    const portsBefore = openPorts();
+    const inThread = await gated(0).run();
+    const pooled = await gated(2).run();
+    const x = inThread.exploration!;
+    expect(x.timelines, "the batches really ran").toBeGreaterThan(100);
+    expect(x.bugsFound).toBeGreaterThanOrEqual(1);
+    expect(JSON.stringify(pooled.exploration)).toBe(JSON.stringify(inThread.exploration));
+    expect(pooled.seeds.map((s) => s.traceHash)).toEqual(inThread.seeds.map((s) => s.traceHash));
+    expect(view(pooled.seeds.map((s) => s.failures))).toEqual(view(inThread.seeds.map((s) => s.failures)));
+    expect(pooled.seeds.some((s) => !s.ok)).toBe(true);
+    expect(reportView(pooled)).toEqual(reportView(inThread));
+    // The number of workers changes speed, never the outcome: the report leaves it out.
+    expect(pooled.exploration!.config).toEqual(SETTINGS);
+    expect(openPorts(), "the pool is closed after run()").toBe(portsBefore);
+  });
+
+  it("on the maze too (one root seed, a few hundred timelines)", async () => {
+    const maze = (workers: number) =>
+      mazeSimulation()
+        .enableExploration({ workers, maxRunsPerSeed: 400, branchingFactor: 4, maxFrontier: 512, maxRecipeLen: 32 })
+        .simulationSource(MAZE, "mazeSimulation")
+        .setDebugSeeds([7])
+        .setIterations(1);
+    const inThread = await maze(0).run();
+    const pooled = await maze(2).run();
+    expect(inThread.exploration!.timelines).toBe(400);
+    expect(JSON.stringify(pooled.exploration)).toBe(JSON.stringify(inThread.exploration));
+    expect(reportView(pooled)).toEqual(reportView(inThread));
+  });
+
+  it("finds bug recipes that replay to the same failure and trace hash on a fresh builder", async () => {
+    const report = await gated(2).run();
+    const bugs = report.exploration!.bugRecipes;
+    expect(bugs.length).toBeGreaterThan(0);
+    for (const bug of bugs) {
+      const replay = await gatedSimulation().replayTimeline(bug.seed, bug.recipe).run();
+      expect(replay.failedRuns).toBe(1);
+      expect(replay.seeds[0]!.traceHash).toBe(bug.traceHash);
+      expect(replay.seeds[0]!.failures[0]!.property).toBe("gated bug: three gates passed");
+    }
+  });
+
+  it("accepts a defineSimulation(...) and a builder instance as the source's export", async () => {
+    const expected = JSON.stringify((await gated(0).run()).exploration);
+    for (const exportName of ["gatedDefinition", "gatedBuilder"]) {
+      expect(JSON.stringify((await gated(2, exportName).run()).exploration), exportName).toBe(expected);
+    }
+  });
+});
+
+describe("exploration with workers: misconfigurations", () => {
+  it("workers > 0 without a source says what to add", () => {
+    const builder = gatedSimulation().enableExploration({ workers: 2 });
+    expect(() => builder.build()).toThrow(InvalidConfiguration);
+    expect(() => builder.build()).toThrow(/add \.simulationSource\(import\.meta\.url, "exportName"\)/);
+    // workers: 0 needs none, and a replay does not explore.
+    expect(gatedSimulation().enableExploration({ workers: 0 }).build().exploration!.workers).toBe(0);
+    expect(gatedSimulation().enableExploration({ workers: 2 }).replayTimeline(1).build().exploration).toBeNull();
+  });
+
+  it("a source whose export is missing, or is not a simulation, fails before any seed runs", async () => {
+    const portsBefore = openPorts();
+    let seedsStarted = 0;
+    const missing = await gated(2, "noSuchExport").beforeIteration(() => seedsStarted++).run().catch((error: unknown) => error);
+    expect(missing).toBeInstanceOf(InvalidConfiguration);
+    expect((missing as Error).message).toMatch(/has no export 'noSuchExport'; its exports: .*gatedSimulation/);
+    expect(seedsStarted).toBe(0);
+    await expect(gated(2, "notASimulation").run()).rejects.toThrow(/export 'notASimulation' is a number; expected a function returning a SimulationBuilder/);
+    await expect(gated(2, "returnsNothing").run()).rejects.toThrow(/export 'returnsNothing' returned undefined, not a SimulationBuilder/);
+    expect(openPorts(), "the pool is closed after a failed run()").toBe(portsBefore);
+  });
+
+  it("a module that does not load, or a relative path, is refused clearly", async () => {
+    const missing = new URL("./fixtures/no-such-module.sim.ts", import.meta.url).href;
+    const run = gatedSimulation().enableExploration({ workers: 1 }).simulationSource(missing, "x").setIterations(1).setBaseSeed(1).run();
+    await expect(run).rejects.toThrow(/no-such-module\.sim\.ts.*the module failed to load/);
+    expect(() => new SimulationBuilder().simulationSource("./fixtures/gated-explore.sim.ts", "gatedSimulation")).toThrow(/is relative/);
+    expect(() => new SimulationBuilder().simulationSource(GATED, "")).toThrow(/exportName must name/);
+  });
+
+  it("a source that builds a different simulation than this builder is refused, naming the differences", async () => {
+    const error = await gated(2).runTimeBudget(5_000).run().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(InvalidConfiguration);
+    expect((error as Error).message).toMatch(/builds a different simulation than this builder .*runTimeBudgetMs: 5000 vs 3600000/);
+  });
+});
+
+describe("splitIntoShares", () => {
+  it("cuts a batch into contiguous shares of near-equal size, never mixing base tables", () => {
+    const a = {} as never;
+    const b = {} as never;
+    const jobs = (base: never, n: number) => Array.from({ length: n }, (_, i) => ({ recipe: [{ count: i, seed: 1 }], base }));
+    const sizes = (shares: unknown[][]) => shares.map((s) => s.length);
+    expect(sizes(splitIntoShares(jobs(a, 4), 2))).toEqual([2, 2]);
+    expect(sizes(splitIntoShares(jobs(a, 5), 2))).toEqual([3, 2]);
+    expect(sizes(splitIntoShares(jobs(a, 2), 8))).toEqual([1, 1]);
+    expect(sizes(splitIntoShares([...jobs(a, 3), ...jobs(b, 1)], 2))).toEqual([2, 1, 1]);
+    expect(splitIntoShares(jobs(a, 5), 3).flat().map((j) => j.recipe[0]!.count)).toEqual([0, 1, 2, 3, 4]);
+  });
+});
