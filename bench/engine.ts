@@ -119,16 +119,51 @@ async function heapPerSuspendedTask(): Promise<number> {
   return perTask;
 }
 
+/**
+ * The engine without the network: two spawned tasks hand a token back and forth, each handoff
+ * one engine event that wakes the other (a `yieldNow` per message). Isolates the step loop,
+ * pending operations and event queue from the simulated TCP path.
+ */
+export async function handoffRound(): Promise<number> {
+  const report = await new SimulationBuilder()
+    .workloadFactory(() => ({
+      name: "handoff",
+      async run(ctx: SimContext) {
+        let turn = 0;
+        const player = (me: number) =>
+          ctx.task.spawn(`player-${me}`, async (scope) => {
+            while (turn < MESSAGES) {
+              if (turn % 2 === me) turn++;
+              await scope.task.yieldNow();
+            }
+          });
+        await Promise.all([player(0), player(1)]);
+      },
+    }))
+    .networkFaults("none")
+    .maxStepsPerInstant(100 * MESSAGES)
+    .setDebugSeeds([1])
+    .setIterations(1)
+    .run();
+  if (report.failedRuns !== 0) throw new Error(`handoff bench seed failed:\n${report.toString()}`);
+  const seed = report.seeds[0]!;
+  return seed.eventsProcessed / (seed.wallTimeMs / 1000);
+}
+
 export async function benchEngine(): Promise<Record<string, unknown>> {
   const steps: number[] = [];
+  const handoffs: number[] = [];
   const floors: number[] = [];
   await engineRound(); // warm-up (JIT)
+  await handoffRound();
   await floorRound();
   for (let r = 0; r < ROUNDS; r++) {
     steps.push(await engineRound());
+    handoffs.push(await handoffRound());
     floors.push(await floorRound());
   }
   const stepsPerSec = median(steps);
+  const handoffStepsPerSec = median(handoffs);
   const floorPerSec = median(floors);
   const heapBytesPerSuspendedTask = await heapPerSuspendedTask();
   console.error(`engine: ${Math.round(stepsPerSec).toLocaleString("en")} steps/s, floor ${Math.round(floorPerSec).toLocaleString("en")} msgs/s, ${Math.round(heapBytesPerSuspendedTask)} B per suspended task`);
@@ -136,6 +171,8 @@ export async function benchEngine(): Promise<Record<string, unknown>> {
     stepsPerSec: Math.round(stepsPerSec),
     floorPerSec: Math.round(floorPerSec),
     ratioToFloor: Number((stepsPerSec / floorPerSec).toFixed(3)),
+    engineOnlyStepsPerSec: Math.round(handoffStepsPerSec),
+    engineOnlyRatioToFloor: Number((handoffStepsPerSec / floorPerSec).toFixed(3)),
     heapBytesPerSuspendedTask: Math.round(heapBytesPerSuspendedTask),
   };
 }

@@ -1,7 +1,8 @@
 /**
  * The acceptor's durable log on the production file system (`ProductionStorage` in a temporary
- * directory): what was appended comes back after a reopen, a torn tail is cut off, and a failed
- * sync makes the next append rewrite the whole state instead of appending after unknown bytes.
+ * directory): what was appended comes back after a reopen, a damaged tail marks the log damaged
+ * for good, and a failed sync makes the next append rewrite the whole state instead of appending
+ * after unknown bytes.
  */
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -76,11 +77,13 @@ describe("acceptor store", () => {
     await again.store.close();
   });
 
-  it("cuts a torn tail off at recovery and appends after the valid prefix", async () => {
+  it("marks a log with a damaged tail damaged, durably, and keeps its valid prefix", async () => {
     const { store } = await AcceptorStore.open(storage);
     await store.append({ t: "promise", ballot: 17 });
+    await store.append({ t: "accept", ballot: 17, slot: 0, value: "a" });
     await store.close();
-    // Half a record, as a crash in the middle of an unsynced write leaves it.
+    // Garbage after the last good record: a torn write, or a synced record the disk damaged (the
+    // two look alike, so both count as damage).
     const file = await storage.open(LOG_PATH, OpenOptions.readWrite);
     const torn = encodeRecord({ t: "promise", ballot: 999 }).subarray(0, 11);
     await file.write(await file.size(), torn);
@@ -89,10 +92,26 @@ describe("acceptor store", () => {
 
     const reopened = await AcceptorStore.open(storage);
     expect(reopened.recovery.truncatedBytes).toBe(11);
+    expect(reopened.recovery.state.damaged).toBe(true);
     expect(reopened.recovery.state.promised).toBe(17);
     await reopened.store.append({ t: "promise", ballot: 33 });
     await reopened.store.close();
-    expect((await AcceptorStore.open(storage)).recovery.state.promised).toBe(33);
+    // The garbage is gone (a snapshot replaced the log), and the damage is remembered.
+    const again = await AcceptorStore.open(storage);
+    expect(again.recovery.truncatedBytes).toBe(0);
+    expect(again.recovery.state).toMatchObject({ damaged: true, promised: 33 });
+    expect([...again.recovery.state.accepted]).toEqual([[0, { ballot: 17, value: "a" }]]);
+    await again.store.close();
+  });
+
+  it("a log that ends cleanly is not damaged", async () => {
+    const { store } = await AcceptorStore.open(storage);
+    await store.append({ t: "promise", ballot: 17 });
+    await store.close();
+    const { store: reopened, recovery } = await AcceptorStore.open(storage);
+    expect(recovery).toMatchObject({ truncatedBytes: 0, records: 1 });
+    expect(recovery.state.damaged).toBe(false);
+    await reopened.close();
   });
 
   it("stops decoding at a record whose checksum does not match", () => {

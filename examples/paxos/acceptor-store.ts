@@ -8,8 +8,20 @@
  *   never reuses a ballot.
  *
  * Record: `[length u32 LE][fnv1a u32 LE][JSON]`. Recovery reads records until the first one that
- * is short, fails its checksum or does not parse (a write torn by a crash: it was never synced, so
- * nobody was told about it) and truncates the file there.
+ * is short, fails its checksum or does not parse.
+ *
+ * **A damaged log.** Bytes after the last good record mean the disk damaged the log: a corrupted
+ * sector, a write that never landed (phantom) or landed elsewhere (misdirected), or a write torn
+ * by a crash. Whatever follows the damage may be records that were synced and acknowledged, and
+ * an acceptor that forgot a promise or an accepted value breaks Paxos (agreement fails: this
+ * example's campaign found it once reboots let acceptors recover from damaged disks). A torn
+ * unsynced tail cannot be told apart from a damaged acknowledged record (a torn write spoils a
+ * whole sector, earlier records included), so any damage counts: the store reports the log
+ * **damaged**, durably (a `damaged` record in a snapshot that replaces the log, so a later reboot
+ * cannot mistake the cut-off log for a healthy one), and the node stops voting for good
+ * (`node.ts`). Rebuilding such an acceptor takes a catch-up from its peers or a reconfiguration,
+ * which this example leaves out. A log that ends cleanly lost nothing that was synced: a crash
+ * drops unsynced writes whole, and only the last append can be unsynced.
  *
  * After any I/O error the log is not trusted for appends any more: the next append writes the
  * whole state to a fresh file, syncs it and renames it over the log (metadata is durable when
@@ -29,21 +41,25 @@ export const MAX_LOG_RECORDS = 4096;
 export type LogRecord =
   | { readonly t: "promise"; readonly ballot: number }
   | { readonly t: "accept"; readonly ballot: number; readonly slot: number; readonly value: string }
-  | { readonly t: "round"; readonly round: number };
+  | { readonly t: "round"; readonly round: number }
+  /** The log was found damaged once: this acceptor may have forgotten what it acknowledged. */
+  | { readonly t: "damaged" };
 
 export interface DurableState {
   promised: number;
   /** Slot -> the proposal accepted last in that slot. */
   readonly accepted: Map<number, { ballot: number; value: string }>;
   round: number;
+  /** The log was damaged at some recovery: what this node acknowledged may be lost. */
+  damaged: boolean;
 }
 
 export function emptyState(): DurableState {
-  return { promised: 0, accepted: new Map(), round: 0 };
+  return { promised: 0, accepted: new Map(), round: 0, damaged: false };
 }
 
 function copyState(state: DurableState): DurableState {
-  return { promised: state.promised, accepted: new Map(state.accepted), round: state.round };
+  return { promised: state.promised, accepted: new Map(state.accepted), round: state.round, damaged: state.damaged };
 }
 
 /** Applies one record in log order: promises only grow, the last accept of a slot wins. */
@@ -58,6 +74,9 @@ export function applyRecord(state: DurableState, record: LogRecord): void {
       break;
     case "round":
       state.round = Math.max(state.round, record.round);
+      break;
+    case "damaged":
+      state.damaged = true;
       break;
   }
 }
@@ -82,6 +101,7 @@ function isRecord(value: unknown): value is LogRecord {
   if (r.t === "promise") return n("ballot");
   if (r.t === "accept") return n("ballot") && n("slot") && typeof r.value === "string";
   if (r.t === "round") return n("round");
+  if (r.t === "damaged") return true;
   return false;
 }
 
@@ -111,6 +131,7 @@ export function decodeLog(bytes: Uint8Array): { records: LogRecord[]; validBytes
 /** The records that rebuild `state` on their own (a compacted log). */
 function snapshotRecords(state: DurableState): LogRecord[] {
   const records: LogRecord[] = [];
+  if (state.damaged) records.push({ t: "damaged" });
   if (state.promised > 0) records.push({ t: "promise", ballot: state.promised });
   if (state.round > 0) records.push({ t: "round", round: state.round });
   for (const [slot, { ballot, value }] of state.accepted) records.push({ t: "accept", ballot, slot, value });
@@ -131,7 +152,7 @@ function concat(parts: readonly Uint8Array[]): Uint8Array {
 export interface Recovery {
   readonly state: DurableState;
   readonly records: number;
-  /** Bytes after the valid prefix that recovery cut off (a torn tail). */
+  /** Bytes after the valid prefix: damage, found at this recovery (the log is then replaced by a snapshot marked damaged). */
   readonly truncatedBytes: number;
 }
 
@@ -158,17 +179,35 @@ export class AcceptorStore {
     this.records = recovery.records;
   }
 
-  /** Opens (or creates) the log and replays it. I/O errors propagate: the node cannot start without its state. */
+  /**
+   * Opens (or creates) the log and replays it. A damaged log is replaced, before this resolves, by
+   * a snapshot of its valid prefix marked `damaged` (see the file comment). I/O errors propagate:
+   * the node cannot start without its state (the damaged log stays as it was, to be found again).
+   */
   static async open(storage: StorageProvider): Promise<{ store: AcceptorStore; recovery: Recovery }> {
     if (await storage.exists(REWRITE_PATH)) await storage.delete(REWRITE_PATH); // a rewrite a crash interrupted
     const file = await storage.open(LOG_PATH, OpenOptions.readWriteCreate);
     const size = await file.size();
-    const { records, validBytes } = decodeLog(size === 0 ? new Uint8Array(0) : await file.read(0, size));
-    if (validBytes < size) await file.setLength(validBytes);
+    let decoded = decodeLog(size === 0 ? new Uint8Array(0) : await file.read(0, size));
+    // A read can return the wrong bytes once (a misdirected read): read again before calling it damage.
+    if (decoded.validBytes < size) decoded = decodeLog(await file.read(0, size));
+    const { records, validBytes } = decoded;
     const state = emptyState();
     for (const record of records) applyRecord(state, record);
     const recovery: Recovery = { state, records: records.length, truncatedBytes: size - validBytes };
-    return { store: new AcceptorStore(storage, file, recovery, validBytes), recovery };
+    const store = new AcceptorStore(storage, file, recovery, validBytes);
+    if (validBytes < size) {
+      try {
+        // Through the rewrite path: the snapshot replaces the damaged log in one rename.
+        store.mustRewrite = true;
+        await store.append({ t: "damaged" });
+      } catch (error) {
+        await file.close().catch(() => undefined);
+        throw error;
+      }
+      state.damaged = true;
+    }
+    return { store, recovery };
   }
 
   /** The promise the log holds now (what a reboot would recover). */

@@ -8,7 +8,7 @@
  * hides it (an acceptor that forgot a promise and then learned a higher one looks healthy at the
  * end of the run).
  */
-import { assertAlways, SIM_FAULT_EVENT_NAME, TraceCursor, type Invariant, type TraceEvent, type TraceQuery } from "@moonpool/sim";
+import { assertAlways, TraceCursor, type Invariant, type TraceEvent, type TraceQuery } from "@moonpool/sim";
 import { formatBallot } from "./protocol.ts";
 
 /** The events named `names` that `cursor` has not seen, merged in timeline order. */
@@ -30,7 +30,10 @@ function field<T>(value: T | undefined, event: TraceEvent, key: string): T {
  * - agreement: at most one value is chosen per slot, whoever chose it and with whatever ballot;
  * - validity: a chosen value is one a client proposed (the workload publishes `proposed`);
  * - a value is reported chosen only after a majority of acceptors reported accepting it with
- *   that ballot (the proposer counted right).
+ *   that ballot (the proposer counted right);
+ * - one value per ballot and slot: no two acceptors ever accept different values in one slot with
+ *   one ballot. Paxos's proof rests on it (a ballot belongs to one proposer, which proposes one
+ *   value per slot); a reused ballot breaks it long before agreement visibly fails.
  */
 export class ConsensusInvariant implements Invariant {
   readonly name = "paxos-consensus";
@@ -39,6 +42,8 @@ export class ConsensusInvariant implements Invariant {
   private readonly proposed = new Set<string>();
   /** `slot/ballot/value` -> acceptors (by actor) that reported accepting it. */
   private readonly acceptances = new Map<string, Set<string>>();
+  /** `slot/ballot` -> the first value accepted with it. */
+  private readonly ballotValues = new Map<string, string>();
   private readonly majority: number;
 
   constructor(clusterSize: number) {
@@ -59,6 +64,15 @@ export class ConsensusInvariant implements Invariant {
         let set = this.acceptances.get(key);
         if (set === undefined) this.acceptances.set(key, (set = new Set()));
         set.add(event.source);
+        const first = this.ballotValues.get(`${slot}/${ballot}`);
+        if (first === undefined) this.ballotValues.set(`${slot}/${ballot}`, value);
+        assertAlways(first === undefined || first === value, "one value per ballot and slot", {
+          slot,
+          ballot: formatBallot(ballot),
+          first: first ?? value,
+          second: value,
+          node: event.num("node") ?? -1,
+        });
         continue;
       }
       // value_chosen
@@ -83,45 +97,43 @@ export class ConsensusInvariant implements Invariant {
     this.chosen.clear();
     this.proposed.clear();
     this.acceptances.clear();
+    this.ballotValues.clear();
   }
 }
-
-/** Storage fault kinds after which synced data may legitimately be gone (the disk lost it). */
-const STORAGE_DAMAGE_KINDS = new Set(["storage_write_fault", "storage_read_fault", "storage_torn_write", "storage_lost_write", "storage_wipe"]);
 
 /**
  * The acceptor's own contract, across its reboots (acceptors are identified by IP: a rebooted
  * process is a new instance on the same machine and disk):
  * - it never accepts a ballot below one it promised (or accepted) before;
- * - a promise survives a reboot: the promise it recovers at boot is at least the highest it gave.
- *   A disk the simulator says it damaged excuses a lost promise (the `sim_fault` stream says so);
- *   nothing else does.
+ * - a promise survives a reboot: the promise it recovers at boot is at least the highest it gave,
+ *   unless the node itself found its log damaged (`recovered {damaged: 1}`). The simulator's word
+ *   that it damaged the disk is no excuse: an acceptor that lost state without noticing is the bug;
+ * - an acceptor that found its log damaged never votes again (no promise, no accept).
  */
 export class AcceptorInvariant implements Invariant {
   readonly name = "paxos-acceptor";
   private readonly cursor = new TraceCursor();
   /** Highest ballot each acceptor (by IP) told a proposer it promised or accepted. */
   private readonly promisedByIp = new Map<string, number>();
+  /** Acceptors (by IP) that recovered a damaged log. */
   private readonly damagedIps = new Set<string>();
 
   observe(query: TraceQuery): void {
-    for (const event of newEvents(query, this.cursor, [SIM_FAULT_EVENT_NAME, "promised", "accepted", "recovered"])) {
-      if (event.name === SIM_FAULT_EVENT_NAME) {
-        const ip = event.str("ip");
-        if (ip !== undefined && STORAGE_DAMAGE_KINDS.has(event.str("kind") ?? "")) this.damagedIps.add(ip);
-        continue;
-      }
+    for (const event of newEvents(query, this.cursor, ["promised", "accepted", "recovered"])) {
       const ip = event.source.slice(event.source.indexOf("@") + 1);
       const highest = this.promisedByIp.get(ip) ?? 0;
       if (event.name === "recovered") {
         const recovered = field(event.num("promised"), event, "promised");
-        assertAlways(recovered >= highest || this.damagedIps.has(ip), "a promise survives a reboot", {
+        const damaged = field(event.num("damaged"), event, "damaged") === 1;
+        if (damaged) this.damagedIps.add(ip);
+        assertAlways(recovered >= highest || damaged, "a promise survives a reboot", {
           node: event.num("node") ?? -1,
           promisedBefore: formatBallot(highest),
           recovered: formatBallot(recovered),
         });
         continue;
       }
+      assertAlways(!this.damagedIps.has(ip), "an acceptor with a damaged log never votes", { node: event.num("node") ?? -1, fact: event.name });
       const ballot = field(event.num("ballot"), event, "ballot");
       if (event.name === "accepted") {
         assertAlways(ballot >= highest, "acceptor never accepts below its promise", {

@@ -145,6 +145,7 @@ describe("paxos on real sockets and files (main.ts)", () => {
     expect(recovered).toBeDefined();
     expect(recovered!.promised as number).toBeGreaterThan(0);
     expect(recovered!.accepted as number).toBeGreaterThan(0);
+    expect(recovered!.damaged).toBe(0); // SIGTERM let it finish its appends: nothing torn
     // The cluster, restarted node included, keeps deciding new slots.
     const { slot } = await propose(addresses, "after-restart", 0);
     expect(slot).toBe(5);

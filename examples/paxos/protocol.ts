@@ -79,7 +79,9 @@ export type Request =
   /** Client: put `value` in the log. The value is its own idempotency key (clients make it unique). */
   | { readonly type: "propose"; readonly value: string }
   /** Client: what this node knows is chosen in `slot`. */
-  | { readonly type: "read"; readonly slot: number };
+  | { readonly type: "read"; readonly slot: number }
+  /** Operator (and the simulation's liveness check): whether this node's acceptor still votes. */
+  | { readonly type: "status" };
 
 export type Reply =
   | {
@@ -101,8 +103,13 @@ export type Reply =
       /** The value was already known chosen: this is a retry's answer, nothing new was proposed. */
       readonly already: boolean;
     }
-  | { readonly type: "proposed"; readonly ok: false; readonly reason: "no-quorum" | "busy" | "retry" }
-  | { readonly type: "read"; readonly slot: number; readonly value: string | null };
+  /**
+   * `not-voting`: this node's disk was damaged, it neither votes nor proposes any more (ask another
+   * node; nothing was proposed).
+   */
+  | { readonly type: "proposed"; readonly ok: false; readonly reason: "no-quorum" | "busy" | "retry" | "not-voting" }
+  | { readonly type: "read"; readonly slot: number; readonly value: string | null }
+  | { readonly type: "status"; readonly node: number; readonly voting: boolean };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

@@ -4,10 +4,11 @@
  *   node --import tsx examples/paxos/run.ts                              # full campaign until coverage is stable (at most 500 seeds)
  *   node --import tsx examples/paxos/run.ts --stage smoke --seeds 1      # one stage of the README's path
  *   node --import tsx examples/paxos/run.ts --seeds 500                  # exactly 500 seeds
- *   node --import tsx examples/paxos/run.ts --bug adopt-first-reported-value --explore 200
+ *   node --import tsx examples/paxos/run.ts --bug promise-before-persist --seed 3 --explore 10
  *   node --import tsx examples/paxos/run.ts --bug adopt-first-reported-value --seed 3 --recipe '87@2280495751834317 -> 28@5381902066545799'
  *
- * Stages: smoke, baseline, isolation, network-random, network-swarm, campaign (the default).
+ * Stages: smoke, baseline, isolation, network-random, network-swarm, storage-random, storage-swarm,
+ * attrition, reboots, campaign (the default).
  * `--explore N` explores each root seed with N timelines (workers: 0). `--seed S` replays one
  * seed; with `--recipe R` one explored timeline. The report goes to stderr; stdout gets one
  * summary line for scripts and CI, with the command that replays the first failure.
@@ -76,7 +77,8 @@ const replay =
   bugRecipe !== undefined && bugRecipe.recipe !== ""
     ? `--seed ${bugRecipe.seed} --recipe '${bugRecipe.recipe}' ${flags}`
     : firstFailing !== undefined
-      ? `--seed ${firstFailing} ${flags}`
+      ? // A replayed timeline replays with its recipe, not as its root seed.
+        `--seed ${firstFailing}${values.recipe !== undefined ? ` --recipe '${values.recipe}'` : ""} ${flags}`
       : undefined;
 const summary = [
   `seeds=${report.iterations}`,

@@ -5,13 +5,15 @@
  *   paxosSimulation()                                       // + baseline network faults and node isolation
  *   paxosSimulation({ network: "random" })                  // + one chaos axis, drawn per seed
  *   paxosSimulation({ network: "swarm", storage: "swarm" }) // + storage faults
- *   paxosCampaign()                                         // everything that exists today, swarmed
+ *   paxosSimulation({ ..., attrition: "random" })           // + process reboots (attrition)
+ *   paxosSimulation({ ..., reboots: true })                 // + frequent crash-restart cycles (faults.ts)
+ *   paxosCampaign()                                         // everything, swarmed
  *
  * Iteration settings (how many seeds, which ones, exploration) are left to the caller: `run.ts`,
  * `paxos.sim.ts`, the tests and the benchmark each choose theirs.
  */
-import { Chaos, SimulationBuilder, type Process, type SimContext } from "@moonpool/sim";
-import { IsolateNodeInjector } from "./faults.ts";
+import { AttritionVictims, Chaos, SimulationBuilder, type AttritionConfig, type Process, type SimContext } from "@moonpool/sim";
+import { CrashRestartInjector, IsolateNodeInjector, PaxosFaultInjector } from "./faults.ts";
 import { AcceptorInvariant, ConsensusInvariant } from "./invariants.ts";
 import { PaxosNode, type PaxosOptions } from "./node.ts";
 import { PAXOS_PORT } from "./protocol.ts";
@@ -24,6 +26,24 @@ export const CHAOS_MS = 3_000;
 /** A seed that runs longer than this in simulated time is stuck (the healthy ones take ~4-6 s). */
 export const RUN_TIME_BUDGET_MS = 60_000;
 
+/**
+ * Built-in attrition: at most one Paxos node down at a time (a majority stays up, so the cluster
+ * must stay live), graceful shutdowns and crashes (weights 1:2), never a wipe: an acceptor that
+ * loses its disk may forget a promise, which Paxos forbids (a wiped acceptor must rejoin through
+ * a reconfiguration this example does not have). The delays are shorter than the defaults (restart
+ * after 1-10 s, grace 2-5 s) so that a node rebooted inside the 3 s chaos window comes back while
+ * the run goes on, and recovers: that is what the reboot-dependent signals and bugs need.
+ */
+export const PAXOS_ATTRITION: AttritionConfig = Object.freeze({
+  maxDead: 1,
+  probGraceful: 1,
+  probCrash: 2,
+  probWipe: 0,
+  recoveryDelayMs: [200, 1_500] as const,
+  gracePeriodMs: [50, 500] as const,
+  victims: AttritionVictims.group(PAXOS_GROUP),
+});
+
 export interface PaxosSimulationOptions extends PaxosOptions {
   /**
    * Network faults: "none" (baseline timing, no faults), "baseline" (the default: moonpool's
@@ -34,6 +54,10 @@ export interface PaxosSimulationOptions extends PaxosOptions {
   readonly storage?: "none" | "random" | "swarm";
   /** Isolate a node now and then during the chaos window (`faults.ts`). Default true. */
   readonly isolation?: boolean;
+  /** Process reboots by built-in attrition (`PAXOS_ATTRITION`): "none" (the default), "random" or "swarm". */
+  readonly attrition?: "none" | "random" | "swarm";
+  /** Frequent crash-restart cycles of one node at a time during the chaos window (`faults.ts`). Default false. */
+  readonly reboots?: boolean;
   /** `Chaos.buggifyKnobs()`: spike the knobs of the enabled chaos surfaces. Needs a network or storage chaos mode. */
   readonly buggifyKnobs?: boolean;
   /** Swarm the client's operation alphabet per seed. */
@@ -71,29 +95,36 @@ export function paxosSimulation(options: PaxosSimulationOptions = {}): Simulatio
   else if (network !== "baseline") builder.enableChaos([Chaos.network(network)]);
   const storage = options.storage ?? "none";
   if (storage !== "none") builder.enableChaos([Chaos.storage(storage)]);
+  const attrition = options.attrition ?? "none";
+  if (attrition !== "none") builder.enableChaos([Chaos.attrition(PAXOS_ATTRITION, attrition)]);
   if (options.buggifyKnobs === true) builder.enableChaos([Chaos.buggifyKnobs()]);
-  if (options.isolation !== false) builder.faultFactory(() => new IsolateNodeInjector(PAXOS_GROUP));
+  const isolation = options.isolation !== false;
+  const reboots = options.reboots === true;
+  if (isolation && reboots) builder.faultFactory(() => new PaxosFaultInjector([new IsolateNodeInjector(PAXOS_GROUP), new CrashRestartInjector(PAXOS_GROUP)]));
+  else if (isolation) builder.faultFactory(() => new IsolateNodeInjector(PAXOS_GROUP));
+  else if (reboots) builder.faultFactory(() => new CrashRestartInjector(PAXOS_GROUP));
   if (options.swarmOperations === true) builder.swarmOperations();
   return builder;
 }
 
 /**
- * The full campaign with the chaos surfaces that exist today: network and storage faults in swarm
- * mode, their knobs spiked by buggify, node isolation inside a chaos window, a swarmed operation
- * alphabet, and the recovery tail after the window.
+ * The full campaign: network, storage and attrition in swarm mode, their knobs spiked by buggify,
+ * node isolation and crash-restart cycles inside a 3 s chaos window, a swarmed operation alphabet,
+ * and the recovery tail after the window, in which the healed cluster must decide new slots.
  */
 export function paxosCampaign(options: PaxosOptions = {}): SimulationBuilder {
   const chaos: Chaos[] = [
     Chaos.network("swarm"),
     Chaos.storage("swarm"),
+    // At most one node down; the swarm mask switches reboots off in about half the seeds, and
+    // graceful shutdowns or crashes off in others (`PAXOS_ATTRITION` says why wipe stays 0).
+    Chaos.attrition(PAXOS_ATTRITION, "swarm"),
     Chaos.buggifyKnobs(),
-    // ATTRITION: when `Chaos.attrition` lands, add the process reboots here, e.g.
-    //   Chaos.attrition({ maxDead: 1, probGraceful: 1, probCrash: 2, probWipe: 0 }, "swarm"),
-    // (wipe stays 0: an acceptor that loses its disk may forget a promise, which Paxos forbids).
-    // Then the planted bugs "promise-before-persist" and "ballot-reuse-after-restart" can show,
-    // and "acceptor recovered persisted state" can be reached.
   ];
-  return paxosSimulation({ ...options, isolation: true, swarmOperations: true }).enableChaos(chaos);
+  // Attrition acts every 1-5 s: in a 3 s window that is one reboot in about half the seeds, too
+  // rare for the reboot-timing bugs. `reboots` adds crash-restart cycles every 200-900 ms in three
+  // seeds of four (faults.ts).
+  return paxosSimulation({ ...options, isolation: true, reboots: true, swarmOperations: true }).enableChaos(chaos);
 }
 
 /**
@@ -115,7 +146,11 @@ export const PAXOS_STAGES = {
   "storage-random": (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "swarm", storage: "random" }),
   /** + storage fault families swarmed, both surfaces' knobs spiked. */
   "storage-swarm": (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "swarm", storage: "swarm", buggifyKnobs: true }),
-  /** + the operation alphabet swarmed: everything that exists today (`paxosCampaign`). */
+  /** + built-in attrition: one node at a time shut down or crashed, restarted from its disk. */
+  attrition: (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "swarm", storage: "swarm", buggifyKnobs: true, attrition: "random" }),
+  /** + frequent crash-restart cycles (`CrashRestartInjector`): several reboots per seed. */
+  reboots: (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "swarm", storage: "swarm", buggifyKnobs: true, attrition: "random", reboots: true }),
+  /** + attrition swarmed and the operation alphabet swarmed: the full campaign (`paxosCampaign`). */
   campaign: (options: PaxosOptions = {}) => paxosCampaign(options),
 } as const satisfies Record<string, (options?: PaxosOptions) => SimulationBuilder>;
 

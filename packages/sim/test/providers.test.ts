@@ -95,6 +95,24 @@ describe("tasks", () => {
     expect(result).toEqual({ outcomes: ["ok", "failed", "cancelled"], value: 7, cancelledJoin: true, reachedAfterAbort: false, finished: true });
   });
 
+  it("never starves a ready task: two tasks handing a turn back and forth by yieldNow always progress", async () => {
+    for (let seed = 1; seed <= 20; seed++) {
+      const steps = await inSim(async (ctx) => {
+        let turn = 0;
+        const player = (me: number) =>
+          ctx.task.spawn(`player-${me}`, async (s) => {
+            while (turn < 500) {
+              if (turn % 2 === me) turn++;
+              await s.task.yieldNow();
+            }
+          });
+        await Promise.all([player(0), player(1)]);
+        return turn;
+      }, seed);
+      expect(steps).toBe(500);
+    }
+  });
+
   it("yieldNow re-queues at a seeded position: seeds explore both orders of a race", async () => {
     const orders = new Set<string>();
     for (let seed = 1; seed <= 30; seed++) {

@@ -79,7 +79,7 @@ function tickCounter(): TickCounter {
 
 export class Engine {
   nowUs = 0;
-  readonly queue = new EventQueue();
+  readonly queue: EventQueue;
   readonly streams: SeedStreams;
   /** Steps applied so far (events processed). */
   steps = 0;
@@ -99,6 +99,8 @@ export class Engine {
     readonly mode: SteppingMode = "fast",
   ) {
     this.streams = seedStreams(seed);
+    const schedule = this.streams.schedule;
+    this.queue = new EventQueue((n) => schedule.rangeInt(0, n));
   }
 
   /** Schedules `callback(arg)` at `nowUs + delayUs`. `tag` identifies the event kind in the hash. */
@@ -108,7 +110,7 @@ export class Engine {
 
   scheduleAt(timeUs: number, callback: EventCallback, arg: unknown, tag: number, owner: EventOwner | null = null): SimEvent {
     const t = timeUs < this.nowUs ? this.nowUs : timeUs;
-    const event = new SimEvent(t, this.streams.schedule.u32(), this.seq++, callback, arg, tag, owner);
+    const event = new SimEvent(t, this.seq++, callback, arg, tag, owner);
     this.queue.push(event);
     return event;
   }
@@ -168,10 +170,10 @@ export class Engine {
         try {
           this.afterStep();
           if (done()) return resolve("done");
-          const next = queue.peek();
-          if (next === undefined) return resolve("idle");
-          if (next.timeUs > deadlineUs) return resolve("deadline");
-          queue.pop();
+          const nextTimeUs = queue.peekTimeUs();
+          if (nextTimeUs === undefined) return resolve("idle");
+          if (nextTimeUs > deadlineUs) return resolve("deadline");
+          const next = queue.pop()!;
           if (next.timeUs === this.nowUs) {
             if (++this.stepsAtInstant > maxAtInstant) return resolve("busy");
           } else {
@@ -208,17 +210,5 @@ export class Engine {
     if (now - this.lastYieldWallMs < YIELD_AFTER_WALL_MS) return false;
     this.lastYieldWallMs = now;
     return true;
-  }
-
-  /** Applies every remaining event up to `deadlineUs` without waiting for user code (settle). */
-  drainQueue(deadlineUs: number): "empty" | "deadline" {
-    for (;;) {
-      const next = this.queue.peek();
-      if (next === undefined) return "empty";
-      if (next.timeUs > deadlineUs) return "deadline";
-      this.queue.pop();
-      this.nowUs = next.timeUs;
-      next.callback(next.arg);
-    }
   }
 }

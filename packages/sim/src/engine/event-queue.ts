@@ -1,9 +1,14 @@
 /**
- * The engine's event queue: a binary min-heap ordered by (timeUs, tiebreak, seq).
+ * The engine's event queue. Future events wait in a binary min-heap ordered by (timeUs, seq);
+ * the events of the current instant form a ready set, and each pop takes a uniformly random one
+ * of them (a draw from the `schedule` stream, none when only one is ready) — like a scheduler
+ * picking a random ready task. Every seed thus explores one order of every race, and an event
+ * can never be starved by others that keep scheduling zero-delay work: each pop is a fair draw
+ * among everything ready. (A random tiebreak fixed at scheduling time starved exactly that way:
+ * an event with a high tiebreak waited while a yield loop kept drawing lower ones.)
  *
- * `tiebreak` is drawn from the `schedule` stream when the event is scheduled, so events due at the
- * same instant run in a seeded order (each seed explores one order of every race); `seq` makes
- * the order total.
+ * Per-connection FIFO does not rely on the queue: the network gives successive deliveries on one
+ * direction strictly increasing times.
  */
 
 export type EventCallback = (arg: any) => void;
@@ -17,7 +22,6 @@ export interface EventOwner {
 export class SimEvent {
   constructor(
     readonly timeUs: number,
-    readonly tiebreak: number,
     readonly seq: number,
     public callback: EventCallback,
     public arg: unknown,
@@ -29,23 +33,70 @@ export class SimEvent {
 }
 
 function before(a: SimEvent, b: SimEvent): boolean {
-  if (a.timeUs !== b.timeUs) return a.timeUs < b.timeUs;
-  if (a.tiebreak !== b.tiebreak) return a.tiebreak < b.tiebreak;
-  return a.seq < b.seq;
+  return a.timeUs !== b.timeUs ? a.timeUs < b.timeUs : a.seq < b.seq;
 }
 
 export class EventQueue {
   private heap: SimEvent[] = [];
+  /** Events due at `readyTimeUs`, in no meaningful order: pops pick among them at random. */
+  private ready: SimEvent[] = [];
+  private readyTimeUs = -1;
+
+  /** `pick(n)` returns a uniform index in [0, n) (the engine's `schedule` stream). */
+  constructor(private readonly pick: (n: number) => number) {}
 
   get size(): number {
-    return this.heap.length;
+    return this.heap.length + this.ready.length;
   }
 
-  peek(): SimEvent | undefined {
-    return this.heap[0];
+  /** Time of the next event, or undefined when the queue is empty. */
+  peekTimeUs(): number | undefined {
+    if (this.ready.length > 0) return this.readyTimeUs;
+    return this.heap[0]?.timeUs;
   }
 
   push(event: SimEvent): void {
+    if (this.ready.length > 0 && event.timeUs === this.readyTimeUs) {
+      this.ready.push(event);
+      return;
+    }
+    this.heapPush(event);
+  }
+
+  /** Removes and returns a uniformly random event among those due soonest. */
+  pop(): SimEvent | undefined {
+    if (this.ready.length === 0) {
+      const first = this.heapPop();
+      if (first === undefined) return undefined;
+      this.readyTimeUs = first.timeUs;
+      this.ready.push(first);
+      while (this.heap.length > 0 && this.heap[0]!.timeUs === first.timeUs) this.ready.push(this.heapPop()!);
+    }
+    const ready = this.ready;
+    const last = ready.length - 1;
+    const index = last === 0 ? 0 : this.pick(ready.length);
+    const event = ready[index]!;
+    ready[index] = ready[last]!;
+    ready.pop();
+    return event;
+  }
+
+  clear(): void {
+    this.heap = [];
+    this.ready = [];
+  }
+
+  /** Drops the events of dead owners (they would be no-ops) and restores the heap order. */
+  purgeDead(): number {
+    const countBefore = this.size;
+    const alive = (e: SimEvent) => e.owner === null || e.owner.alive;
+    this.ready = this.ready.filter(alive);
+    // A sorted array is a valid heap.
+    this.heap = this.heap.filter(alive).sort((a, b) => (before(a, b) ? -1 : 1));
+    return countBefore - this.size;
+  }
+
+  private heapPush(event: SimEvent): void {
     const heap = this.heap;
     let i = heap.length;
     heap.push(event);
@@ -59,7 +110,7 @@ export class EventQueue {
     heap[i] = event;
   }
 
-  pop(): SimEvent | undefined {
+  private heapPop(): SimEvent | undefined {
     const heap = this.heap;
     const top = heap[0];
     if (top === undefined) return undefined;
@@ -79,19 +130,5 @@ export class EventQueue {
       heap[i] = last;
     }
     return top;
-  }
-
-  clear(): void {
-    this.heap = [];
-  }
-
-  /** Drops the events of dead owners (they would be no-ops) and restores the heap order. */
-  purgeDead(): number {
-    const countBefore = this.heap.length;
-    const kept = this.heap.filter((e) => e.owner === null || e.owner.alive);
-    // A sorted array is a valid heap.
-    kept.sort((a, b) => (before(a, b) ? -1 : 1));
-    this.heap = kept;
-    return countBefore - kept.length;
   }
 }

@@ -11,7 +11,7 @@
  * - `accept` pairs the oldest backlog entry with the oldest waiting `accept` and resolves after an
  *   accept latency drawn once for that pairing.
  * - Each direction is FIFO: every chunk (and the final FIN) gets a delivery time strictly after
- *   the previous one on that direction, so same-instant tiebreaks can never reorder it.
+ *   the previous one on that direction, so the random order of same-instant events can never reorder it.
  *
  * Faults (see `network-config.ts` for the knobs and `NETWORK_FAULT_KINDS` for the events):
  * - Timing: latency shapes per operation, a per-pair latency, and the link latency the runner
