@@ -164,7 +164,7 @@ describe("partitions", () => {
     // The abandoned attempt was dropped when the partition healed: it never reached the listener.
     expect(await run(h.world, () => false)).toBe("idle");
     expect(accepted).toBe(2);
-    expect(other.pending.size).toBe(0);
+    expect(other.pendingCount).toBe(0);
   });
 
   it("recovery mode heals every partition in both directions (cause=recovery) and releases held bytes", async () => {

@@ -267,7 +267,7 @@ describe("SimNetwork", () => {
     expect(await run(world, () => false)).toBe("idle");
     expect(srv.done).toBe(false);
     expect(progress).toEqual([]);
-    expect(serverInc.pending.size).toBe(0);
+    expect(serverInc.pendingCount).toBe(0);
   });
 
   it("a dead incarnation's data in flight is never delivered", async () => {

@@ -33,6 +33,11 @@ export class PendingOp<T = any> {
   reject: (error: unknown) => void = noop;
   /** The caller's promise; replaced by `NEVER` once dropped so queued events do not retain it. */
   promise: Promise<T>;
+  /** Links of the owner's intrusive list of pending operations (null at the ends). */
+  prev: PendingOp | null = null;
+  next: PendingOp | null = null;
+  /** Whether the operation is still in its owner's list (neither settled nor dropped). */
+  linked = false;
 
   constructor(
     readonly owner: Incarnation,
@@ -75,7 +80,12 @@ export class Incarnation {
   alive = true;
   /** Set when graceful shutdown began (the signal is aborted). */
   shuttingDown = false;
-  readonly pending = new Set<PendingOp>();
+  /**
+   * Pending operations as an intrusive doubly linked list: add and remove are a few pointer
+   * writes with no hashing, the cost every provider operation pays twice.
+   */
+  private head: PendingOp | null = null;
+  private count = 0;
   private readonly controller = new AbortController();
 
   constructor(
@@ -94,26 +104,26 @@ export class Incarnation {
   begin<T>(task: TaskState | null, abortable: boolean, what: string, detail: string | number = ""): PendingOp<T> | null {
     if (!this.alive || (task !== null && !task.alive)) return null;
     const op = new PendingOp<T>(this, task, abortable, what, detail);
-    this.pending.add(op);
+    this.link(op);
     return op;
   }
 
   /** Settles `op` with `value` if it is still pending; returns whether it was. */
   static resolve<T>(op: PendingOp<T>, value: T): boolean {
-    if (!op.owner.pending.delete(op)) return false;
+    if (!op.owner.unlink(op)) return false;
     op.resolve(value);
     return true;
   }
 
   static reject(op: PendingOp, error: unknown): boolean {
-    if (!op.owner.pending.delete(op)) return false;
+    if (!op.owner.unlink(op)) return false;
     op.reject(error);
     return true;
   }
 
   /** Forgets `op` without settling it (a cancelled timer). */
   static cancel(op: PendingOp): void {
-    if (op.owner.pending.delete(op)) dropResolvers(op);
+    if (op.owner.unlink(op)) dropResolvers(op);
   }
 
   /** Graceful shutdown: abort the signal, then reject every abortable pending operation. */
@@ -121,8 +131,8 @@ export class Incarnation {
     if (!this.alive || this.shuttingDown) return;
     this.shuttingDown = true;
     this.controller.abort(reason);
-    for (const op of [...this.pending]) {
-      if (op.abortable && this.pending.delete(op)) op.reject(reason);
+    for (const op of this.snapshotPending()) {
+      if (op.abortable && this.unlink(op)) op.reject(reason);
     }
   }
 
@@ -135,17 +145,19 @@ export class Incarnation {
   kill(): void {
     if (!this.alive) return;
     this.alive = false;
-    for (const op of this.pending) dropResolvers(op);
-    this.pending.clear();
+    for (const op of this.snapshotPending()) {
+      this.unlink(op);
+      dropResolvers(op);
+    }
   }
 
   /** Stops one spawned task: its pending operations are dropped. */
   abortTask(task: TaskState): void {
     if (!task.alive) return;
     task.alive = false;
-    for (const op of [...this.pending]) {
+    for (const op of this.snapshotPending()) {
       if (op.task === task) {
-        this.pending.delete(op);
+        this.unlink(op);
         dropResolvers(op);
       }
     }
@@ -154,10 +166,48 @@ export class Incarnation {
   /** Descriptions of what this incarnation is waiting on (for deadlock reports). */
   waitingOn(limit = 5): string[] {
     const out: string[] = [];
-    for (const op of this.pending) {
+    for (const op of this.snapshotPending()) {
       if (out.length >= limit) break;
       out.push(op.describe());
     }
     return out;
+  }
+
+  /** Operations started and neither settled nor dropped. */
+  get pendingCount(): number {
+    return this.count;
+  }
+
+  /** Whether `op` (of this incarnation) is still pending. */
+  isPending(op: PendingOp): boolean {
+    return op.linked && op.owner === this;
+  }
+
+  /** The pending operations, oldest first (a copy: safe to settle while iterating). */
+  snapshotPending(): PendingOp[] {
+    const out: PendingOp[] = [];
+    for (let op = this.head; op !== null; op = op.next) out.push(op);
+    return out.reverse();
+  }
+
+  private link(op: PendingOp): void {
+    op.next = this.head;
+    if (this.head !== null) this.head.prev = op;
+    this.head = op;
+    op.linked = true;
+    this.count++;
+  }
+
+  /** Removes `op` from the list; false when it was no longer pending. */
+  unlink(op: PendingOp): boolean {
+    if (!op.linked) return false;
+    op.linked = false;
+    if (op.prev !== null) op.prev.next = op.next;
+    else this.head = op.next;
+    if (op.next !== null) op.next.prev = op.prev;
+    op.prev = null;
+    op.next = null;
+    this.count--;
+    return true;
   }
 }

@@ -236,7 +236,7 @@ export class ProcessLifecycle {
     if (!this.owner.alive) return;
     const ip = state.slot.ip;
     // Still running: its run() has not returned, or a task of it still waits on an operation.
-    const running = incarnation !== null && incarnation.alive && (!state.exited || incarnation.pending.size > 0);
+    const running = incarnation !== null && incarnation.alive && (!state.exited || incarnation.pendingCount > 0);
     this.world.recordFault(PROCESS_FAULT_KINDS.forceKill, { ip, running, cause });
     if (incarnation !== null) this.world.crash(incarnation); // closes what a clean exit left open too
     if (running) {

@@ -90,7 +90,7 @@ function ipOf(addr: string): string {
 }
 
 function isPending(op: PendingOp): boolean {
-  return op.owner.pending.has(op);
+  return op.owner.isPending(op);
 }
 
 /** Whether code of `scope` may still observe results (a dead incarnation or task never resumes). */
