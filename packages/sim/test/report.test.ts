@@ -160,6 +160,23 @@ describe("untilCoverageStable", () => {
     expect(report.saturation).toMatchObject({ signal: "assertionCoverage", saturated: true, sometimesHit: 1, sometimesTotal: 1, plateauSeeds: 10 });
   });
 
+  it("saturates on boolean sometimes only, and says so when a numeric sometimes is still a gap", async () => {
+    const report = await new SimulationBuilder()
+      .workloadFactory(() =>
+        workload(async () => {
+          assertSometimes(true, "easy");
+          assertSometimesGreaterThan(0, 1, "never greater");
+        }),
+      )
+      .untilCoverageStable(3, 50)
+      .setBaseSeed(1)
+      .run();
+    expect(report.saturation!.saturated).toBe(true);
+    expect(report.coverageViolations.some((v) => v.includes("never greater"))).toBe(true);
+    expect(report.toString()).toContain("1/1 sometimes/reachable hit");
+    expect(report.toString()).toContain("1 coverage gap outside the gate (see Coverage Gaps)");
+  });
+
   it("keeps going until a rare gate fired before it can stop", async () => {
     let gateSeeds = 0;
     const report = await new SimulationBuilder()

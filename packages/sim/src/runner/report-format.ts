@@ -144,7 +144,11 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
   const s = report.saturation;
   if (s !== null) {
     const state = s.saturated ? c.green("saturated") : c.yellow("NOT saturated");
-    out.push(`${state}: ${s.sometimesHit}/${s.sometimesTotal} sometimes hit · assertion coverage stable for ${s.plateauSeeds} seeds (needs ${s.requiredQuietSeeds})`);
+    // The gate counts boolean sometimes/reachable and sometimes-all sites only (as the Rust runner
+    // does); say so, and point at numeric gaps, so "saturated" never reads as "no coverage gap".
+    const gaps = report.coverageViolations.length;
+    const gapNote = gaps > 0 ? ` · ${gaps} coverage gap${gaps === 1 ? "" : "s"} outside the gate (see Coverage Gaps)` : "";
+    out.push(`${state}: ${s.sometimesHit}/${s.sometimesTotal} sometimes/reachable hit · assertion coverage stable for ${s.plateauSeeds} seeds (needs ${s.requiredQuietSeeds})${gapNote}`);
   }
   if (report.convergenceTimeout) out.push(c.yellow("UntilCoverageStable hit the iteration cap without saturating."));
   if (report.iterations > 1) {
