@@ -4,40 +4,14 @@ import {
   InvalidConfiguration,
   RecipeParseError,
   SimulationBuilder,
-  assertAlways,
   assertReachable,
-  assertSometimesEach,
   childSeed,
   formatRecipe,
   parseRecipe,
   type SimContext,
   type Workload,
 } from "../src/index.ts";
-
-const GATE = 0.05;
-
-/**
- * A bug behind three nested 1-in-20 gates, tried once per timeline (between other random work):
- * 1 chance in 8,000 per seed.
- */
-class GatedBug implements Workload {
-  readonly name = "gated";
-  async run(ctx: SimContext): Promise<void> {
-    let bug = false;
-    for (let step = 0; step < 20; step++) ctx.random.random(); // unrelated work before the gates
-    assertSometimesEach("gate", { depth: 1 });
-    if (ctx.random.randomRatio() < GATE) {
-      assertSometimesEach("gate", { depth: 2 });
-      if (ctx.random.randomRatio() < GATE) {
-        assertSometimesEach("gate", { depth: 3 });
-        if (ctx.random.randomRatio() < GATE) bug = true;
-      }
-    }
-    for (let step = 0; step < 20; step++) ctx.random.random();
-    await ctx.time.sleep(1);
-    assertAlways(!bug, "gated bug: three gates passed");
-  }
-}
+import { GatedBug } from "./fixtures/gated-explore.sim.ts";
 
 const explored = (seeds: number[], maxRunsPerSeed = 300) =>
   new SimulationBuilder()
