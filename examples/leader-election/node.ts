@@ -23,8 +23,7 @@ import {
   TimeoutError,
   type NodeContext,
   type Providers,
-  type TaskScope,
-} from "@moonpool/core";
+  type TaskScope, decodeChecksummedJson, encodeChecksummedJson } from "@moonpool/core";
 
 export const ELECTION_PORT = 7100;
 /** How often the main loop wakes up to check its timers. */
@@ -52,32 +51,14 @@ export interface ElectionOptions {
   readonly bug?: "vote-twice";
 }
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-const CHECKSUM_BYTES = 4;
-
-/** FNV-1a over `bytes`: cheap, and a corrupted frame passes it with odds of about 1 in 4 billion. */
-function fnv1a(bytes: Uint8Array): number {
-  let hash = 0x811c9dc5;
-  for (const byte of bytes) hash = Math.imul(hash ^ byte, 0x01000193);
-  return hash >>> 0;
-}
-
-/** `[checksum u32 LE][JSON]`. */
+/** `[checksum u32 LE][JSON]` (see `encodeChecksummedJson` in @moonpool/core). */
 export function encodeMessage(message: Request | Reply): Uint8Array {
-  const json = encoder.encode(JSON.stringify(message));
-  const frame = new Uint8Array(CHECKSUM_BYTES + json.length);
-  new DataView(frame.buffer).setUint32(0, fnv1a(json), true);
-  frame.set(json, CHECKSUM_BYTES);
-  return frame;
+  return encodeChecksummedJson(message);
 }
 
-/** The message of a frame, or `null` when the frame was corrupted on the way (a lost message). */
+/** The message of a frame, or `null` when it was corrupted on the way (a lost message). */
 export function decodeMessage<T extends Request | Reply>(frame: Uint8Array): T | null {
-  if (frame.length < CHECKSUM_BYTES) return null;
-  const json = frame.subarray(CHECKSUM_BYTES);
-  if (new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getUint32(0, true) !== fnv1a(json)) return null;
-  return JSON.parse(decoder.decode(json)) as T;
+  return decodeChecksummedJson<T>(frame);
 }
 
 /**

@@ -8,7 +8,7 @@
  * corrupted `accept` that still parses could make an acceptor accept a value nobody proposed. A
  * frame that fails its checksum is treated as lost, which the protocol tolerates anyway.
  */
-import { FramedConnection, IoError, isAbortError, TimeoutError, type Connection, type Providers } from "@moonpool/core";
+import { FramedConnection, IoError, isAbortError, TimeoutError, type Connection, type Providers, decodeChecksummedJson, encodeChecksummedJson, fnv1a32 } from "@moonpool/core";
 
 /** The port every Paxos node listens on in the simulator (production takes it from `--peers`). */
 export const PAXOS_PORT = 7000;
@@ -111,36 +111,17 @@ export type Reply =
   | { readonly type: "read"; readonly slot: number; readonly value: string | null }
   | { readonly type: "status"; readonly node: number; readonly voting: boolean };
 
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
-const CHECKSUM_BYTES = 4;
+/** FNV-1a over bytes (the acceptor log checksums its records with it too). */
+export const fnv1a = fnv1a32;
 
-/** FNV-1a over `bytes`: cheap, and a corrupted frame passes it with odds of about 1 in 4 billion. */
-export function fnv1a(bytes: Uint8Array): number {
-  let hash = 0x811c9dc5;
-  for (const byte of bytes) hash = Math.imul(hash ^ byte, 0x01000193);
-  return hash >>> 0;
-}
-
-/** `[checksum u32 LE][JSON]`. */
+/** `[checksum u32 LE][JSON]` (see `encodeChecksummedJson` in @moonpool/core). */
 export function encodeMessage(message: Request | Reply): Uint8Array {
-  const json = encoder.encode(JSON.stringify(message));
-  const frame = new Uint8Array(CHECKSUM_BYTES + json.length);
-  new DataView(frame.buffer).setUint32(0, fnv1a(json), true);
-  frame.set(json, CHECKSUM_BYTES);
-  return frame;
+  return encodeChecksummedJson(message);
 }
 
 /** The message of a frame, or `null` when it was corrupted on the way (a lost message). */
 export function decodeMessage<T extends Request | Reply>(frame: Uint8Array): T | null {
-  if (frame.length < CHECKSUM_BYTES) return null;
-  const json = frame.subarray(CHECKSUM_BYTES);
-  if (new DataView(frame.buffer, frame.byteOffset, frame.byteLength).getUint32(0, true) !== fnv1a(json)) return null;
-  try {
-    return JSON.parse(decoder.decode(json)) as T;
-  } catch {
-    return null;
-  }
+  return decodeChecksummedJson<T>(frame);
 }
 
 /** Whether `error` is the network (or shutdown) failing, as opposed to a bug in this code. */

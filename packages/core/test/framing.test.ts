@@ -184,3 +184,19 @@ describe("FramedConnection", () => {
     expect(conn.closed).toBe(true);
   });
 });
+
+describe("checksummed JSON messages", () => {
+  it("round-trip, and a single flipped bit anywhere makes the frame a lost message", async () => {
+    const { encodeChecksummedJson, decodeChecksummedJson, fnv1a32 } = await import("../src/framing.ts");
+    const message = { type: "vote", term: 7, granted: true };
+    const frame = encodeChecksummedJson(message);
+    expect(decodeChecksummedJson(frame)).toEqual(message);
+    for (let bit = 0; bit < frame.length * 8; bit++) {
+      const corrupted = frame.slice();
+      corrupted[bit >> 3]! ^= 1 << (bit & 7);
+      expect(decodeChecksummedJson(corrupted)).toBeNull();
+    }
+    expect(decodeChecksummedJson(new Uint8Array(3))).toBeNull();
+    expect(fnv1a32(new Uint8Array(0))).toBe(0x811c9dc5);
+  });
+});
