@@ -74,8 +74,6 @@ export {
 export { ATTRITION_ASSERTIONS, ATTRITION_INTERVAL_MS } from "./runner/attrition-injector.ts";
 // Storage chaos and the simulated storage's fault kinds.
 export {
-  DEFAULT_STORAGE_CONFIG,
-  FAST_LOCAL_STORAGE_CONFIG,
   RANDOM_STORAGE_RANGES,
   SWARM_STORAGE_FAMILIES,
   STORAGE_KNOBS,
@@ -84,11 +82,18 @@ export {
   applyStorageKnobs,
   describeStorageConfig,
   describeStorageChaos,
-  type StorageConfig,
   type StorageChaosRecord,
   type SwarmStorageFamily,
 } from "./chaos/storage-config.ts";
-export { STORAGE_FAULT_KINDS, SECTOR_SIZE_BYTES, MAX_SIM_FILE_SIZE_BYTES, MAX_UNSYNCED_CHANGES_PER_FILE } from "./world/storage/index.ts";
+export {
+  STORAGE_FAULT_KINDS,
+  SECTOR_SIZE_BYTES,
+  MAX_SIM_FILE_SIZE_BYTES,
+  MAX_UNSYNCED_CHANGES_PER_FILE,
+  DEFAULT_STORAGE_CONFIG,
+  FAST_LOCAL_STORAGE_CONFIG,
+  type StorageConfig,
+} from "./world/storage/index.ts";
 export { DEFAULT_LINK_LATENCY, DOMAIN_LEVELS, type DomainLevel, type Locality, type LocalityConfig, type LinkLatencyConfig, type LinkDistance, type RangeMs } from "./runner/locality.ts";
 // The `moonpool` command's file API: what *.sim.ts files and moonpool.config.ts export.
 export { defineSimulation, defineConfig, isSimulationDefinition, type SimulationDefinition, type SimulationSpec, type MoonpoolConfig, type ReporterName } from "./cli/define.ts";

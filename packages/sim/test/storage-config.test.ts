@@ -9,7 +9,6 @@ import { seedStreams, RandomStream, STREAM_KEYS } from "../src/engine/rng.ts";
 import { Buggify } from "../src/chaos/buggify.ts";
 import {
   applyStorageKnobs,
-  DEFAULT_STORAGE_CONFIG,
   describeStorageChaos,
   describeStorageConfig,
   drawStorageSwarmMask,
@@ -21,10 +20,8 @@ import {
   STORAGE_KNOBS,
   SWARM_STORAGE_FAMILIES,
   swarmStorageConfig,
-  validateStorageConfig,
-  withoutStorageFaults,
-  type StorageConfig,
 } from "../src/chaos/storage-config.ts";
+import { DEFAULT_STORAGE_CONFIG, validateStorageConfig, withoutStorageFaults, type StorageConfig } from "../src/world/storage/config.ts";
 import { World } from "../src/world/world.ts";
 
 const SEEDS = 1_000;

@@ -39,6 +39,7 @@ import {
   type RebootKind,
 } from "../runner/reboot.ts";
 import type { ChaosMode } from "./chaos.ts";
+import { drawFamilyMask } from "./random-draws.ts";
 
 /** What one reboot takes down: a process, or every victim of one failure domain of the cluster. */
 export type AttritionScope = "process" | "machine" | "zone" | "datacenter";
@@ -241,9 +242,7 @@ export function resolveAttritionChaos(entries: readonly AttritionPlan[], config:
   return entries.map((entry) => {
     let mask: AttritionSwarmMask | null = null;
     if (entry.mode === "swarm") {
-      const kept = {} as Record<(typeof SWARM_ATTRITION_FIELDS)[number], boolean>;
-      for (const field of SWARM_ATTRITION_FIELDS) kept[field] = !config.bool(SWARM_ATTRITION_OFF_PROBABILITY);
-      mask = Object.freeze(kept);
+      mask = Object.freeze(drawFamilyMask(config, SWARM_ATTRITION_FIELDS, SWARM_ATTRITION_OFF_PROBABILITY));
     }
     return Object.freeze({
       victims: entry.victims,

@@ -29,7 +29,7 @@ import {
 } from "../world/network-config.ts";
 import type { World } from "../world/world.ts";
 import type { Buggify } from "./buggify.ts";
-import { draw, drawRange, randomLatency, type Draw, type LatencyDraw } from "./random-draws.ts";
+import { draw, drawFamilyMask, drawRange, randomLatency, type Draw, type LatencyDraw } from "./random-draws.ts";
 import type { ChaosMode, ChaosPlan } from "./chaos.ts";
 
 /** What `.networkFaults(...)` sets when no `Chaos.network` entry is given. */
@@ -208,9 +208,7 @@ export function randomNetworkConfig(sim: RandomStream): NetworkConfig {
 
 /** §9.4: the swarm mask, 8 `config`-stream draws in `SWARM_NETWORK_FAMILIES` order (true = family stays on). */
 export function drawSwarmMask(config: RandomStream): Record<SwarmNetworkFamily, boolean> {
-  const mask = {} as Record<SwarmNetworkFamily, boolean>;
-  for (const family of SWARM_NETWORK_FAMILIES) mask[family] = !config.bool(SWARM_FAMILY_OFF_PROBABILITY);
-  return mask;
+  return drawFamilyMask(config, SWARM_NETWORK_FAMILIES, SWARM_FAMILY_OFF_PROBABILITY);
 }
 
 /** Switches off the families the mask left off. */

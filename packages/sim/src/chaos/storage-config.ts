@@ -22,23 +22,9 @@ import {
 } from "../world/storage/config.ts";
 import type { World } from "../world/world.ts";
 import type { Buggify } from "./buggify.ts";
-import { draw, randomLatency, type Draw, type LatencyDraw } from "./random-draws.ts";
+import { draw, drawFamilyMask, randomLatency, type Draw, type LatencyDraw } from "./random-draws.ts";
 import type { ChaosMode } from "./chaos.ts";
 
-export {
-  DEFAULT_STORAGE_CONFIG,
-  FAST_LOCAL_STORAGE_CONFIG,
-  DEFAULT_STORAGE_IOPS,
-  DEFAULT_STORAGE_BANDWIDTH_BYTES_PER_SEC,
-  DEFAULT_READ_LATENCY_US,
-  DEFAULT_WRITE_LATENCY_US,
-  DEFAULT_SYNC_LATENCY_US,
-  DEFAULT_CRASH_LOST_WRITE_RATIO,
-  METADATA_LATENCY_US,
-  withoutStorageFaults,
-  validateStorageConfig,
-  type StorageConfig,
-} from "../world/storage/config.ts";
 
 const MS = 1000;
 const SECOND = 1_000_000;
@@ -168,9 +154,7 @@ export function randomStorageConfig(sim: RandomStream): StorageConfig {
 
 /** §10.2: the swarm mask, 9 `config`-stream draws in `SWARM_STORAGE_FAMILIES` order (true = family stays on). */
 export function drawStorageSwarmMask(config: RandomStream): Record<SwarmStorageFamily, boolean> {
-  const mask = {} as Record<SwarmStorageFamily, boolean>;
-  for (const family of SWARM_STORAGE_FAMILIES) mask[family] = !config.bool(SWARM_STORAGE_FAMILY_OFF_PROBABILITY);
-  return mask;
+  return drawFamilyMask(config, SWARM_STORAGE_FAMILIES, SWARM_STORAGE_FAMILY_OFF_PROBABILITY);
 }
 
 /** Switches off the families the mask left off (their probability becomes 0). */
