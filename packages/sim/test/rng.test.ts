@@ -52,6 +52,28 @@ describe("xoshiro128** streams", () => {
     }
   });
 
+
+  it("maps 32-bit draws to ranges exactly as rejection sampling with a modulo would (recipes stay valid)", () => {
+    // The reference mapping: reject x >= 2^32 - 2^32 % span, then lo + x % span.
+    const reference = (stream: RandomStream, lo: number, hi: number): number => {
+      const span = hi - lo;
+      const limit = 2 ** 32 - (2 ** 32 % span);
+      for (;;) {
+        const x = stream.u32();
+        if (x < limit) return lo + (x % span);
+      }
+    };
+    const spans = [1, 2, 3, 7, 10, 1000, 65_537, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 3_000_000_019, 2 ** 32 - 1, 2 ** 32];
+    for (const span of spans) {
+      const fast = new RandomStream(42, 7n);
+      const slow = new RandomStream(42, 7n);
+      for (let i = 0; i < 2_000; i++) {
+        // Alternate spans so the cached rejection limit is recomputed often.
+        const s = i % 3 === 0 ? 5 : span;
+        expect(fast.rangeInt(-17, -17 + s)).toBe(reference(slow, -17, -17 + s));
+      }
+    }
+  });
   it("derives campaign seeds deterministically within the safe-integer range", () => {
     const seeds = Array.from({ length: 100 }, (_, i) => deriveSeed(5, i));
     expect(Array.from({ length: 100 }, (_, i) => deriveSeed(5, i))).toEqual(seeds);

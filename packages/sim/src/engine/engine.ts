@@ -103,14 +103,14 @@ export class Engine {
     this.queue = new EventQueue((n) => schedule.rangeInt(0, n));
   }
 
-  /** Schedules `callback(arg)` at `nowUs + delayUs`. `tag` identifies the event kind in the hash. */
-  schedule(delayUs: number, callback: EventCallback, arg: unknown, tag: number, owner: EventOwner | null = null): SimEvent {
-    return this.scheduleAt(this.nowUs + delayUs, callback, arg, tag, owner);
+  /** Schedules `callback(arg, arg2)` at `nowUs + delayUs`. `tag` identifies the event kind in the hash. */
+  schedule(delayUs: number, callback: EventCallback, arg: unknown, tag: number, owner: EventOwner | null = null, arg2: unknown = undefined): SimEvent {
+    return this.scheduleAt(this.nowUs + delayUs, callback, arg, tag, owner, arg2);
   }
 
-  scheduleAt(timeUs: number, callback: EventCallback, arg: unknown, tag: number, owner: EventOwner | null = null): SimEvent {
+  scheduleAt(timeUs: number, callback: EventCallback, arg: unknown, tag: number, owner: EventOwner | null = null, arg2: unknown = undefined): SimEvent {
     const t = timeUs < this.nowUs ? this.nowUs : timeUs;
-    const event = new SimEvent(t, this.seq++, callback, arg, tag, owner);
+    const event = new SimEvent(t, this.seq++, callback, arg, tag, owner, arg2);
     this.queue.push(event);
     return event;
   }
@@ -183,7 +183,7 @@ export class Engine {
           this.steps++;
           this.traceHash = Math.imul(Math.imul(this.traceHash ^ (next.timeUs | 0), FNV_PRIME) ^ next.tag, FNV_PRIME) >>> 0;
           this.currentOwner = next.owner;
-          next.callback(next.arg);
+          next.callback(next.arg, next.arg2);
         } catch (error) {
           return reject(error);
         }

@@ -11,7 +11,8 @@
  * direction strictly increasing times.
  */
 
-export type EventCallback = (arg: any) => void;
+/** Applies an event: two arguments so callers need no wrapper object per event. */
+export type EventCallback = (arg: any, arg2: any) => void;
 
 export interface EventOwner {
   readonly actor: string;
@@ -29,6 +30,7 @@ export class SimEvent {
     readonly tag: number,
     /** Whose code the event wakes; becomes the engine's current actor while it is applied. */
     readonly owner: EventOwner | null,
+    public arg2: unknown,
   ) {}
 }
 
@@ -68,6 +70,8 @@ export class EventQueue {
     if (this.ready.length === 0) {
       const first = this.heapPop();
       if (first === undefined) return undefined;
+      // The common case: nothing else due at that instant, so there is nothing to choose from.
+      if (this.heap.length === 0 || this.heap[0]!.timeUs !== first.timeUs) return first;
       this.readyTimeUs = first.timeUs;
       this.ready.push(first);
       while (this.heap.length > 0 && this.heap[0]!.timeUs === first.timeUs) this.ready.push(this.heapPop()!);

@@ -48,6 +48,9 @@ export class RandomStream {
   segment = 0;
   private breakpoints: Breakpoint[] = [];
   private nextBreakAt = Infinity;
+  /** The rejection limit of the last span drawn from (most draws repeat the same range). */
+  private lastSpan = 0;
+  private lastLimit = 0;
   /** Called before every draw when set: determinism checks record draw sites with it. */
   observer: ((segment: number, calls: number) => void) | null = null;
 
@@ -130,10 +133,16 @@ export class RandomStream {
       throw new RangeError(`random range must be safe integers with lo < hi and hi - lo <= 2^53, got [${lo}, ${hi})`);
     }
     if (span <= TWO_POW_32) {
-      const limit = TWO_POW_32 - (TWO_POW_32 % span);
+      // Same values as `x % span` against `2^32 - 2^32 % span`, without the float modulo (a call
+      // into C in V8): x / span < 2^32 is exact enough that floor() gives the true quotient.
+      if (span !== this.lastSpan) {
+        this.lastSpan = span;
+        this.lastLimit = TWO_POW_32 - (TWO_POW_32 - Math.floor(TWO_POW_32 / span) * span);
+      }
+      const limit = this.lastLimit;
       for (;;) {
         const x = this.u32();
-        if (x < limit) return lo + (x % span);
+        if (x < limit) return lo + (x - Math.floor(x / span) * span);
       }
     }
     const limit = TWO_POW_53 - (TWO_POW_53 % span);

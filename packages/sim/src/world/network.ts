@@ -121,8 +121,6 @@ function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
   return out;
 }
 
-/** A chunk in flight to `to`; `data === null` is the FIN (end of stream). */
-export type Chunk = { readonly to: SimConnection; readonly data: Uint8Array | null };
 
 // Maps of insertion-ordered sets; an emptied set is deleted so nothing dead stays reachable.
 function addTo<K, V>(map: Map<K, Set<V>>, key: K, item: V): void {
@@ -159,8 +157,8 @@ export class SimConnection implements Connection {
   /** Reads (writes) of this end are clogged until this simulated time (µs). */
   readClogUntilUs = 0;
   writeClogUntilUs = 0;
-  /** Chunks that met a partition on their way to this end, in order; null when none is held. */
-  held: Chunk[] | null = null;
+  /** Chunks (null: the FIN) that met a partition on their way to this end, in order; null when none is held. */
+  held: (Uint8Array | null)[] | null = null;
   readonly localIp: string;
   readonly peerIp: string;
   private pendingRead: PendingOp<Uint8Array | null> | null = null;
@@ -247,9 +245,12 @@ export class SimConnection implements Connection {
       this.inboxBytes -= split;
       return takeBytes(this.inbox, split);
     }
-    const out = concat(this.inbox, this.inboxBytes);
-    this.inbox = [];
+    const total = this.inboxBytes;
     this.inboxBytes = 0;
+    // One chunk (the common case): pop it and keep the array; a fresh array per read showed in GC time.
+    if (this.inbox.length === 1) return this.inbox.pop()!;
+    const out = concat(this.inbox, total);
+    this.inbox = [];
     return out;
   }
 
@@ -335,8 +336,9 @@ type ConnectAttempt = {
 type AcceptPairing = { listener: SimListener; op: PendingOp<Connection>; conn: SimConnection };
 type BindCompletion = { listener: SimListener; op: PendingOp<Listener> };
 
-function deliverChunk(chunk: Chunk): void {
-  chunk.to.net.deliver(chunk);
+/** A chunk (`null`: the FIN) in flight reaches `to`'s side of the network. */
+function deliverChunk(to: SimConnection, data: Uint8Array | null): void {
+  to.net.deliver(to, data);
 }
 function arriveConnect(attempt: ConnectAttempt): void {
   attempt.net.arrive(attempt);
@@ -581,16 +583,16 @@ export class SimNetwork {
     if (rest !== null && maxBytes > 0 && !from.stable && rest.length > 1) {
       while (rest.length > 1 && this.gate.fires(NETWORK_BUGGIFY_IDS.partialWrite, NETWORK_BUGGIFY_FIRE_PROBABILITY)) {
         const sentBytes = this.sim.rangeInt(1, Math.min(rest.length - 1, maxBytes) + 1);
-        this.schedule(from, { to, data: rest.subarray(0, sentBytes) });
+        this.schedule(from, to, rest.subarray(0, sentBytes));
         rest = rest.subarray(sentBytes);
         this.world.recordFault(NETWORK_FAULT_KINDS.partialWrite, { connectionId: from.connectionId, from: from.localIp, to: from.peerIp, sentBytes, remainingBytes: rest.length });
       }
     }
-    this.schedule(from, { to, data: rest });
+    this.schedule(from, to, rest);
   }
 
-  private schedule(from: SimConnection, chunk: Chunk): void {
-    this.world.engine.scheduleAt(this.deliveryTimeUs(from), deliverChunk, chunk, EventTag.network, chunk.to.owner);
+  private schedule(from: SimConnection, to: SimConnection, data: Uint8Array | null): void {
+    this.world.engine.scheduleAt(this.deliveryTimeUs(from), deliverChunk, to, EventTag.network, to.owner, data);
   }
 
   /**
@@ -628,17 +630,16 @@ export class SimNetwork {
    * earlier chunks still are held), otherwise it lands. Nothing is delivered to or from a dead
    * incarnation, nor on a reset connection.
    */
-  deliver(chunk: Chunk): void {
-    const to = chunk.to;
+  deliver(to: SimConnection, data: Uint8Array | null): void {
     const from = to.peer;
     if (to.reset || from === null || !to.owner.alive || !from.owner.alive) return;
     this.rollRandomPartition();
     if (to.held !== null || this.partitions.blocks(from.localIp, to.localIp)) {
-      (to.held ??= []).push(chunk);
+      (to.held ??= []).push(data);
       this.heldEnds.add(to);
       return;
     }
-    this.land(to, from, chunk.data);
+    this.land(to, from, data);
   }
 
   /** The one place a chunk enters its receiver's inbox (bit flips happen here). */
@@ -672,9 +673,9 @@ export class SimNetwork {
       const chunks = end.held ?? [];
       end.held = null;
       this.heldEnds.delete(end);
-      for (const chunk of chunks) {
+      for (const data of chunks) {
         if (end.reset || !end.owner.alive || !from.owner.alive) break;
-        this.land(end, from, chunk.data);
+        this.land(end, from, data);
       }
     }
   }
