@@ -58,6 +58,13 @@ export class TaskCancelled extends MoonpoolError {
   }
 }
 
+/** `send` on a channel after `close()`. */
+export class ChannelClosed extends MoonpoolError {
+  constructor(readonly channelName: string) {
+    super(`send on channel '${channelName}' after close(); a closed channel takes no more values (check channel.closed, or close it only once the last sender is done)`);
+  }
+}
+
 /**
  * The error used for graceful shutdown. It is a DOMException named `AbortError`, like the one
  * `AbortController.abort()` produces, so `err.name === "AbortError"` works everywhere.

@@ -51,6 +51,41 @@ export interface TaskProvider {
   spawn<T>(name: string, body: (scope: TaskScope) => Promise<T>): TaskHandle<T>;
   /** Lets other ready work run first; the simulator re-queues the caller at a seeded position. */
   yieldNow(): Promise<void>;
+  /**
+   * This process's channel called `name` (created on first use), seen from this scope: every
+   * scope of the process that asks for the same name gets the same queue. Receive through the
+   * scope of the task that waits (`scope.task.channel(name)`), like every other provider call, so
+   * that aborting the task or crashing the process stops it where it waits. Channels are
+   * in-process: between processes, use the network.
+   */
+  channel<T>(name: string): Channel<T>;
+}
+
+/**
+ * An unbounded FIFO queue of values between the tasks of one process (an actor's mailbox, a work
+ * queue). In the simulator every hand-off to a waiting receiver is an engine event at the current
+ * instant, so each seed explores one interleaving of receivers with the other ready work, a crash
+ * drops the waiters, and a deadlock report names the channel a task waits on.
+ */
+export interface Channel<T> {
+  readonly name: string;
+  /**
+   * Queues `value` for the oldest waiting receiver (or the next `recv`). Never blocks. Throws
+   * `ChannelClosed` after `close()`, and a `TypeError` for `undefined` (which `recv` reserves for
+   * "closed and drained").
+   */
+  send(value: T): void;
+  /**
+   * The oldest queued value, waiting for one when the queue is empty; `undefined` once the
+   * channel is closed and every value sent before the close was received. Receivers that wait
+   * together are served in the order they started waiting.
+   */
+  recv(): Promise<T | undefined>;
+  /** No more sends; receivers still get every queued value, then `undefined`. Closing twice is harmless. */
+  close(): void;
+  readonly closed: boolean;
+  /** Values sent and not yet received. */
+  readonly size: number;
 }
 
 /**

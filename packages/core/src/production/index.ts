@@ -1,6 +1,7 @@
 /** Production providers: the provider interfaces on real Node I/O (zero runtime dependencies). */
 export { ProductionTime, type ProductionTimeOptions } from "./time.ts";
 export { ProductionTask, type ProductionTaskOptions } from "./task.ts";
+export { ChannelRegistry } from "./channel.ts";
 export { ProductionRandom } from "./random.ts";
 export {
   ProductionNetwork,

@@ -4,16 +4,18 @@
  * Aborting a task (`handle.abort()`) settles its outcome as `cancelled` at once and aborts its
  * `scope.signal`. JavaScript cannot stop a running function from outside, so the production rule
  * mirrors the simulator's: every later operation the task makes through its scope's `time`,
- * `task` (`yieldNow`), `network` (`bind`/`connect`) or `storage` never settles, so the task stops
- * at its next such `await` and its `finally` blocks do not run. Work it does elsewhere (other libraries,
- * `read`/`write` on connections it already holds, which may be shared with other tasks) goes on:
- * a task that owns resources should watch `scope.signal` and release them from its abort listener
+ * `task` (`yieldNow`, a channel's `recv`), `network` (`bind`/`connect`) or `storage` never
+ * settles, so the task stops at its next such `await` and its `finally` blocks do not run. Work
+ * it does elsewhere (other libraries, `read`/`write` on connections it already holds, which may
+ * be shared with other tasks) goes on: a task that owns resources should watch `scope.signal` and
+ * release them from its abort listener
  * (for example `signal.addEventListener("abort", () => conn.close())`).
  */
 import { TaskHandleBase } from "../task-handle.ts";
 import { TaskCancelled } from "../errors.ts";
-import type { RandomProvider, TaskHandle, TaskOutcome, TaskProvider, TaskScope } from "../providers.ts";
+import type { Channel, RandomProvider, TaskHandle, TaskOutcome, TaskProvider, TaskScope } from "../providers.ts";
 import type { Tracer } from "../trace.ts";
+import { ChannelRegistry } from "./channel.ts";
 import { Halt, never } from "./halt.ts";
 import { ProductionNetwork } from "./network.ts";
 import { ProductionRandom } from "./random.ts";
@@ -36,6 +38,11 @@ export interface ProductionTaskOptions {
   readonly signal?: AbortSignal;
   /** The kill switch of the task this provider belongs to (set for task scopes). */
   readonly halt?: Halt;
+  /**
+   * The process's named channels, shared with every task spawned here (`spawn` passes it on).
+   * Default: a new, empty `ChannelRegistry`, which makes this provider the root of a process.
+   */
+  readonly channels?: ChannelRegistry;
 }
 
 function describeError(error: unknown): string {
@@ -66,6 +73,7 @@ export class ProductionTask implements TaskProvider {
   private readonly tracer: Tracer;
   private readonly signal: AbortSignal | undefined;
   private readonly halt: Halt | undefined;
+  private readonly channels: ChannelRegistry;
   /** Running tasks spawned here, whose signals follow `signal`. */
   private readonly running = new Set<ProductionTaskHandle<unknown>>();
   private watchingSignal = false;
@@ -78,6 +86,7 @@ export class ProductionTask implements TaskProvider {
     this.tracer = options.tracer ?? new ConsoleTracer();
     this.signal = options.signal;
     this.halt = options.halt;
+    this.channels = options.channels ?? new ChannelRegistry();
   }
 
   /**
@@ -100,6 +109,7 @@ export class ProductionTask implements TaskProvider {
         tracer: this.tracer,
         signal,
         halt: handle.halt,
+        channels: this.channels,
       }),
       random: this.random,
       network: this.network.scoped(handle.halt),
@@ -137,6 +147,15 @@ export class ProductionTask implements TaskProvider {
         if (!halt?.halted) resolve();
       });
     });
+  }
+
+  /**
+   * The process's channel `name` (created on first use), shared with every task of this provider
+   * tree. Its `recv` never settles once this provider's task is aborted, and a receiver aborted
+   * while waiting leaves the line, so no value is handed to a stopped task.
+   */
+  channel<T>(name: string): Channel<T> {
+    return this.channels.channel<T>(name, this.halt);
   }
 
   /** Makes the new task's signal abort when `this.signal` does. */

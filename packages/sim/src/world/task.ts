@@ -1,12 +1,13 @@
 /**
- * `ctx.task`: spawned tasks and `yieldNow`. A task starts at a seeded position among the events
+ * `ctx.task`: spawned tasks, `yieldNow` and channels (`./channel.ts`). A task starts at a seeded position among the events
  * of the current instant (like a scheduler picking a ready task), and stops where it waits when
  * aborted or when its process crashes.
  */
-import { TaskCancelled, TaskHandleBase, type TaskHandle, type TaskProvider, type TaskScope } from "@moonpool/core";
+import { TaskCancelled, TaskHandleBase, type Channel, type TaskHandle, type TaskProvider, type TaskScope } from "@moonpool/core";
 import { Incarnation, TaskState, never, type PendingOp } from "../engine/incarnation.ts";
 import { EventTag } from "./world.ts";
 import type { ActorScope } from "./scope.ts";
+import { SimChannel } from "./channel.ts";
 
 function fireYield(op: PendingOp<void>): void {
   Incarnation.resolve(op, undefined);
@@ -79,5 +80,9 @@ export class SimTask implements TaskProvider {
     if (op === null) return never<void>();
     this.scope.world.engine.schedule(0, fireYield, op, EventTag.yield, this.scope.incarnation);
     return op.promise;
+  }
+
+  channel<T>(name: string): Channel<T> {
+    return new SimChannel<T>(this.scope, name);
   }
 }

@@ -19,6 +19,7 @@ export const EventTag = {
   lifecycle: 5,
   runner: 6,
   storage: 8,
+  channel: 9,
 } as const;
 
 export interface WorldOptions {

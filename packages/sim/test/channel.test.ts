@@ -1,0 +1,276 @@
+import { describe, expect, it } from "vitest";
+import { ChannelClosed, SimulationBuilder, isAbortError, type SimContext, type Workload } from "../src/index.ts";
+import { Actor, boot, runWorld } from "./fixtures/drive-world.ts";
+import { World } from "../src/world/world.ts";
+
+const workload = (run: (ctx: SimContext) => Promise<void>): Workload => ({ name: "w", run });
+
+async function inSim<T>(body: (ctx: SimContext) => Promise<T>, seed = 1): Promise<T> {
+  let out: T | undefined;
+  const report = await new SimulationBuilder()
+    .networkFaults("none")
+    .workloadFactory(() => workload(async (ctx) => void (out = await body(ctx))))
+    .setDebugSeeds([seed])
+    .setIterations(1)
+    .run();
+  if (report.failedRuns !== 0) throw new Error(report.toString());
+  return out as T;
+}
+
+describe("channels: queue semantics", () => {
+  it("delivers values in send order, to waiting receivers in the order they started waiting", async () => {
+    const got = await inSim(async (ctx) => {
+      const ch = ctx.task.channel<string>("jobs");
+      const waitOrder: string[] = [];
+      const received = new Map<string, string | undefined>();
+      // Spawned tasks start at seeded positions: record the order they actually began waiting.
+      const receivers = [0, 1, 2].map((r) =>
+        ctx.task.spawn(`r${r}`, async (scope) => {
+          const mine = scope.task.channel<string>("jobs");
+          waitOrder.push(`r${r}`);
+          received.set(`r${r}`, await mine.recv());
+        }),
+      );
+      await ctx.time.sleep(1); // every receiver is waiting now
+      ch.send("a");
+      ch.send("b");
+      ch.send("c");
+      for (const r of receivers) await r;
+      return waitOrder.map((r) => `${r}:${received.get(r)}`);
+    });
+    expect(got.map((entry) => entry.split(":")[1])).toEqual(["a", "b", "c"]);
+    expect(new Set(got.map((entry) => entry.split(":")[0])).size).toBe(3);
+  });
+
+  it("queues values sent before anyone receives, and reports its size", async () => {
+    const out = await inSim(async (ctx) => {
+      const ch = ctx.task.channel<number>("q");
+      for (let i = 0; i < 5; i++) ch.send(i);
+      const sizeBefore = ch.size;
+      const values: (number | undefined)[] = [];
+      for (let i = 0; i < 5; i++) values.push(await ch.recv());
+      return { sizeBefore, sizeAfter: ch.size, values };
+    });
+    expect(out).toEqual({ sizeBefore: 5, sizeAfter: 0, values: [0, 1, 2, 3, 4] });
+  });
+
+  it("close: queued values still arrive, then undefined; waiters get undefined; send after close throws ChannelClosed", async () => {
+    const out = await inSim(async (ctx) => {
+      const ch = ctx.task.channel<number>("c");
+      const waiter = ctx.task.spawn("waiter", (scope) => scope.task.channel<number>("other").recv());
+      const other = ctx.task.channel<number>("other");
+      await ctx.time.sleep(1);
+      other.close();
+      ch.send(1);
+      ch.send(2);
+      ch.close();
+      ch.close(); // harmless
+      const drained = [await ch.recv(), await ch.recv(), await ch.recv(), await ch.recv()];
+      let sendError: unknown;
+      try {
+        ch.send(3);
+      } catch (error) {
+        sendError = error;
+      }
+      return { drained, waiterGot: await waiter.join(), closed: ch.closed, sendError };
+    });
+    expect(out.drained).toEqual([1, 2, undefined, undefined]);
+    expect(out.waiterGot).toBeUndefined();
+    expect(out.closed).toBe(true);
+    expect(out.sendError).toBeInstanceOf(ChannelClosed);
+    expect(String((out.sendError as Error).message)).toMatch(/send on channel 'c' after close\(\)/);
+  });
+
+  it("rejects undefined values and empty names with a TypeError that says what to do", async () => {
+    const out = await inSim(async (ctx) => {
+      const errors: string[] = [];
+      try {
+        ctx.task.channel<unknown>("x").send(undefined);
+      } catch (error) {
+        errors.push(`${(error as Error).name}: ${(error as Error).message}`);
+      }
+      try {
+        ctx.task.channel<unknown>("");
+      } catch (error) {
+        errors.push(`${(error as Error).name}: ${(error as Error).message}`);
+      }
+      return errors;
+    });
+    expect(out[0]).toMatch(/^TypeError: send\(undefined\) on channel 'x'.*send null or a wrapper object/);
+    expect(out[1]).toMatch(/^TypeError: a channel needs a non-empty string name/);
+  });
+
+  it("is one queue per name within a process, distinct across names and across processes", async () => {
+    class Holder {
+      readonly name = "holder";
+      async run(ctx: SimContext): Promise<void> {
+        ctx.task.channel<string>("inbox").send(`from ${ctx.myIp}`);
+        await ctx.time.sleep(1_000);
+      }
+    }
+    let seen: { same: number; otherName: number; mine: number } | undefined;
+    const report = await new SimulationBuilder()
+      .networkFaults("none")
+      .processes(1, () => new Holder())
+      .workloadFactory(() =>
+        workload(async (ctx) => {
+          await ctx.time.sleep(1);
+          const a = ctx.task.channel<string>("inbox");
+          a.send("x");
+          const viaTask = await ctx.task.spawn("t", async (scope) => scope.task.channel<string>("inbox").size).join();
+          seen = { same: viaTask, otherName: ctx.task.channel<string>("outbox").size, mine: a.size };
+        }),
+      )
+      .setDebugSeeds([1])
+      .setIterations(1)
+      .run();
+    expect(report.failedRuns).toBe(0);
+    // The process's own "inbox" (with its message) is not the workload's: each holds only its own.
+    expect(seen).toEqual({ same: 1, otherName: 0, mine: 1 });
+  });
+});
+
+describe("channels: tasks, shutdown and crashes", () => {
+  it("an aborted receiver stops where it waits and the value goes to the next live receiver", async () => {
+    const out = await inSim(async (ctx) => {
+      const log: string[] = [];
+      const first = ctx.task.spawn("first", async (scope) => {
+        try {
+          log.push(`first got ${await scope.task.channel<string>("c").recv()}`);
+        } finally {
+          log.push("first finally"); // must not run: an aborted task stops where it waits
+        }
+      });
+      const second = ctx.task.spawn("second", async (scope) => {
+        log.push(`second got ${await scope.task.channel<string>("c").recv()}`);
+      });
+      await ctx.time.sleep(1);
+      first.abort();
+      ctx.task.channel<string>("c").send("v");
+      await second;
+      await ctx.time.sleep(1);
+      return { log, firstOutcome: (await first.outcome).status };
+    });
+    expect(out.log).toEqual(["second got v"]);
+    expect(out.firstOutcome).toBe("cancelled");
+  });
+
+  it("graceful shutdown rejects a waiting recv with AbortError; a crash drops it (no finally) and the reboot starts empty", async () => {
+    const world = new World({ seed: 3 });
+    const log: string[] = [];
+    const a = boot(world, "10.0.1.1", "a");
+    const actorA = new Actor(async () => {
+      try {
+        await a.scope.task.channel<string>("c").recv();
+      } catch (error) {
+        log.push(`a: ${isAbortError(error) ? "AbortError" : String(error)}`);
+      }
+    });
+    const b = boot(world, "10.0.1.2", "b");
+    const chB = b.scope.task.channel<string>("c");
+    chB.send("left behind");
+    void (async () => {
+      const other = b.scope.task.channel<string>("d");
+      try {
+        await other.recv();
+        log.push("b resumed");
+      } finally {
+        log.push("b finally");
+      }
+    })();
+    await runWorld(world, () => world.engine.nowUs > 0 || world.engine.queue.size === 0);
+    world.shutdownGracefully(a.incarnation, 100);
+    world.crash(b.incarnation);
+    chB.send("after crash"); // nothing observes it: its waiters are gone with the incarnation
+    await runWorld(world, () => actorA.done && world.engine.queue.size === 0);
+    expect(log).toEqual(["a: AbortError"]);
+    expect(b.incarnation.pendingCount).toBe(0);
+    const reboot = boot(world, "10.0.1.2", "b");
+    expect(reboot.scope.task.channel<string>("c").size).toBe(0);
+  });
+
+  it("a receiver waiting forever is a deadlock whose report names the channel", async () => {
+    const report = await new SimulationBuilder()
+      .networkFaults("none")
+      .workloadFactory(() =>
+        workload(async (ctx) => {
+          await ctx.task.channel<string>("replies").recv();
+        }),
+      )
+      .setDebugSeeds([1])
+      .setIterations(1)
+      .run();
+    expect(report.failedRuns).toBe(1);
+    expect(report.toString()).toMatch(/deadlock.*recv on channel 'replies'/s);
+  });
+});
+
+describe("channels: determinism", () => {
+  /** Several producers and consumers at the same instants: hand-offs interleave with other work. */
+  async function campaign(seeds: number[]) {
+    return new SimulationBuilder()
+      .networkFaults("none")
+      .workloadFactory(() =>
+        workload(async (ctx) => {
+          const consumers = [0, 1, 2].map((c) =>
+            ctx.task.spawn(`consumer-${c}`, async (scope) => {
+              const ch = scope.task.channel<number>("work");
+              for (;;) {
+                const v = await ch.recv();
+                if (v === undefined) return;
+                scope.trace.info("consumed", { consumer: c, value: v });
+                if (scope.random.randomBool(0.3)) await scope.task.yieldNow();
+              }
+            }),
+          );
+          const producers = [0, 1].map((p) =>
+            ctx.task.spawn(`producer-${p}`, async (scope) => {
+              const ch = scope.task.channel<number>("work");
+              for (let i = 0; i < 10; i++) {
+                ch.send(p * 100 + i);
+                if (i % 3 === 0) await scope.time.sleep(scope.random.randomRange(0, 3));
+                else await scope.task.yieldNow();
+              }
+            }),
+          );
+          for (const p of producers) await p;
+          ctx.task.channel<number>("work").close();
+          for (const c of consumers) await c;
+        }),
+      )
+      .setDebugSeeds(seeds)
+      .setIterations(seeds.length)
+      .run();
+  }
+
+  it("hand-offs are scheduling points: which of two woken receivers runs first varies with the seed", async () => {
+    const firsts = new Set<string>();
+    for (let seed = 1; seed <= 20; seed++) {
+      const first = await inSim(async (ctx) => {
+        const order: string[] = [];
+        const waiters = ["left", "right"].map((name) =>
+          ctx.task.spawn(name, async (scope) => {
+            await scope.task.channel<number>(name).recv();
+            order.push(name);
+          }),
+        );
+        await ctx.time.sleep(1);
+        ctx.task.channel<number>("left").send(1);
+        ctx.task.channel<number>("right").send(2);
+        for (const w of waiters) await w;
+        return order[0]!;
+      }, seed);
+      firsts.add(first);
+    }
+    expect([...firsts].sort()).toEqual(["left", "right"]);
+  });
+
+  it("gives the same trace hash for the same seed twice, and different seeds differ", async () => {
+    const seeds = Array.from({ length: 40 }, (_, i) => i * 104_729 + 11);
+    const first = await campaign(seeds);
+    const second = await campaign(seeds);
+    expect(first.failedRuns).toBe(0);
+    expect(first.seeds.map((s) => s.traceHash)).toEqual(second.seeds.map((s) => s.traceHash));
+    expect(new Set(first.seeds.map((s) => s.traceHash)).size).toBe(seeds.length);
+  });
+});
