@@ -11,10 +11,16 @@ import {
   MoonpoolError,
   NullTracer,
   ProductionTask,
+  ProductionTime,
   type Channel,
   type TaskScope,
 } from "@moonpool/core";
 import { Halt } from "../src/production/halt.ts";
+import { channelContractSuite } from "./channel-contract.ts";
+
+channelContractSuite("production (ProductionTask)", {
+  run: (body) => body(new ProductionTask({ tracer: new NullTracer() }), new ProductionTime()),
+});
 
 function rootTask(): ProductionTask {
   return new ProductionTask({ tracer: new NullTracer() });
