@@ -1,21 +1,8 @@
 import { describe, expect, it } from "vitest";
-import { ChannelClosed, SimulationBuilder, isAbortError, type SimContext, type Workload } from "../src/index.ts";
+import { ChannelClosed, SimulationBuilder, isAbortError, type SimContext } from "../src/index.ts";
 import { Actor, boot, runWorld } from "./fixtures/drive-world.ts";
+import { inSim, workload } from "./fixtures/in-sim.ts";
 import { World } from "../src/world/world.ts";
-
-const workload = (run: (ctx: SimContext) => Promise<void>): Workload => ({ name: "w", run });
-
-async function inSim<T>(body: (ctx: SimContext) => Promise<T>, seed = 1): Promise<T> {
-  let out: T | undefined;
-  const report = await new SimulationBuilder()
-    .networkFaults("none")
-    .workloadFactory(() => workload(async (ctx) => void (out = await body(ctx))))
-    .setDebugSeeds([seed])
-    .setIterations(1)
-    .run();
-  if (report.failedRuns !== 0) throw new Error(report.toString());
-  return out as T;
-}
 
 describe("channels: queue semantics", () => {
   it("delivers values in send order, to waiting receivers in the order they started waiting", async () => {

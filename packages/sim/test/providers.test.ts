@@ -10,26 +10,12 @@ import {
   select,
   selectBiased,
   swarmOpEnabled,
-  type SimContext,
-  type Workload,
 } from "../src/index.ts";
 import { Incarnation } from "../src/engine/incarnation.ts";
 import { ActorScope } from "../src/world/scope.ts";
 import { ProcessClock } from "../src/world/time.ts";
 import { World } from "../src/world/world.ts";
-
-const workload = (run: (ctx: SimContext) => Promise<void>): Workload => ({ name: "w", run });
-
-async function inSim<T>(body: (ctx: SimContext) => Promise<T>, seed = 1): Promise<T> {
-  let out: T | undefined;
-  const report = await new SimulationBuilder()
-    .workloadFactory(() => workload(async (ctx) => void (out = await body(ctx))))
-    .setDebugSeeds([seed])
-    .setIterations(1)
-    .run();
-  if (report.failedRuns !== 0) throw new Error(report.toString());
-  return out as T;
-}
+import { inSim, workload } from "./fixtures/in-sim.ts";
 
 describe("time", () => {
   it("sleep advances simulated time exactly and skips idle time", async () => {
