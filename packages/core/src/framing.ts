@@ -17,7 +17,15 @@ export function encodeFrame(payload: Uint8Array): Uint8Array {
 }
 
 export class FramedConnection {
-  private buffered: Uint8Array = new Uint8Array(0);
+  /**
+   * Received bytes not yet returned, as the chunks they came in (the first may be a tail). Kept
+   * as a list, not one growing buffer, so a frame arriving in many small reads is copied once,
+   * when it is complete, instead of once per read (quadratic in the number of chunks).
+   */
+  private chunks: Uint8Array[] = [];
+  private bufferedBytes = 0;
+  /** Bytes the frame being received needs in total (header included), once its header is in. */
+  private neededBytes = FRAME_HEADER_BYTES;
   private ended = false;
 
   constructor(
@@ -38,12 +46,15 @@ export class FramedConnection {
       const frame = this.takeFrame();
       if (frame !== undefined) return frame;
       if (this.ended) {
-        if (this.buffered.length === 0) return null;
-        throw new IoError("EPROTO", `stream ended inside a frame (${this.buffered.length} bytes buffered)`);
+        if (this.bufferedBytes === 0) return null;
+        throw new IoError("EPROTO", `stream ended inside a frame (${this.bufferedBytes} bytes buffered)`);
       }
       const chunk = await this.connection.read();
       if (chunk === null) this.ended = true;
-      else this.append(chunk);
+      else if (chunk.length > 0) {
+        this.chunks.push(chunk);
+        this.bufferedBytes += chunk.length;
+      }
     }
   }
 
@@ -51,28 +62,63 @@ export class FramedConnection {
     return this.connection.close();
   }
 
-  private append(chunk: Uint8Array): void {
-    if (this.buffered.length === 0) {
-      this.buffered = chunk;
-      return;
-    }
-    const merged = new Uint8Array(this.buffered.length + chunk.length);
-    merged.set(this.buffered, 0);
-    merged.set(chunk, this.buffered.length);
-    this.buffered = merged;
-  }
-
   private takeFrame(): Uint8Array | undefined {
-    if (this.buffered.length < FRAME_HEADER_BYTES) return undefined;
-    const view = new DataView(this.buffered.buffer, this.buffered.byteOffset, this.buffered.byteLength);
-    const length = view.getUint32(0, true);
+    if (this.bufferedBytes < this.neededBytes) return undefined;
+    const header = this.peek(FRAME_HEADER_BYTES);
+    const length = new DataView(header.buffer, header.byteOffset, FRAME_HEADER_BYTES).getUint32(0, true);
     if (length > this.maxFrameBytes) {
       throw new IoError("EMSGSIZE", `incoming frame of ${length} bytes exceeds maxFrameBytes ${this.maxFrameBytes}`);
     }
-    if (this.buffered.length < FRAME_HEADER_BYTES + length) return undefined;
-    const frame = this.buffered.slice(FRAME_HEADER_BYTES, FRAME_HEADER_BYTES + length);
-    this.buffered = this.buffered.subarray(FRAME_HEADER_BYTES + length);
-    return frame;
+    if (this.bufferedBytes < FRAME_HEADER_BYTES + length) {
+      this.neededBytes = FRAME_HEADER_BYTES + length;
+      return undefined;
+    }
+    this.neededBytes = FRAME_HEADER_BYTES;
+    this.skip(FRAME_HEADER_BYTES);
+    return this.take(length);
+  }
+
+  /** The first `count` buffered bytes (a view when they sit in one chunk, else a copy), left buffered. */
+  private peek(count: number): Uint8Array {
+    const first = this.chunks[0]!;
+    if (first.length >= count) return first.subarray(0, count);
+    const out = new Uint8Array(count);
+    let at = 0;
+    for (let i = 0; at < count; i++) {
+      const part = this.chunks[i]!.subarray(0, count - at);
+      out.set(part, at);
+      at += part.length;
+    }
+    return out;
+  }
+
+  private skip(count: number): void {
+    this.bufferedBytes -= count;
+    while (count > 0) {
+      const first = this.chunks[0]!;
+      if (first.length > count) {
+        this.chunks[0] = first.subarray(count);
+        return;
+      }
+      this.chunks.shift();
+      count -= first.length;
+    }
+  }
+
+  /** Removes and returns the first `count` buffered bytes as a fresh array (the caller owns it). */
+  private take(count: number): Uint8Array {
+    const out = new Uint8Array(count);
+    let at = 0;
+    while (at < count) {
+      const first = this.chunks[0]!;
+      const part = first.subarray(0, count - at);
+      out.set(part, at);
+      at += part.length;
+      if (part.length === first.length) this.chunks.shift();
+      else this.chunks[0] = first.subarray(part.length);
+    }
+    this.bufferedBytes -= count;
+    return out;
   }
 }
 

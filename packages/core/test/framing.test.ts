@@ -128,6 +128,27 @@ describe("FramedConnection", () => {
     }
   });
 
+  it("copies each received byte about once, however many reads a frame takes (no quadratic re-buffering)", async () => {
+    const payload = new Uint8Array(64 * 1024).map((_, i) => i & 0xff);
+    const chunks = split(encodeFrame(payload), [64]); // 1,025 reads for one frame
+    const realSet = Uint8Array.prototype.set;
+    let copiedBytes = 0;
+    // Count the bytes copied through TypedArray.set (how every buffer copy in framing.ts is made).
+    Uint8Array.prototype.set = function countingSet(this: Uint8Array, source: ArrayLike<number>, offset?: number) {
+      copiedBytes += source.length;
+      return realSet.call(this, source, offset);
+    } as typeof realSet;
+    let frame: Uint8Array | null;
+    try {
+      frame = await new FramedConnection(new ScriptedConnection(chunks)).recv();
+    } finally {
+      Uint8Array.prototype.set = realSet;
+    }
+    expect(frame).toEqual(payload);
+    // Re-buffering the whole prefix on every read would copy about 32 MiB here.
+    expect(copiedBytes).toBeLessThan(2 * payload.length);
+  });
+
   it("returns several frames delivered in one chunk without reading again", async () => {
     const conn = new ScriptedConnection([concat([encodeFrame(text("one")), encodeFrame(text("two"))])]);
     const framed = new FramedConnection(conn);
