@@ -85,8 +85,11 @@ export class Engine {
   steps = 0;
   /** Owner of the event being applied: code running in this step belongs to it. */
   currentOwner: EventOwner | null = null;
-  /** 32-bit FNV-style hash of every step (time and tag) and every trace fact mixed in. */
-  traceHash = 0x811c9dc5;
+  /**
+   * The trace hash kept as a signed 32-bit integer: always a small integer for V8, so updating it
+   * on every step never boxes a number. `traceHash` gives the unsigned value.
+   */
+  private hash32 = 0x811c9dc5 | 0;
   /** Called after every step once continuations are quiescent (invariants). */
   afterStep: () => void = () => {};
   boundary: LoopBoundary | null = null;
@@ -115,15 +118,20 @@ export class Engine {
     return event;
   }
 
+  /** 32-bit FNV-style hash (unsigned) of every step (time and tag) and every trace fact mixed in. */
+  get traceHash(): number {
+    return this.hash32 >>> 0;
+  }
+
   /** Mixes a 32-bit value into the trace hash. */
   mix(value: number): void {
-    this.traceHash = Math.imul(this.traceHash ^ (value | 0), FNV_PRIME) >>> 0;
+    this.hash32 = Math.imul(this.hash32 ^ (value | 0), FNV_PRIME);
   }
 
   mixString(text: string): void {
-    let h = this.traceHash;
+    let h = this.hash32;
     for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), FNV_PRIME);
-    this.traceHash = h >>> 0;
+    this.hash32 = h;
   }
 
   /** Name of the actor whose code is running now (for escape and console attribution). */
@@ -181,7 +189,7 @@ export class Engine {
             this.nowUs = next.timeUs;
           }
           this.steps++;
-          this.traceHash = Math.imul(Math.imul(this.traceHash ^ (next.timeUs | 0), FNV_PRIME) ^ next.tag, FNV_PRIME) >>> 0;
+          this.hash32 = Math.imul(Math.imul(this.hash32 ^ (next.timeUs | 0), FNV_PRIME) ^ next.tag, FNV_PRIME);
           this.currentOwner = next.owner;
           next.callback(next.arg, next.arg2);
         } catch (error) {
