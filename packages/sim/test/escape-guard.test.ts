@@ -1,4 +1,17 @@
+import { spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
+import dgram from "node:dgram";
+import dns from "node:dns";
+import { lookup } from "node:dns/promises";
+import { readFileSync, writeFileSync, mkdtempSync, rmSync } from "node:fs";
+import { readFile } from "node:fs/promises";
+import http from "node:http";
+import https from "node:https";
+import net from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import tls from "node:tls";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { CONSOLE_EVENT_NAME, SimulationBuilder, TraceCursor, type SimContext, type Workload } from "../src/index.ts";
 
@@ -39,6 +52,58 @@ describe("escape guard", () => {
     });
   }
 
+  // Real I/O: [name for allowGlobal, the call the message names, the call]. None of these may
+  // reach the real world: the guard throws before the native function runs.
+  const ioEscapes: [string, string, () => unknown][] = [
+    ["net", "net.connect", () => net.connect(1, "127.0.0.1")],
+    ["net", "net.createServer", () => net.createServer()],
+    ["net", "net.Socket.connect", () => new net.Socket().connect(1, "127.0.0.1")],
+    ["net", "net.Server.listen", () => new net.Server().listen(0)],
+    ["tls", "tls.connect", () => tls.connect(1, "127.0.0.1")],
+    ["http", "http.request", () => http.request("http://127.0.0.1:1/")],
+    ["http", "https.get", () => https.get("https://127.0.0.1:1/")],
+    ["fetch", "fetch", () => fetch("http://127.0.0.1:1/")],
+    ["dgram", "dgram.createSocket", () => dgram.createSocket("udp4")],
+    ["dns", "dns.lookup", () => dns.lookup("localhost", () => {})],
+    ["dns", "dns.promises.lookup", () => lookup("localhost")], // an ESM named import
+    ["fs", "fs.promises.readFile", () => readFile(fileURLToPath(import.meta.url))], // an ESM named import
+    ["fs", "fs.writeFileSync", () => writeFileSync(join(tmpdir(), "moonpool-escape-never-written"), "x")],
+    ["child_process", "child_process.spawn", () => spawn("true")],
+  ];
+  for (const [name, call, io] of ioEscapes) {
+    it(`fails the seed when simulated code does real I/O with ${call}, naming the call, the actor and what to use`, async () => {
+      const report = await runOnce(async (ctx) => {
+        await ctx.time.sleep(1);
+        try {
+          io();
+        } catch {
+          // Swallowing the error does not hide the escape.
+        }
+      });
+      expect(report.failedRuns).toBe(1);
+      const f = report.seeds[0]!.failures.find((x) => x.kind === "escape")!;
+      expect(f.message).toContain(`simulated code called ${call} (actor w@10.0.0.1)`);
+      expect(f.message).toContain(`builder.allowGlobal("${name}")`);
+      expect(f.stack).toContain("escape-guard.test.ts");
+    });
+  }
+
+  it("leaves synchronous reads open (module loading uses them) and lets allowGlobal(\"fs\") through", async () => {
+    const reads = await runOnce(async () => void readFileSync(fileURLToPath(import.meta.url)));
+    expect(reads.failedRuns).toBe(0);
+    const dir = mkdtempSync(join(tmpdir(), "moonpool-escape-"));
+    try {
+      const file = join(dir, "allowed.txt");
+      const allowed = await runOnce(async () => writeFileSync(file, "written"), (b) => b.allowGlobal("fs"));
+      expect(allowed.failedRuns).toBe(0);
+      expect(readFileSync(file, "utf8")).toBe("written");
+      const stillGuarded = await runOnce(async () => void net.createServer(), (b) => b.allowGlobal("fs"));
+      expect(stillGuarded.failedRuns).toBe(1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   it("allows a named global when the builder relaxes it, and keeps guarding the others", async () => {
     const allowed = await runOnce(async () => void Math.random(), (b) => b.allowGlobal("Math.random"));
     expect(allowed.failedRuns).toBe(0);
@@ -55,12 +120,25 @@ describe("escape guard", () => {
   });
 
   it("restores every global after the run", async () => {
-    const before = { random: Math.random, now: Date.now, Date: globalThis.Date, setTimeout: globalThis.setTimeout };
+    const before = {
+      random: Math.random,
+      now: Date.now,
+      Date: globalThis.Date,
+      setTimeout: globalThis.setTimeout,
+      fetch: globalThis.fetch,
+      netConnect: net.connect,
+      socketConnect: net.Socket.prototype.connect,
+      readFile,
+    };
     await runOnce(async (ctx) => ctx.time.sleep(1));
     expect(Math.random).toBe(before.random);
     expect(Date.now).toBe(before.now);
     expect(globalThis.Date).toBe(before.Date);
     expect(globalThis.setTimeout).toBe(before.setTimeout);
+    expect(globalThis.fetch).toBe(before.fetch);
+    expect(net.connect).toBe(before.netConnect);
+    expect(net.Socket.prototype.connect).toBe(before.socketConnect);
+    expect((await import("node:fs/promises")).readFile).toBe(before.readFile);
   });
 });
 

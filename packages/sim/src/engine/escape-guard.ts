@@ -1,7 +1,7 @@
 /**
  * The escape guard: while a seed runs, simulated code that reaches for the real world (clock,
- * timers, unseeded randomness) fails the seed with an error naming the call, the actor and the
- * stack. The call also throws, so the code cannot go on with a real value; if user code catches
+ * timers, unseeded randomness, real I/O) fails the seed with an error naming the call, the actor
+ * and the stack. The call also throws, so the code cannot go on with a real value; if user code catches
  * that, the seed still fails because the escape was recorded first.
  *
  * The patches are installed once per `run()` and consult `armed`: the engine disarms them while
@@ -30,6 +30,16 @@ export const GUARDED_GLOBALS = [
   "crypto.randomBytes",
   "crypto.randomInt",
   "crypto.randomFill",
+  // Real I/O, one name per module: its result arrives on the real event loop, outside simulated
+  // time (the engine cannot wait for it), and the outside world does not replay.
+  "net",
+  "tls",
+  "http",
+  "fetch",
+  "dgram",
+  "dns",
+  "fs",
+  "child_process",
 ] as const;
 export type GuardedGlobal = (typeof GUARDED_GLOBALS)[number];
 
@@ -47,7 +57,54 @@ const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
   "crypto.randomBytes": "ctx.random",
   "crypto.randomInt": "ctx.random.randomRange(lo, hi)",
   "crypto.randomFill": "ctx.random",
+  net: "ctx.network.connect(addr) / ctx.network.bind(addr)",
+  tls: "ctx.network (simulated TCP; encryption has nothing to test here)",
+  http: "a protocol over ctx.network, or a provider interface of your own with a simulated implementation",
+  fetch: "a protocol over ctx.network, or a provider interface of your own with a simulated implementation",
+  dgram: "ctx.network",
+  dns: "addresses from ctx.topology",
+  fs: "ctx.storage",
+  child_process: "more simulated processes (builder.processes)",
 };
+
+/**
+ * The real-I/O entry points guarded per module. Synchronous reads (readFileSync, statSync,
+ * existsSync, ...) stay open: Node's module loader uses them when code `require`s lazily inside a
+ * step, and a read-only startup file is the user's call. Everything asynchronous, and every
+ * synchronous write, is guarded.
+ */
+const IO_ENTRY_POINTS: readonly { readonly module: string; readonly name: GuardedGlobal; readonly functions: readonly string[] }[] = [
+  { module: "node:net", name: "net", functions: ["connect", "createConnection", "createServer"] },
+  { module: "node:tls", name: "tls", functions: ["connect", "createServer"] },
+  { module: "node:http", name: "http", functions: ["request", "get", "createServer"] },
+  { module: "node:https", name: "http", functions: ["request", "get", "createServer"] },
+  { module: "node:dgram", name: "dgram", functions: ["createSocket"] },
+  {
+    module: "node:dns",
+    name: "dns",
+    functions: ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny", "resolveCname", "resolveMx", "resolveNs", "resolveSrv", "resolveTxt", "reverse"],
+  },
+  {
+    module: "node:dns/promises",
+    name: "dns",
+    functions: ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny", "resolveCname", "resolveMx", "resolveNs", "resolveSrv", "resolveTxt", "reverse"],
+  },
+  {
+    module: "node:fs",
+    name: "fs",
+    functions: [
+      "readFile", "writeFile", "appendFile", "open", "readdir", "stat", "lstat", "mkdir", "rm", "rmdir", "unlink", "rename", "copyFile", "access",
+      "createReadStream", "createWriteStream", "watch", "watchFile",
+      "writeFileSync", "appendFileSync", "mkdirSync", "rmSync", "rmdirSync", "unlinkSync", "renameSync", "copyFileSync",
+    ],
+  },
+  {
+    module: "node:fs/promises",
+    name: "fs",
+    functions: ["readFile", "writeFile", "appendFile", "open", "readdir", "stat", "lstat", "mkdir", "rm", "rmdir", "unlink", "rename", "copyFile", "access", "watch"],
+  },
+  { module: "node:child_process", name: "child_process", functions: ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"] },
+];
 
 export interface EscapeSink {
   /** Name of the actor whose code is running. */
@@ -86,14 +143,14 @@ export class EscapeGuard {
     private readonly captureConsole: boolean,
   ) {}
 
-  /** Throws (and records) if `name` is guarded and the guard is armed. */
-  private check(name: GuardedGlobal): void {
+  /** Throws (and records) if `name` is guarded and the guard is armed. `call` is what was called. */
+  private check(name: GuardedGlobal, call: string = name): void {
     if (!this.armed || this.allowed.has(name)) return;
     const actor = this.sink.currentActor();
     const error = new SimulationEscape(
-      name,
+      call,
       actor,
-      `simulated code called ${name} (actor ${actor}); it escapes the simulation and breaks replay. ` +
+      `simulated code called ${call} (actor ${actor}); it escapes the simulation and breaks replay. ` +
         `Use ${REPLACEMENT[name]} instead, or allow it with builder.allowGlobal("${name}") if the result cannot affect behaviour.`,
     );
     this.sink.escaped(error);
@@ -103,9 +160,9 @@ export class EscapeGuard {
   install(): void {
     if (this.installed) return;
     this.installed = true;
-    const guard = (name: GuardedGlobal, fn: (...args: any[]) => any) =>
+    const guard = (name: GuardedGlobal, fn: (...args: any[]) => any, call: string = name) =>
       function guarded(this: unknown, ...args: any[]) {
-        guard_.check(name);
+        guard_.check(name, call);
         return fn.apply(this, args);
       };
     const guard_ = this;
@@ -164,6 +221,20 @@ export class EscapeGuard {
       const native = nodeCrypto[key];
       if (typeof native === "function") p.push(patchProperty(nodeCrypto, key, guard(name, native)));
     }
+
+    for (const { module, name, functions } of IO_ENTRY_POINTS) {
+      const exports = require(module) as Record<string, unknown>;
+      const label = module.slice("node:".length).replace("/", ".");
+      for (const key of functions) {
+        const native = exports[key];
+        if (typeof native === "function") p.push(patchProperty(exports, key, guard(name, native as (...args: any[]) => any, `${label}.${key}`)));
+      }
+    }
+    // Sockets made without the module functions (`new net.Socket().connect(...)`, `server.listen`).
+    const net = require("node:net") as typeof import("node:net");
+    p.push(patchProperty(net.Socket.prototype, "connect", guard("net", net.Socket.prototype.connect, "net.Socket.connect")));
+    p.push(patchProperty(net.Server.prototype, "listen", guard("net", net.Server.prototype.listen, "net.Server.listen")));
+    if (typeof globalThis.fetch === "function") p.push(patchProperty(globalThis, "fetch", guard("fetch", globalThis.fetch)));
 
     if (this.captureConsole) {
       for (const level of CONSOLE_METHODS) {

@@ -332,8 +332,10 @@ export class SimulationBuilder {
   }
 
   /**
-   * Lets simulated code call one guarded global (e.g. "Date" for a library that formats dates).
-   * The result is real and unreplayable: allow only what cannot affect behaviour.
+   * Lets simulated code call one guarded global (e.g. "Date" for a library that formats dates) or
+   * one real-I/O module ("fs", "net", "http", "fetch", "dns", ...: see GUARDED_GLOBALS). The result
+   * is real and unreplayable, and real I/O completes outside simulated time: allow only what
+   * cannot affect behaviour (a debug log file, say).
    */
   allowGlobal(name: string): this {
     if (!(GUARDED_GLOBALS as readonly string[]).includes(name)) {
