@@ -27,6 +27,10 @@ export const MAX_OVERLAYS_PER_FILE = 2;
 export const MAX_SIM_FILE_SIZE_BYTES = 1 << 30;
 
 const INITIAL_CAPACITY_BYTES = 4 * SECTOR_SIZE_BYTES;
+/** What a never-written file holds (shared: it has no capacity, so nothing ever writes into it). */
+const NO_BYTES = new Uint8Array(0);
+/** One sector of noise, filled and copied out within one synchronous call (so one is enough). */
+const NOISE_SCRATCH = new Uint8Array(SECTOR_SIZE_BYTES);
 
 /** A misdirected write: `intended` shows `oldBytes`, `mistaken` shows `newBytes` (raw, pre-noise). */
 export interface Overlay {
@@ -80,11 +84,12 @@ export class SectorImage {
   sizeBytes = 0;
   /** Seed of the noise in never-written sectors. */
   seed: number;
-  private pristine = new Uint8Array(INITIAL_CAPACITY_BYTES);
-  private written = new Uint8Array(INITIAL_CAPACITY_BYTES / SECTOR_SIZE_BYTES);
-  private faulted = new Uint8Array(INITIAL_CAPACITY_BYTES / SECTOR_SIZE_BYTES);
+  // Allocated on the first write: many files are opened and never written (or only read), and
+  // three fresh buffers per open showed in campaign profiles.
+  private pristine = NO_BYTES;
+  private written = NO_BYTES;
+  private faulted = NO_BYTES;
   readonly overlays: Overlay[] = [];
-  private readonly scratch = new Uint8Array(SECTOR_SIZE_BYTES);
 
   constructor(seed: number) {
     this.seed = seed >>> 0;
@@ -94,9 +99,9 @@ export class SectorImage {
   reset(seed: number): void {
     this.seed = seed >>> 0;
     this.sizeBytes = 0;
-    this.pristine = new Uint8Array(INITIAL_CAPACITY_BYTES);
-    this.written = new Uint8Array(INITIAL_CAPACITY_BYTES / SECTOR_SIZE_BYTES);
-    this.faulted = new Uint8Array(INITIAL_CAPACITY_BYTES / SECTOR_SIZE_BYTES);
+    this.pristine = NO_BYTES;
+    this.written = NO_BYTES;
+    this.faulted = NO_BYTES;
     this.overlays.length = 0;
   }
 
@@ -254,8 +259,8 @@ export class SectorImage {
       const from = Math.max(sectorStart, offsetBytes);
       const to = Math.min(sectorStart + SECTOR_SIZE_BYTES, end);
       if (this.written[sector] !== 1) {
-        fillNoise(this.seed, sector, this.scratch);
-        out.set(this.scratch.subarray(from - sectorStart, to - sectorStart), from - offsetBytes);
+        fillNoise(this.seed, sector, NOISE_SCRATCH);
+        out.set(NOISE_SCRATCH.subarray(from - sectorStart, to - sectorStart), from - offsetBytes);
       }
       if (this.faulted[sector] === 1) this.flipBit(sector, out, offsetBytes, from, to);
     }
@@ -288,8 +293,8 @@ export class SectorImage {
       patch(head, start, o.mistakenOffsetBytes, o.newBytes);
     }
     if (this.written[sector] !== 1) {
-      fillNoise(this.seed, sector, this.scratch);
-      head.set(this.scratch.subarray(0, 8));
+      fillNoise(this.seed, sector, NOISE_SCRATCH);
+      head.set(NOISE_SCRATCH.subarray(0, 8));
     }
     return head;
   }
@@ -313,7 +318,7 @@ export class SectorImage {
 
   private ensureCapacity(bytes: number): void {
     if (bytes <= this.pristine.length) return;
-    let capacity = this.pristine.length;
+    let capacity = Math.max(this.pristine.length, INITIAL_CAPACITY_BYTES);
     while (capacity < bytes) capacity *= 2;
     capacity = Math.ceil(capacity / SECTOR_SIZE_BYTES) * SECTOR_SIZE_BYTES;
     const pristine = new Uint8Array(capacity);
