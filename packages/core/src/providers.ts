@@ -61,6 +61,14 @@ export interface TaskProvider {
   channel<T>(name: string): Channel<T>;
 }
 
+/** How long a channel receiver is willing to wait. */
+export interface RecvOptions {
+  /** Stop waiting after this long: `recv` rejects with `TimeoutError` and leaves the line (no value is lost). */
+  readonly timeoutMs?: number;
+  /** Stop waiting when this signal aborts: `recv` rejects with the signal's reason and leaves the line. */
+  readonly signal?: AbortSignal;
+}
+
 /**
  * An unbounded FIFO queue of values between the tasks of one process (an actor's mailbox, a work
  * queue). In the simulator every hand-off to a waiting receiver is an engine event at the current
@@ -79,8 +87,12 @@ export interface Channel<T> {
    * The oldest queued value, waiting for one when the queue is empty; `undefined` once the
    * channel is closed and every value sent before the close was received. Receivers that wait
    * together are served in the order they started waiting.
+   *
+   * A waiting `recv` keeps its place in the line until it is served: racing it against
+   * `time.timeout` or `select` and walking away would let the next value go to the abandoned
+   * receiver. To stop waiting without losing a value, pass `timeoutMs` or `signal`.
    */
-  recv(): Promise<T | undefined>;
+  recv(options?: RecvOptions): Promise<T | undefined>;
   /** No more sends; receivers still get every queued value, then `undefined`. Closing twice is harmless. */
   close(): void;
   readonly closed: boolean;

@@ -6,7 +6,16 @@
  * Expectations inside a body throw, which rejects the run and fails the test.
  */
 import { describe, expect, it } from "vitest";
-import { ChannelClosed, type TaskProvider, type TimeProvider } from "@moonpool/core";
+import { ChannelClosed, TimeoutError, type TaskProvider, type TimeProvider } from "@moonpool/core";
+
+/** How a promise settled: its value, or the name of its error. */
+async function settle<T>(promise: Promise<T>): Promise<{ value?: T; error?: string }> {
+  try {
+    return { value: await promise };
+  } catch (error) {
+    return { error: error instanceof Error || error instanceof DOMException ? error.name : String(error) };
+  }
+}
 
 export interface ChannelHarness {
   run<T>(body: (task: TaskProvider, time: TimeProvider) => Promise<T>): Promise<T>;
@@ -69,6 +78,69 @@ export function channelContractSuite(name: string, harness: ChannelHarness): voi
         return { errors, size: task.channel<unknown>("x").size };
       });
       expect(out).toEqual({ errors: ["TypeError", "TypeError"], size: 0 });
+    });
+
+    it("recv({ timeoutMs }) gives up with TimeoutError and leaves the line: the value goes to the next receiver", async () => {
+      const out = await harness.run(async (task, time) => {
+        const ch = task.channel<string>("replies");
+        const impatient = settle(ch.recv({ timeoutMs: 5 }));
+        const patient = task.spawn("patient", async (scope) => {
+          await scope.time.sleep(1); // queue up behind the impatient receiver
+          return scope.task.channel<string>("replies").recv();
+        });
+        await time.sleep(20);
+        const timedOut = await impatient;
+        ch.send("late reply");
+        const patientGot = await patient.join();
+        const served = settle(ch.recv({ timeoutMs: 1_000 })); // nothing queued: the patient one took it
+        ch.send("for the last");
+        return { timedOut, patient: patientGot, served: (await served).value, size: ch.size };
+      });
+      expect(out).toEqual({ timedOut: { error: "TimeoutError" }, patient: "late reply", served: "for the last", size: 0 });
+      expect(new TimeoutError(5).message).toMatch(/timed out after 5 ms/);
+    });
+
+    it("recv({ timeoutMs }) served in time resolves, and its deadline later does nothing", async () => {
+      const out = await harness.run(async (task, time) => {
+        const ch = task.channel<number>("quick");
+        const pending = settle(ch.recv({ timeoutMs: 10 }));
+        ch.send(7);
+        const first = await pending;
+        await time.sleep(30); // past the deadline
+        ch.send(8);
+        return { first, second: await ch.recv() };
+      });
+      expect(out).toEqual({ first: { value: 7 }, second: 8 });
+    });
+
+    it("recv({ signal }) rejects with the signal's reason when it aborts, and an aborted signal takes nothing", async () => {
+      const out = await harness.run(async (task, time) => {
+        const ch = task.channel<string>("work");
+        const controller = new AbortController();
+        const waiting = settle(ch.recv({ signal: controller.signal }));
+        await time.sleep(1);
+        controller.abort(new DOMException("stop waiting", "AbortError"));
+        const aborted = await waiting;
+        ch.send("kept");
+        const refused = await settle(ch.recv({ signal: controller.signal }));
+        return { aborted, refused, size: ch.size, next: await ch.recv() };
+      });
+      expect(out).toEqual({ aborted: { error: "AbortError" }, refused: { error: "AbortError" }, size: 1, next: "kept" });
+    });
+
+    it("refuses a timeoutMs that is not a finite duration with a RangeError", async () => {
+      const out = await harness.run(async (task) => {
+        const names: string[] = [];
+        for (const timeoutMs of [-1, Number.NaN, Number.POSITIVE_INFINITY]) {
+          try {
+            await task.channel<number>("t").recv({ timeoutMs });
+          } catch (error) {
+            names.push(`${(error as Error).name}: ${(error as Error).message.includes("timeoutMs must be a finite number")}`);
+          }
+        }
+        return names;
+      });
+      expect(out).toEqual(["RangeError: true", "RangeError: true", "RangeError: true"]);
     });
 
     it("an aborted receiver stops where it waits and loses no value", async () => {

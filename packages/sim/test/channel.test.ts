@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { ChannelClosed, SimulationBuilder, isAbortError, type SimContext } from "../src/index.ts";
+import { ChannelClosed, SimulationBuilder, TimeoutError, isAbortError, type SimContext } from "../src/index.ts";
 import { Actor, boot, runWorld } from "./fixtures/drive-world.ts";
 import { inSim, workload } from "./fixtures/in-sim.ts";
 import { World } from "../src/world/world.ts";
@@ -193,19 +193,38 @@ describe("channels: tasks, shutdown and crashes", () => {
 });
 
 describe("channels: determinism", () => {
-  /** Several producers and consumers at the same instants: hand-offs interleave with other work. */
+  /** Receiver deadlines that expired, over every campaign of this block. */
+  let timeouts = 0;
+  const SENT = [0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 100, 101, 102, 103, 104, 105, 106, 107, 108, 109];
+
+  /**
+   * Several producers and consumers at the same instants: hand-offs interleave with other work,
+   * and consumers' deadlines race them. The workload fails its seed unless every value sent was
+   * consumed exactly once.
+   */
   async function campaign(seeds: number[]) {
     return new SimulationBuilder()
       .networkFaults("none")
       .workloadFactory(() =>
         workload(async (ctx) => {
+          const consumed: number[] = [];
           const consumers = [0, 1, 2].map((c) =>
             ctx.task.spawn(`consumer-${c}`, async (scope) => {
               const ch = scope.task.channel<number>("work");
               for (;;) {
-                const v = await ch.recv();
+                let v: number | undefined;
+                try {
+                  // Deadlines race the hand-offs: the seed decides which wins at equal times.
+                  v = await ch.recv({ timeoutMs: scope.random.randomRange(1, 4) });
+                } catch (error) {
+                  if (!(error instanceof TimeoutError)) throw error;
+                  scope.trace.info("consumer_timed_out", { consumer: c });
+                  timeouts++;
+                  continue;
+                }
                 if (v === undefined) return;
                 scope.trace.info("consumed", { consumer: c, value: v });
+                consumed.push(v);
                 if (scope.random.randomBool(0.3)) await scope.task.yieldNow();
               }
             }),
@@ -223,6 +242,8 @@ describe("channels: determinism", () => {
           for (const p of producers) await p;
           ctx.task.channel<number>("work").close();
           for (const c of consumers) await c;
+          const got = consumed.sort((a, b) => a - b).join(",");
+          if (got !== SENT.join(",")) throw new Error(`values lost or duplicated: got ${got}`);
         }),
       )
       .setDebugSeeds(seeds)
@@ -259,5 +280,6 @@ describe("channels: determinism", () => {
     expect(first.failedRuns).toBe(0);
     expect(first.seeds.map((s) => s.traceHash)).toEqual(second.seeds.map((s) => s.traceHash));
     expect(new Set(first.seeds.map((s) => s.traceHash)).size).toBe(seeds.length);
+    expect(timeouts).toBeGreaterThan(0); // deadlines did fire, and no value was lost to them
   });
 });

@@ -31,6 +31,7 @@ describe("escape guard", () => {
     ["setTimeout", () => setTimeout(() => {}, 1)],
     ["setInterval", () => setInterval(() => {}, 1)],
     ["setImmediate", () => setImmediate(() => {})],
+    ["AbortSignal.timeout", () => AbortSignal.timeout(5)],
     ["crypto.getRandomValues", () => crypto.getRandomValues(new Uint8Array(4))],
     ["crypto.randomUUID", () => randomUUID()],
   ];

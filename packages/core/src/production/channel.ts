@@ -7,14 +7,14 @@
  * aborted while it waits in `recv` stops there, like on any other scoped operation. Invariant:
  * values are only queued while nobody waits, and receivers only wait while no value is queued.
  */
-import { ChannelClosed } from "../errors.ts";
-import type { Channel } from "../providers.ts";
+import { ChannelClosed, TimeoutError } from "../errors.ts";
+import type { Channel, RecvOptions } from "../providers.ts";
 import { never, type Halt } from "./halt.ts";
 
 /** A receiver waiting in `recv`. */
 interface Waiter<T> {
   readonly resolve: (value: T | undefined) => void;
-  /** Drops the halt callback that would remove this waiter (called once it is served). */
+  /** Drops what could still take this waiter out of the line (halt callback, timer, signal listener). */
   unregister: () => void;
 }
 
@@ -85,25 +85,56 @@ export class ProductionChannel<T> implements Channel<T> {
 
   /**
    * The oldest queued value; waits (behind earlier waiters) when none is queued; `undefined` once
-   * closed and drained. Never settles once this view's task is halted.
+   * closed and drained. Never settles once this view's task is halted. With `timeoutMs` or
+   * `signal`, a receiver that gives up leaves the line and rejects (`TimeoutError`, the signal's
+   * reason), so the value it would have taken goes to the next receiver.
    */
-  recv(): Promise<T | undefined> {
+  recv(options?: RecvOptions): Promise<T | undefined> {
+    const timeoutMs = options?.timeoutMs;
+    if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
+      throw new RangeError(`recv({ timeoutMs }) on channel '${this.name}': timeoutMs must be a finite number of milliseconds >= 0, got ${String(timeoutMs)}`);
+    }
+    const signal = options?.signal;
     const halt = this.halt;
     if (halt?.halted) return never();
+    if (signal?.aborted) return Promise.reject(signal.reason);
     const state = this.state;
     // Values are only queued while nobody waits, so the oldest value is ours.
     if (state.values.length > 0) return Promise.resolve(state.values.shift());
     if (state.closed) return Promise.resolve(undefined);
-    return new Promise<T | undefined>((resolve) => {
-      const waiter: Waiter<T> = { resolve, unregister: () => {} };
+    return new Promise<T | undefined>((resolve, reject) => {
+      const cleanups: (() => void)[] = [];
+      const waiter: Waiter<T> = {
+        resolve,
+        unregister: () => {
+          for (const cleanup of cleanups) cleanup();
+        },
+      };
       state.waiters.push(waiter);
-      if (halt === undefined) return;
-      // A halted task must not take a value it will never use: leave the line, so the next value
-      // goes to the next live receiver (or stays queued). Its promise then never settles.
-      waiter.unregister = halt.onHalt(() => {
+      /** Takes this receiver out of the line (it will not be served); false if already served. */
+      const leave = (): boolean => {
         const index = state.waiters.indexOf(waiter);
-        if (index >= 0) state.waiters.splice(index, 1);
-      });
+        if (index < 0) return false;
+        state.waiters.splice(index, 1);
+        waiter.unregister();
+        return true;
+      };
+      // A halted task must not take a value it will never use: it leaves the line, so the next
+      // value goes to the next live receiver (or stays queued). Its promise then never settles.
+      if (halt !== undefined) cleanups.push(halt.onHalt(leave));
+      if (timeoutMs !== undefined) {
+        const timer = setTimeout(() => {
+          if (leave()) reject(new TimeoutError(timeoutMs));
+        }, timeoutMs);
+        cleanups.push(() => clearTimeout(timer));
+      }
+      if (signal !== undefined) {
+        const onAbort = (): void => {
+          if (leave()) reject(signal.reason);
+        };
+        signal.addEventListener("abort", onAbort, { once: true });
+        cleanups.push(() => signal.removeEventListener("abort", onAbort));
+      }
     });
   }
 

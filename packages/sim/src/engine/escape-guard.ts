@@ -25,6 +25,7 @@ export const GUARDED_GLOBALS = [
   "setTimeout",
   "setInterval",
   "setImmediate",
+  "AbortSignal.timeout",
   "crypto.getRandomValues",
   "crypto.randomUUID",
   "crypto.randomBytes",
@@ -52,6 +53,7 @@ const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
   setTimeout: "ctx.time.sleep(ms) or ctx.time.timeout(ms, p)",
   setInterval: "a loop around ctx.time.sleep(ms)",
   setImmediate: "ctx.task.yieldNow()",
+  "AbortSignal.timeout": "channel.recv({ timeoutMs }), ctx.time.timeout(ms, p), or an AbortController aborted after ctx.time.sleep(ms)",
   "crypto.getRandomValues": "ctx.random",
   "crypto.randomUUID": "ctx.random",
   "crypto.randomBytes": "ctx.random",
@@ -202,6 +204,9 @@ export class EscapeGuard {
     for (const name of ["setTimeout", "setInterval", "setImmediate"] as const) {
       p.push(patchProperty(timersPromises, name, guard(name, timersPromises[name]!)));
     }
+
+    // A real timer that the global setTimeout patch does not see (Node arms it internally).
+    p.push(patchProperty(AbortSignal, "timeout", guard("AbortSignal.timeout", AbortSignal.timeout)));
 
     const webcrypto = globalThis.crypto;
     if (webcrypto !== undefined) {

@@ -11,9 +11,13 @@
  * order of receivers and senders instead of the single order plain promises would give. Values
  * stay FIFO regardless: they are queued at `send`, and an event only decides when the oldest
  * live waiter takes the oldest value.
+ *
+ * A receiver that gives up (`timeoutMs`, `signal`) is rejected and so no longer pending: the
+ * hand-offs skip it, and the value it would have taken goes to the next receiver.
  */
-import { ChannelClosed, type Channel } from "@moonpool/core";
+import { ChannelClosed, TimeoutError, type Channel, type RecvOptions } from "@moonpool/core";
 import { Incarnation, never, type PendingOp } from "../engine/incarnation.ts";
+import { msToUs } from "../engine/engine.ts";
 import { EventTag, type World } from "./world.ts";
 import type { ActorScope } from "./scope.ts";
 
@@ -74,6 +78,29 @@ function handOff(queue: ChannelQueue): void {
   queue.handOff();
 }
 
+/** A `recv` deadline: rejects the receiver if it is still waiting (a no-op once served). */
+function expireRecv(op: PendingOp<unknown>, timeoutMs: number): void {
+  Incarnation.reject(op, new TimeoutError(timeoutMs));
+}
+
+function validTimeoutUs(timeoutMs: number, channelName: string): number {
+  try {
+    return msToUs(timeoutMs);
+  } catch {
+    throw new RangeError(`recv({ timeoutMs }) on channel '${channelName}': timeoutMs must be a finite number of milliseconds >= 0, got ${String(timeoutMs)}`);
+  }
+}
+
+/** Rejects `op` with the signal's reason when it aborts; the listener goes once `op` settles. */
+function watchSignal(op: PendingOp<unknown>, signal: AbortSignal): void {
+  const onAbort = (): void => {
+    Incarnation.reject(op, signal.reason);
+  };
+  signal.addEventListener("abort", onAbort, { once: true });
+  const forget = (): void => signal.removeEventListener("abort", onAbort);
+  op.promise.then(forget, forget);
+}
+
 /** Channels by name, per incarnation: they die with it (weakly held, nothing to clean up). */
 const byIncarnation = new WeakMap<Incarnation, Map<string, ChannelQueue>>();
 
@@ -129,11 +156,14 @@ export class SimChannel<T> implements Channel<T> {
     queue.ensureWakes();
   }
 
-  recv(): Promise<T | undefined> {
+  recv(options?: RecvOptions): Promise<T | undefined> {
     const scope = this.scope;
     const queue = this.queue;
     const task = scope.taskState;
+    const timeoutUs = options?.timeoutMs === undefined ? undefined : validTimeoutUs(options.timeoutMs, queue.name);
+    const signal = options?.signal;
     if (!scope.incarnation.alive || (task !== null && !task.alive)) return never();
+    if (signal?.aborted) return Promise.reject(signal.reason);
     queue.pruneHead();
     // Take at once only when nobody waits: waiting receivers are served first, in order.
     if (queue.waiters.length === 0) {
@@ -144,6 +174,10 @@ export class SimChannel<T> implements Channel<T> {
     if (op === null) return never();
     queue.waiters.push(op as PendingOp<unknown>);
     queue.ensureWakes();
+    if (timeoutUs !== undefined) {
+      scope.world.engine.schedule(timeoutUs, expireRecv, op, EventTag.timer, scope.incarnation, options!.timeoutMs);
+    }
+    if (signal !== undefined) watchSignal(op as PendingOp<unknown>, signal);
     return op.promise;
   }
 
