@@ -62,8 +62,10 @@ const FINDABLE_BUGS: readonly { bug: PaxosBug; seed: number; budget: number; fir
   { bug: "no-promise-check", seed: 10, budget: 10, firstAt: 2 },
   { bug: "ignore-accepted-values", seed: 15, budget: 10, firstAt: 2 },
   // Needs a sequence (a value accepted by one acceptor, another value chosen by a leader that
-  // missed it, a third leader hearing both): about 1 random seed in 12.
-  { bug: "adopt-first-reported-value", seed: 1, budget: 24, firstAt: 5 },
+  // missed it, a third leader hearing both): about 1 random seed in 12-15 (16 of 240). Root 1 found
+  // it at timeline 5 until reads rejected by a graceful shutdown stopped swallowing the bytes that
+  // arrived next (a real change of behaviour during reboots); it now finds it at timeline 28.
+  { bug: "adopt-first-reported-value", seed: 1, budget: 40, firstAt: 28 },
   // Needs a crash (or a graceful reboot) within 50 ms of a promise, before its lazy write: about 1
   // random seed in 5. Needs reboots: attrition and the crash-restart injector. A two-step recipe.
   { bug: "promise-before-persist", seed: 1, budget: 24, firstAt: 16 },

@@ -328,6 +328,34 @@ describe("SimNetwork", () => {
     expect(srv.value).toEqual({ first: "AbortError", peer: cli.value, data: "hi" });
   });
 
+  it("bytes arriving after a read was rejected by graceful shutdown stay buffered for the next read", async () => {
+    const { world, server, client, serverInc } = setup(37);
+    let reading = false;
+    let sent = false;
+    const srv = new Actor(async () => {
+      const listener = await server.network.bind(SERVER_ADDR);
+      const conn = await listener.accept();
+      reading = true;
+      const first = await conn.read().catch((e: unknown) => (e as Error).name); // shutdown rejects it
+      // Flushing before exit: the process reads what its peer sent after the shutdown began.
+      while (!sent) await server.time.sleep(1);
+      await server.time.sleep(50); // the bytes landed while nobody waited
+      return { first, data: text(await readExactly(conn, 5)) };
+    });
+    const cli = new Actor(async () => {
+      const conn = await client.network.connect(SERVER_ADDR);
+      while (!reading) await client.time.sleep(1);
+      await client.time.sleep(20);
+      await conn.write(bytes("hello"));
+      sent = true;
+    });
+    expect(await run(world, () => reading)).toBe("done");
+    serverInc.beginShutdown(abortError());
+    expect(await run(world, () => srv.done && cli.done)).toBe("done");
+    expect(srv.error).toBeUndefined();
+    expect(srv.value).toEqual({ first: "AbortError", data: "hello" });
+  });
+
   it("is deterministic per seed and varies across seeds", async () => {
     async function scenario(seed: number, mode: "fast" | "paranoid" = "fast"): Promise<{ hash: number; arrivals: number[] }> {
       const { world, server, client } = setup(seed, mode);

@@ -77,7 +77,7 @@ export class ProductionConnection implements Connection {
    */
   read(): Promise<Uint8Array | null> {
     if (this.reader !== undefined) {
-      return Promise.reject(new IoError("EBUSY", `a read on ${this.localAddr} is already waiting; read from one task at a time`));
+      return Promise.reject(new IoError("EBUSY", `a read on ${this.localAddr} is already waiting; read from one task at a time (a read raced against a timeout keeps waiting and takes the next bytes: keep awaiting it, or close the connection)`));
     }
     return new Promise<Uint8Array | null>((resolve, reject) => {
       this.reader = { resolve, reject };

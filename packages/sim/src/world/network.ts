@@ -197,7 +197,7 @@ export class SimConnection implements Connection {
       if (this.eof) return settled(this.scope, null);
     }
     if (this.pendingRead !== null && isPending(this.pendingRead)) {
-      return failed(this.scope, new IoError("EBUSY", `a read on ${this.localAddr} is already waiting; read from one task at a time`));
+      return failed(this.scope, new IoError("EBUSY", `a read on ${this.localAddr} is already waiting; read from one task at a time (a read raced against a timeout keeps waiting and takes the next bytes: keep awaiting it, or close the connection)`));
     }
     const op = this.owner.begin<Uint8Array | null>(this.scope.taskState, true, "read on", this.localAddr);
     this.pendingRead = op;
@@ -259,6 +259,9 @@ export class SimConnection implements Connection {
     const op = this.pendingRead;
     if (op === null) return;
     this.pendingRead = null;
+    // A read that was rejected (graceful shutdown) or dropped no longer waits: what arrived stays
+    // buffered for the next read instead of going to a promise nobody awaits.
+    if (!op.linked) return;
     if (this.reset) Incarnation.reject(op, this.resetError());
     else if (this.readClogUntilUs > this.net.world.engine.nowUs) this.pendingRead = op; // the clog's end wakes it
     else if (this.inboxBytes > 0) Incarnation.resolve(op, this.takeReadable());
