@@ -7,6 +7,7 @@ export * from "./assertions.ts";
 export * from "./buggify.ts";
 export * from "./select.ts";
 export * from "./framing.ts";
+export * from "./channel-checks.ts";
 export {
   activeSimulation,
   installSimulationHook,

@@ -60,9 +60,10 @@ export function channelContractSuite(name: string, harness: ChannelHarness): voi
         } catch (e) {
           error = e;
         }
-        return { drained, idle: await idle.join(), closed: ch.closed, isChannelClosed: error instanceof ChannelClosed };
+        return { drained, idle: await idle.join(), closed: ch.closed, isChannelClosed: error instanceof ChannelClosed, message: (error as Error).message };
       });
-      expect(out).toEqual({ drained: [1, 2, undefined], idle: undefined, closed: true, isChannelClosed: true });
+      expect(out).toMatchObject({ drained: [1, 2, undefined], idle: undefined, closed: true, isChannelClosed: true });
+      expect(out.message).toMatch(/send on channel 'c' after close\(\)/);
     });
 
     it("refuses undefined values and empty names with TypeErrors", async () => {
@@ -72,12 +73,15 @@ export function channelContractSuite(name: string, harness: ChannelHarness): voi
           try {
             attempt();
           } catch (e) {
-            errors.push((e as Error).name);
+            errors.push(`${(e as Error).name}: ${(e as Error).message}`);
           }
         }
         return { errors, size: task.channel<unknown>("x").size };
       });
-      expect(out).toEqual({ errors: ["TypeError", "TypeError"], size: 0 });
+      expect(out.size).toBe(0);
+      expect(out.errors).toHaveLength(2);
+      expect(out.errors[0]).toMatch(/^TypeError: send\(undefined\) on channel 'x'.*send null or a wrapper object/);
+      expect(out.errors[1]).toMatch(/^TypeError: a channel needs a non-empty string name/);
     });
 
     it("recv({ timeoutMs }) gives up with TimeoutError and leaves the line: the value goes to the next receiver", async () => {

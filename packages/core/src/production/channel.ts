@@ -7,6 +7,7 @@
  * aborted while it waits in `recv` stops there, like on any other scoped operation. Invariant:
  * values are only queued while nobody waits, and receivers only wait while no value is queued.
  */
+import { checkChannelName, checkRecvTimeoutMs, checkSendable } from "../channel-checks.ts";
 import { ChannelClosed, TimeoutError } from "../errors.ts";
 import type { Channel, RecvOptions } from "../providers.ts";
 import { never, type Halt } from "./halt.ts";
@@ -34,9 +35,7 @@ export class ChannelRegistry {
 
   /** A view of channel `name` whose `recv` stops (never settles) once `halt` has stopped. */
   channel<T>(name: string, halt?: Halt): Channel<T> {
-    if (typeof name !== "string" || name.length === 0) {
-      throw new TypeError(`a channel needs a non-empty string name, got ${JSON.stringify(name)}`);
-    }
+    checkChannelName(name);
     let state = this.states.get(name);
     if (state === undefined) {
       state = new ChannelState<unknown>();
@@ -65,12 +64,7 @@ export class ProductionChannel<T> implements Channel<T> {
 
   /** Hands `value` to the oldest waiting receiver, or queues it. Never blocks. */
   send(value: T): void {
-    if (value === undefined) {
-      // `recv` resolves `undefined` for "closed and drained", so a sent `undefined` would read as that.
-      throw new TypeError(
-        `send(undefined) on channel '${this.name}': undefined is reserved for "closed and drained"; send null or a wrapper object instead`,
-      );
-    }
+    checkSendable(this.name, value);
     const state = this.state;
     if (state.closed) throw new ChannelClosed(this.name);
     const waiter = state.waiters.shift();
@@ -91,9 +85,7 @@ export class ProductionChannel<T> implements Channel<T> {
    */
   recv(options?: RecvOptions): Promise<T | undefined> {
     const timeoutMs = options?.timeoutMs;
-    if (timeoutMs !== undefined && !(Number.isFinite(timeoutMs) && timeoutMs >= 0)) {
-      throw new RangeError(`recv({ timeoutMs }) on channel '${this.name}': timeoutMs must be a finite number of milliseconds >= 0, got ${String(timeoutMs)}`);
-    }
+    if (timeoutMs !== undefined) checkRecvTimeoutMs(this.name, timeoutMs);
     const signal = options?.signal;
     const halt = this.halt;
     if (halt?.halted) return never();

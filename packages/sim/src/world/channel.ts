@@ -15,7 +15,7 @@
  * A receiver that gives up (`timeoutMs`, `signal`) is rejected and so no longer pending: the
  * hand-offs skip it, and the value it would have taken goes to the next receiver.
  */
-import { ChannelClosed, TimeoutError, type Channel, type RecvOptions } from "@moonpool/core";
+import { ChannelClosed, TimeoutError, checkChannelName, checkRecvTimeoutMs, checkSendable, type Channel, type RecvOptions } from "@moonpool/core";
 import { Incarnation, never, type PendingOp } from "../engine/incarnation.ts";
 import { msToUs } from "../engine/engine.ts";
 import { EventTag, type World } from "./world.ts";
@@ -83,14 +83,6 @@ function expireRecv(op: PendingOp<unknown>, timeoutMs: number): void {
   Incarnation.reject(op, new TimeoutError(timeoutMs));
 }
 
-function validTimeoutUs(timeoutMs: number, channelName: string): number {
-  try {
-    return msToUs(timeoutMs);
-  } catch {
-    throw new RangeError(`recv({ timeoutMs }) on channel '${channelName}': timeoutMs must be a finite number of milliseconds >= 0, got ${String(timeoutMs)}`);
-  }
-}
-
 /** Rejects `op` with the signal's reason when it aborts; the listener goes once `op` settles. */
 function watchSignal(op: PendingOp<unknown>, signal: AbortSignal): void {
   const onAbort = (): void => {
@@ -128,9 +120,7 @@ export class SimChannel<T> implements Channel<T> {
     private readonly scope: ActorScope,
     name: string,
   ) {
-    if (typeof name !== "string" || name.length === 0) {
-      throw new TypeError(`a channel needs a non-empty string name, got ${JSON.stringify(name)}`);
-    }
+    checkChannelName(name);
     this.queue = queueFor(scope, name);
   }
 
@@ -148,9 +138,7 @@ export class SimChannel<T> implements Channel<T> {
 
   send(value: T): void {
     const queue = this.queue;
-    if (value === undefined) {
-      throw new TypeError(`send(undefined) on channel '${queue.name}': undefined is what recv() returns once the channel is closed and drained; send null or a wrapper object instead`);
-    }
+    checkSendable(queue.name, value);
     if (queue.closed) throw new ChannelClosed(queue.name);
     queue.values.push(value);
     queue.ensureWakes();
@@ -160,7 +148,8 @@ export class SimChannel<T> implements Channel<T> {
     const scope = this.scope;
     const queue = this.queue;
     const task = scope.taskState;
-    const timeoutUs = options?.timeoutMs === undefined ? undefined : validTimeoutUs(options.timeoutMs, queue.name);
+    const timeoutMs = options?.timeoutMs;
+    if (timeoutMs !== undefined) checkRecvTimeoutMs(queue.name, timeoutMs);
     const signal = options?.signal;
     if (!scope.incarnation.alive || (task !== null && !task.alive)) return never();
     if (signal?.aborted) return Promise.reject(signal.reason);
@@ -174,9 +163,7 @@ export class SimChannel<T> implements Channel<T> {
     if (op === null) return never();
     queue.waiters.push(op as PendingOp<unknown>);
     queue.ensureWakes();
-    if (timeoutUs !== undefined) {
-      scope.world.engine.schedule(timeoutUs, expireRecv, op, EventTag.timer, scope.incarnation, options!.timeoutMs);
-    }
+    if (timeoutMs !== undefined) scope.world.engine.schedule(msToUs(timeoutMs), expireRecv, op, EventTag.timer, scope.incarnation, timeoutMs);
     if (signal !== undefined) watchSignal(op as PendingOp<unknown>, signal);
     return op.promise;
   }
