@@ -75,22 +75,17 @@ const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
  * step, and a read-only startup file is the user's call. Everything asynchronous, and every
  * synchronous write, is guarded.
  */
+/** Name lookups, the same in `node:dns` and `node:dns/promises`. */
+const DNS_QUERIES = ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny", "resolveCname", "resolveMx", "resolveNs", "resolveSrv", "resolveTxt", "reverse"];
+
 const IO_ENTRY_POINTS: readonly { readonly module: string; readonly name: GuardedGlobal; readonly functions: readonly string[] }[] = [
   { module: "node:net", name: "net", functions: ["connect", "createConnection", "createServer"] },
   { module: "node:tls", name: "tls", functions: ["connect", "createServer"] },
   { module: "node:http", name: "http", functions: ["request", "get", "createServer"] },
   { module: "node:https", name: "http", functions: ["request", "get", "createServer"] },
   { module: "node:dgram", name: "dgram", functions: ["createSocket"] },
-  {
-    module: "node:dns",
-    name: "dns",
-    functions: ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny", "resolveCname", "resolveMx", "resolveNs", "resolveSrv", "resolveTxt", "reverse"],
-  },
-  {
-    module: "node:dns/promises",
-    name: "dns",
-    functions: ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny", "resolveCname", "resolveMx", "resolveNs", "resolveSrv", "resolveTxt", "reverse"],
-  },
+  { module: "node:dns", name: "dns", functions: DNS_QUERIES },
+  { module: "node:dns/promises", name: "dns", functions: DNS_QUERIES },
   {
     module: "node:fs",
     name: "fs",

@@ -75,10 +75,6 @@ const CONSOLE_LEVEL: Readonly<Record<string, TraceLevel>> = {
 // Phase conditions are checked before every step: module-level predicates, no closure per check.
 const isSetupDone = (w: WorkloadSlot): boolean => w.setupDone;
 const isRunDone = (w: WorkloadSlot): boolean => w.runDone;
-function everyWorkload(slots: readonly WorkloadSlot[], done: (w: WorkloadSlot) => boolean): boolean {
-  for (let i = 0; i < slots.length; i++) if (!done(slots[i]!)) return false;
-  return true;
-}
 
 export class SeedSession {
   readonly world: World;
@@ -364,14 +360,14 @@ export class SeedSession {
 
     // Setup: concurrently, then a barrier. A failed setup skips run and check.
     for (const w of this.workloads) this.startPhase("setup", w);
-    const setupOk = await this.phase("setup", () => everyWorkload(this.workloads, isSetupDone), this.config.runTimeBudgetMs, () => this.workloads.filter((w) => !w.setupDone));
+    const setupOk = await this.phase("setup", () => this.workloads.every(isSetupDone), this.config.runTimeBudgetMs, () => this.workloads.filter((w) => !w.setupDone));
     const setupFailed = this.failures.some((f) => f.kind === "setup");
 
     let runOk = false;
     if (setupOk && !setupFailed) {
       this.chaosWindow.start(this.chaosRecord!.attrition);
       for (const w of this.workloads) this.startPhase("run", w);
-      runOk = await this.phase("run", () => everyWorkload(this.workloads, isRunDone), this.config.runTimeBudgetMs, () => this.workloads.filter((w) => !w.runDone));
+      runOk = await this.phase("run", () => this.workloads.every(isRunDone), this.config.runTimeBudgetMs, () => this.workloads.filter((w) => !w.runDone));
     }
 
     // No chaos outlives the run phase: injector stopped, chaos events dropped, faults off, and

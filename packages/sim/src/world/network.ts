@@ -261,7 +261,7 @@ export class SimConnection implements Connection {
     this.pendingRead = null;
     // A read that was rejected (graceful shutdown) or dropped no longer waits: what arrived stays
     // buffered for the next read instead of going to a promise nobody awaits.
-    if (!op.linked) return;
+    if (!isPending(op)) return;
     if (this.reset) Incarnation.reject(op, this.resetError());
     else if (this.readClogUntilUs > this.net.world.engine.nowUs) this.pendingRead = op; // the clog's end wakes it
     else if (this.inboxBytes > 0) Incarnation.resolve(op, this.takeReadable());
