@@ -64,8 +64,8 @@ export class FramedConnection {
 
   private takeFrame(): Uint8Array | undefined {
     if (this.bufferedBytes < this.neededBytes) return undefined;
-    const header = this.peek(FRAME_HEADER_BYTES);
-    const length = new DataView(header.buffer, header.byteOffset, FRAME_HEADER_BYTES).getUint32(0, true);
+    // The little-endian length, read in place wherever the chunk boundaries fall.
+    const length = (this.byteAt(0) | (this.byteAt(1) << 8) | (this.byteAt(2) << 16) | (this.byteAt(3) << 24)) >>> 0;
     if (length > this.maxFrameBytes) {
       throw new IoError("EMSGSIZE", `incoming frame of ${length} bytes exceeds maxFrameBytes ${this.maxFrameBytes}`);
     }
@@ -78,18 +78,13 @@ export class FramedConnection {
     return this.take(length);
   }
 
-  /** The first `count` buffered bytes (a view when they sit in one chunk, else a copy), left buffered. */
-  private peek(count: number): Uint8Array {
-    const first = this.chunks[0]!;
-    if (first.length >= count) return first.subarray(0, count);
-    const out = new Uint8Array(count);
-    let at = 0;
-    for (let i = 0; at < count; i++) {
-      const part = this.chunks[i]!.subarray(0, count - at);
-      out.set(part, at);
-      at += part.length;
+  /** The buffered byte at `index` (which must be buffered). */
+  private byteAt(index: number): number {
+    for (const chunk of this.chunks) {
+      if (index < chunk.length) return chunk[index]!;
+      index -= chunk.length;
     }
-    return out;
+    throw new RangeError(`byte ${index} is not buffered`);
   }
 
   private skip(count: number): void {
