@@ -388,7 +388,7 @@ describe("assertSometimesAll", () => {
     expect(table.endSeed()).toHaveLength(1);
   });
 
-  it("partial truth is never PASS (spec fix of the Rust frontier > 0 rule)", () => {
+  it("partial truth is never PASS (a frontier above 0 is not completion)", () => {
     const table = new AssertionTable();
     const { violations } = seeded(table);
     table.sometimesAll(msg, { a: true, b: false });

@@ -72,7 +72,7 @@ describe("storage latency formula", () => {
     expect(transferUs(4096, 2_000, 4_000_000)).toBe(1_524);
   });
 
-  it("the baseline draws base latencies uniformly from moonpool's ranges", async () => {
+  it("the baseline draws base latencies uniformly from the default ranges", async () => {
     const world = hashedWorld(2, DEFAULT_STORAGE_CONFIG);
     const { scope } = boot(world);
     const samples = await runActor(world, async () => {

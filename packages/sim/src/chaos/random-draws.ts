@@ -1,5 +1,5 @@
 /**
- * Drawing randomized configurations (inventory §9.3, §10.2): integer ranges scaled to a unit,
+ * Drawing randomized network and storage configurations: integer ranges scaled to a unit,
  * ranges whose two bounds are both drawn, and the one-third-each mix of latency shapes that the
  * network and storage share.
  */

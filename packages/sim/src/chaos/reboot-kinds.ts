@@ -12,9 +12,9 @@ export const REBOOT_KINDS: readonly RebootKind[] = ["graceful", "crash", "crashA
 /** A delay in whole simulated milliseconds: fixed, or `[minMs, maxMs]` (both inclusive) drawn per reboot from the sim stream. */
 export type DelayRangeMs = number | readonly [minMs: number, maxMs: number];
 
-/** Time from the kill to the restart when none is given (moonpool: 1000..10000 ms). */
+/** Time from the kill to the restart when none is given: 1000..10000 ms. */
 export const DEFAULT_RECOVERY_DELAY_MS: readonly [number, number] = Object.freeze([1_000, 10_000] as const);
-/** Time from the shutdown signal to the kill when none is given (moonpool: 2000..5000 ms). */
+/** Time from the shutdown signal to the kill when none is given: 2000..5000 ms. */
 export const DEFAULT_GRACE_PERIOD_MS: readonly [number, number] = Object.freeze([2_000, 5_000] as const);
 
 /** The `sim_fault` kinds of the process lifecycle (storage adds `storage_crash` / `storage_wipe`). */

@@ -1,5 +1,5 @@
 /**
- * The replay-from-start explorer (DESIGN.md "Exploration without fork()"). For each root seed:
+ * The replay-from-start explorer (docs/decisions.md D13). For each root seed:
  * run the root timeline, turn its discoveries into frontier entries, then repeatedly take the
  * frontier's best entry and run `branchingFactor` continuations of it — each replays the prefix
  * from the start and reseeds the `sim` stream at the entry's draw coordinate — until the root

@@ -38,7 +38,7 @@ import {
 } from "./reboot.ts";
 import type { Topology } from "./topology.ts";
 
-/** How long a partition lasts when no duration is given (moonpool: one hour; the cutoff heals it earlier). */
+/** How long a partition lasts when no duration is given: one hour (the chaos cutoff heals it earlier). */
 export const DEFAULT_MANUAL_PARTITION_MS = 3_600_000;
 
 export interface FaultInjector {

@@ -1,5 +1,5 @@
 /**
- * Process reboots (inventory §3, §5): how a process goes down and comes back, for the fault
+ * Process reboots: how a process goes down and comes back, for the fault
  * injectors (`FaultContext.reboot*`) and the built-in attrition.
  *
  * - `"graceful"`: the process's `ctx.shutdown` aborts and its abortable waits (sleeps, reads,
@@ -11,14 +11,13 @@
  *   writes survive, as they do when a process exits and the OS stays up).
  * - `"crash"`: at once. The incarnation stops at the await it is suspended on (nothing after it
  *   runs, no `finally`), every connection and listener it owned is reset, and its machine loses
- *   power (`world.storage.crash(ip)`). moonpool left the task running until the restart
- *   (inventory quirk 3); here it is dead at once.
+ *   power (`world.storage.crash(ip)`). It is dead at once, as a crashed machine runs nothing.
  * - `"crashAndWipe"`: a crash, then every file of its IP is deleted (`world.storage.wipe(ip)`).
  *
  * Either way the process restarts after the recovery delay (`process_restart`) as a fresh
  * instance from its factory with a new incarnation (same IP, same files). From the reboot until
  * the restart it counts as dead (`deadCount`). A reboot of a process that is already dead is
- * ignored, traced (`reboot_ignored`) and counted (moonpool double-counted it, quirk 4).
+ * ignored, traced (`reboot_ignored`) and counted, so `deadCount` never counts one process twice.
  *
  * Every step is a `sim_fault` event (`PROCESS_FAULT_KINDS`), so timing invariants can be checked
  * on the trace: `force_kill - graceful_shutdown == gracePeriodMs`, `restart - force_kill` (graceful)

@@ -1,5 +1,5 @@
 /**
- * The campaign report (inventory §15 in camelCase): counts, per-seed metrics, assertion details
+ * The campaign report: counts, per-seed metrics, assertion details
  * with PASS/FAIL/MISS, violations, coverage gaps, buckets, saturation. `print()` writes the
  * readable summary to stderr, `toJSON()` the versioned schema, `assertPassed()` throws with the
  * summary in any test runner.
@@ -69,7 +69,7 @@ export class SimulationReport {
   readonly iterations: number;
   readonly successfulRuns: number;
   readonly failedRuns: number;
-  /** Summed over successful seeds only (inventory §15.1). */
+  /** Summed over successful seeds only. */
   readonly metrics: CampaignMetrics;
   /** Every seed in run order with its metrics, trace hash and failures. */
   readonly seeds: readonly SeedResult[];
@@ -193,7 +193,7 @@ export class SimulationReport {
   /**
    * Throws `SimulationFailed` with the report when a seed failed or a safety assertion was
    * violated. With `{ strictCoverage: true }` also on coverage gaps and convergence timeout
-   * (the spec's CI policy for campaigns that establish coverage).
+   * (the CI policy for campaigns that establish coverage).
    */
   assertPassed(options: { strictCoverage?: boolean } = {}): void {
     const coverageFailed = options.strictCoverage === true && (this.coverageViolations.length > 0 || this.convergenceTimeout);

@@ -1,8 +1,8 @@
 /** The bounds of the assertion table: every table is finite and reports what it had to drop. */
 
-/** Distinct assertion messages tracked per campaign (spec doc 000: 2048). Later sites are dropped and counted. */
+/** Distinct assertion messages tracked per campaign. Later sites are dropped and counted. */
 export const MAX_ASSERTION_SITES = 2048;
-/** `assertSometimesEach` buckets tracked per campaign, across all sites (spec: 256). */
+/** `assertSometimesEach` buckets tracked per campaign, across all sites. */
 export const MAX_EACH_BUCKETS = 256;
 /** Identity values retained for display per bucket; further values still change the bucket hash. */
 export const MAX_EACH_KEYS = 6;

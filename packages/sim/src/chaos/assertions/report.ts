@@ -58,7 +58,7 @@ export function bucketSummaries(store: TableStore): BucketSiteSummary[] {
   return out.sort((a, b) => b.totalHits - a.totalHits);
 }
 
-/** `{ totalChecks, successes }` per message (each-sites excluded), like Rust's `assertion_results`. */
+/** `{ totalChecks, successes }` per message (each-sites excluded). */
 export function results(store: TableStore): Record<string, AssertionStats> {
   const out = Object.create(null) as Record<string, AssertionStats>;
   for (const site of store.sites.values()) {
@@ -69,7 +69,10 @@ export function results(store: TableStore): Record<string, AssertionStats> {
   return out;
 }
 
-/** Contract validation (inventory §12.3, with the spec's sometimesAll completion rule). */
+/**
+ * Contract validation: always-family failures, reached unreachables and misuse are safety
+ * violations; sometimes-family sites never met (sometimesAll: never all true together) are coverage gaps.
+ */
 export function validateContracts(store: TableStore, maxSites: number): ContractViolations {
   const assertionViolations: string[] = [];
   const coverageViolations: string[] = [];

@@ -7,7 +7,7 @@
  * neither are the discovery latches (a static boolean guides only the first seed that reaches it;
  * watermarks, frontiers and buckets let later seeds keep contributing).
  *
- * Semantics follow the spec rather than the Rust snapshot:
+ * Semantics (docs/departures.md, rows 4-8, says why they are so):
  * - numeric guidance tracks the distance `left - right` (gt/ge maximise, lt/le minimise) and the
  *   report shows the left operand at the best distance, so a dynamic threshold that grows with
  *   the value is not progress;
@@ -132,7 +132,7 @@ export class AssertionTable {
         }
         return;
       case "unreachable":
-        // pass_count = times reached, as in the Rust table.
+        // passCount = times reached: the report shows how often the unreachable was reached.
         site.passCount++;
         this.violation(site, `assertUnreachable(${JSON.stringify(message)}) was reached${formatDetails(details ?? null)}`, details ?? null);
         return;

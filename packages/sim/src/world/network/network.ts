@@ -1,6 +1,6 @@
 /**
  * The simulated network: TCP-like, deterministic byte streams between actors' IPs, and every
- * network fault family of moonpool §9 applied according to `SimNetwork.config` (a bare world
+ * network fault family (docs/fault-catalogue.md) applied according to `SimNetwork.config` (a bare world
  * has none; the runner installs the seed's configuration).
  *
  * Model:
@@ -71,7 +71,7 @@ export const EPHEMERAL_PORT_FIRST = 40_000;
 export const EPHEMERAL_PORT_LAST = 65_535;
 /** Minimum gap between two deliveries on one direction, in µs: keeps each direction FIFO. */
 export const FIFO_SPACING_US = 1;
-/** A silent random close closes the peer's receiving side when its draw is below this (moonpool: 0.66). */
+/** A silent random close closes the peer's receiving side when its draw is below this. */
 export const RANDOM_CLOSE_PEER_RECV_BELOW = 0.66;
 /** ... and the local sending side when the same draw is above this (0.33): a third of the time both. */
 export const RANDOM_CLOSE_LOCAL_SEND_ABOVE = 0.33;

@@ -6,8 +6,7 @@ import type { SimNetwork } from "./network.ts";
 
 /**
  * Marks a simulated connection (both ends) stable: exempt from clogs, random close, bit flips
- * and partial I/O, like moonpool's `mark_connection_stable` (for links the system under test
- * treats as infrastructure). Latency and partitions still apply.
+ * and partial I/O (for links the system under test treats as infrastructure). Latency and partitions still apply.
  */
 export function markConnectionStable(conn: Connection): void {
   if (!(conn instanceof SimConnection)) {

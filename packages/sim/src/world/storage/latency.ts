@@ -1,5 +1,5 @@
 /**
- * How long a storage operation takes (inventory §10.1, FoundationDB's formula):
+ * How long a storage operation takes (FoundationDB's formula):
  *
  *   read/write:  base sample + 1e6 / iops + sizeBytes * 1e6 / bandwidth   (µs)
  *   sync:        sync sample
