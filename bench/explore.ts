@@ -10,7 +10,7 @@
  * (each root its own run(), so each pays its pool's start-up: threads, tsx, module loading),
  * timelines per second of each; the two explorations must be identical.
  */
-import { SimulationBuilder, type SimulationReport } from "../packages/sim/src/index.ts";
+import type { SimulationBuilder, SimulationReport } from "../packages/sim/src/index.ts";
 import { mazeSimulation } from "../examples/maze/maze.ts";
 import { availableParallelism } from "node:os";
 import { dungeonSimulation } from "../examples/dungeon/dungeon.ts";

@@ -11,7 +11,6 @@ import {
   applyStorageKnobs,
   describeStorageChaos,
   describeStorageConfig,
-  drawStorageSwarmMask,
   enabledStorageFamilies,
   installStorageChaos,
   randomStorageConfig,

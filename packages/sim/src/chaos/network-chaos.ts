@@ -22,7 +22,6 @@ import {
   NETWORK_FAULT_KINDS,
   NETWORK_NO_FAULTS,
   PARTITION_STRATEGIES,
-  uniform,
   BASELINE_LATENCY_SHAPES,
   type NetworkConfig,
   type RangeUs,

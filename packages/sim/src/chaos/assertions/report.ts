@@ -48,7 +48,9 @@ export function bucketSummaries(store: TableStore): BucketSiteSummary[] {
       let bestQuality: Record<string, number> | null = null;
       if (bucket.bestQuality !== null) {
         bestQuality = {};
-        bucket.bestQualityKeys!.forEach((key, i) => (bestQuality![key] = bucket.bestQuality![i]!));
+        bucket.bestQualityKeys!.forEach((key, i) => {
+          bestQuality![key] = bucket.bestQuality![i]!;
+        });
       }
       buckets.push({ identity: bucket.identity, hits: bucket.hits, bestQuality });
     }
