@@ -1,5 +1,6 @@
 export * from "./errors.ts";
 export * from "./trace.ts";
+export * from "./metrics.ts";
 export * from "./providers.ts";
 export * from "./task-handle.ts";
 export * from "./storage.ts";

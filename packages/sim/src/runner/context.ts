@@ -1,5 +1,6 @@
 /** The `SimContext` handed to processes and workloads: an actor scope plus topology and state. */
 import type { Incarnation } from "../engine/incarnation.ts";
+import { MetricQuery } from "../world/metrics/query.ts";
 import { ActorScope } from "../world/scope.ts";
 import type { ProcessClock } from "../world/time.ts";
 import type { World } from "../world/world.ts";
@@ -23,5 +24,9 @@ export class SimContextImpl extends ActorScope implements SimContext {
 
   get shutdown(): AbortSignal {
     return this.incarnation.shutdown;
+  }
+
+  get metricQuery(): MetricQuery {
+    return new MetricQuery(this.world.metrics);
   }
 }

@@ -9,6 +9,7 @@ import type { Incarnation } from "../engine/incarnation.ts";
 import { SIM_FAULT_EVENT_NAME, TraceLog } from "./trace-log.ts";
 import { SimNetwork } from "./network.ts";
 import { SimStorage } from "./storage/storage.ts";
+import { SimMetricStore } from "./metrics/store.ts";
 
 /** Event tags mixed into the trace hash, one per event kind. */
 export const EventTag = {
@@ -34,6 +35,8 @@ export class World {
   readonly network: SimNetwork;
   /** The disks of every IP (files survive reboots of their IP's process). */
   readonly storage: SimStorage;
+  /** Every metric sample recorded by simulated processes, on simulated time. */
+  readonly metrics: SimMetricStore;
 
   constructor(options: WorldOptions) {
     this.engine = new Engine(options.seed, options.mode ?? "fast");
@@ -51,6 +54,7 @@ export class World {
     };
     this.network = new SimNetwork(this);
     this.storage = new SimStorage(this);
+    this.metrics = new SimMetricStore(() => engine.nowUs / 1000);
   }
 
   /**
