@@ -5,14 +5,10 @@
 import type { CheckResult, PartResult } from "./checker.ts";
 import type { OpInput, Operation } from "./history.ts";
 import type { Model } from "./model.ts";
+import { describeOp } from "./models.ts";
 
 function defaultDescribe(input: unknown, output: unknown): string {
-  const i = input as Partial<OpInput>;
-  if (typeof i?.f === "string") {
-    const key = i.key === undefined ? "" : ` ${i.key}`;
-    const arg = i.value === undefined || i.value === null ? "" : ` ${JSON.stringify(i.value)}`;
-    return `${i.f}${key}${arg} → ${output === undefined ? "?" : JSON.stringify(output)}`;
-  }
+  if (typeof (input as Partial<OpInput> | null)?.f === "string") return describeOp(input as OpInput, output);
   return `${JSON.stringify(input)} → ${output === undefined ? "?" : JSON.stringify(output)}`;
 }
 

@@ -25,7 +25,11 @@ export function parseKnossosHistory(text: string, options: KnossosImportOptions 
   // A history log cut off mid-record keeps its complete records, as Knossos' own reader does.
   const forms = parseEdn(text, { onTruncated: options.onTruncated ?? (() => {}) });
   // A file is one vector/list of maps, or a sequence of maps.
-  const events = forms.length === 1 && Array.isArray(forms[0]) ? (forms[0] as EdnValue[]) : forms;
+  return knossosHistoryFromRecords(forms.length === 1 && Array.isArray(forms[0]) ? (forms[0] as EdnValue[]) : forms);
+}
+
+/** The same import from already parsed records (e.g. a JSON export of a Jepsen history). */
+export function knossosHistoryFromRecords(events: readonly unknown[]): Operation<OpInput, unknown>[] {
   const open = new Map<string, Open>();
   const ops: Omit<Operation<OpInput, unknown>, "id">[] = [];
   const crash = (o: Open) =>
@@ -34,7 +38,7 @@ export function parseKnossosHistory(text: string, options: KnossosImportOptions 
     if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
       throw new HistoryError(`history entry ${index} is not a map: ${JSON.stringify(raw)}`);
     }
-    const e = raw as Record<string, EdnValue>;
+    const e = raw as Record<string, unknown>;
     const process = String(e.process);
     if (process === "nemesis") return;
     const type = e.type;
@@ -55,7 +59,7 @@ export function parseKnossosHistory(text: string, options: KnossosImportOptions 
     if (type === "fail") return;
     if (type === "info") return void crash(call);
     if (type !== "ok") throw new HistoryError(`history entry ${index}: unknown :type ${JSON.stringify(type)}`);
-    const value = e.value ?? null;
+    const value = (e.value ?? null) as unknown;
     const isRead = f === "read";
     ops.push({
       client: process,

@@ -18,10 +18,11 @@ function unknownFunction(model: string, f: string, allowed: string): never {
   throw new Error(`${model} model: unknown operation ${JSON.stringify(f)}; use one of ${allowed}`);
 }
 
-function describeOp(input: Op, output: unknown): string {
-  const arg = input.value === undefined ? "" : ` ${JSON.stringify(input.value)}`;
+/** `f key value → output`; `?` for an unknown outcome, `ok` for a plain acknowledgement. */
+export function describeOp(input: Op, output: unknown): string {
+  const arg = input.value === undefined || input.value === null ? "" : ` ${JSON.stringify(input.value)}`;
   const key = input.key === undefined ? "" : ` ${input.key}`;
-  const out = output === undefined ? "?" : JSON.stringify(output);
+  const out = output === undefined ? "?" : output === true ? "ok" : JSON.stringify(output);
   return `${input.f}${key}${arg} → ${out}`;
 }
 
