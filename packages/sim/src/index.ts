@@ -95,6 +95,8 @@ export {
   type StorageConfig,
 } from "./world/storage/index.ts";
 export { DEFAULT_LINK_LATENCY, DOMAIN_LEVELS, type DomainLevel, type Locality, type LocalityConfig, type LinkLatencyConfig, type LinkDistance, type RangeMs } from "./runner/locality.ts";
+// Histories and the linearizability checker.
+export * from "./linearizability/index.ts";
 // The `moonpool` command's file API: what *.sim.ts files and moonpool.config.ts export.
 export { defineSimulation, defineConfig, isSimulationDefinition, type SimulationDefinition, type SimulationSpec, type MoonpoolConfig, type ReporterName } from "./cli/define.ts";
 export * from "@moonpool/core";
