@@ -67,7 +67,7 @@ export function checkLinearizability<S, I, O>(
   positive("sliceSteps", options.sliceSteps);
   const started = wallNowMs();
   const search = searchModel(model);
-  const parts = (model.partition ? model.partition(history) : [history]).map((p) => renumber(p));
+  const parts = (model.partition ? model.partition(history) : [history]).map((p) => renumber(model.prune ? model.prune(p) : p));
   const searches = parts.map((ops) => new PartSearch(search, ops));
   const slice = options.sliceSteps ?? DEFAULT_SLICE_STEPS;
   let steps = 0;

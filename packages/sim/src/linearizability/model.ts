@@ -14,6 +14,11 @@ interface ModelCommon<S, I, O> {
   readonly name: string;
   /** Splits a history into independent parts (e.g. by key) that are checked separately. */
   partition?(history: History<I, O>): History<I, O>[];
+  /**
+   * Drops operations that can never change the verdict of a part (for example a crashed write
+   * of a value nobody observed: leaving it out is always at least as good as placing it).
+   */
+  prune?(part: History<I, O>): History<I, O>;
   /** A state's identity for memoisation; default `JSON.stringify`. Equal states must hash equal. */
   hash?(state: S): string | number;
   /** Confirms equality of two states with equal hashes; default: equal hashes are equal states. */

@@ -26,6 +26,28 @@ export function describeOp(input: Op, output: unknown): string {
   return `${input.f}${key}${arg} → ${out}`;
 }
 
+/**
+ * Drops crashed writes whose value no other operation of the part mentions. Such a write never
+ * has to take effect, and taking effect could only make reads of the earlier value impossible,
+ * so the verdict is the same without it and the search no longer tries it at every position.
+ */
+function pruneUnobservedCrashedWrites<I extends Op, O>(writes: readonly string[]) {
+  return (part: History<I, O>): History<I, O> => {
+    const mentioned = new Set<string>();
+    for (const op of part) {
+      if (op.crashed && writes.includes(op.input.f)) continue;
+      if (op.input.value !== undefined) collect(op.input.value, mentioned);
+      if (op.output !== undefined) collect(op.output, mentioned);
+    }
+    return part.filter((op) => !(op.crashed && writes.includes(op.input.f) && !mentioned.has(JSON.stringify(op.input.value))));
+  };
+}
+
+function collect(value: unknown, into: Set<string>): void {
+  into.add(JSON.stringify(value));
+  if (Array.isArray(value)) for (const v of value) collect(v, into);
+}
+
 /** Read/write register. `read` → output value; `write value`. */
 export function registerModel(initial: unknown = null): DeterministicModel<unknown, Op, unknown> {
   return {
@@ -36,6 +58,7 @@ export function registerModel(initial: unknown = null): DeterministicModel<unkno
       if (input.f === "write") return yes(input.value);
       return unknownFunction("register", input.f, "read, write");
     },
+    prune: pruneUnobservedCrashedWrites(["write"]),
     describe: describeOp,
   };
 }
@@ -59,6 +82,7 @@ export function casRegisterModel(initial: unknown = null): DeterministicModel<un
       }
       return unknownFunction("cas-register", input.f, "read, write, cas");
     },
+    prune: pruneUnobservedCrashedWrites(["write"]),
     describe: describeOp,
   };
 }
@@ -99,6 +123,8 @@ export function kvModel(): DeterministicModel<KvState, Op, unknown> {
       return unknownFunction("kv", input.f, "get, put, append");
     },
     partition: partitionByKey,
+    // Only puts: an append's effect is seen inside later values, never as its own value.
+    prune: pruneUnobservedCrashedWrites(["put"]),
     hash: (s) => JSON.stringify(Object.keys(s).sort().map((k) => [k, s[k]])),
     describe: describeOp,
   };
