@@ -80,7 +80,12 @@ export class KvWorkload implements Workload {
     const ops = this.history.history();
     const result = checkLinearizability(kvModel(), ops, { maxSteps: CHECK_MAX_STEPS });
     ctx.trace.info("linearizability_checked", { verdict: result.verdict, operations: ops.length, steps: result.steps });
-    if (result.verdict === "illegal") ctx.trace.error("linearizability_violation", { explanation: explainCheck(kvModel(), result) });
+    if (result.verdict === "illegal") {
+      // One event per line, so a replay prints the explanation readably.
+      explainCheck(kvModel(), result)
+        .split("\n")
+        .forEach((text, line) => ctx.trace.error("linearizability_violation", { line, text }));
+    }
     assertSometimes(ops.length >= 20, "a seed checked at least 20 operations");
     const part = result.illegalPart === undefined ? undefined : result.parts[result.illegalPart];
     const stuck = part?.longest === undefined ? undefined : part.operations[part.longest.stuckOp];

@@ -14,7 +14,9 @@ function defaultDescribe(input: unknown, output: unknown): string {
 
 /** One line for an operation: client, what it did and got, and its place in the history. */
 export function describeOperation<I, O>(model: Pick<Model<unknown, I, O>, "describe">, op: Operation<I, O>): string {
-  const what = model.describe ? model.describe(op.input, op.output) : defaultDescribe(op.input, op.output);
+  let what = model.describe ? model.describe(op.input, op.output) : defaultDescribe(op.input, op.output);
+  // A completed operation without a result (a write's acknowledgement) is not an unknown one.
+  if (!op.crashed && op.output === undefined) what = what.replace(/→ \?$/, "→ ok");
   const span = op.crashed ? `from event ${op.callIndex}, crashed` : `events ${op.callIndex}–${op.returnIndex}`;
   return `${op.client}: ${what} (${span})`;
 }
