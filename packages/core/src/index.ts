@@ -19,3 +19,4 @@ export {
   type EachValue,
 } from "./hook.ts";
 export * from "./production/index.ts";
+export * from "./transport/index.ts";
