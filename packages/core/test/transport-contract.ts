@@ -244,6 +244,51 @@ export function transportContractSuite(name: string, harness: TransportHarness):
       expect(out).toEqual({ reply: { kind: 2, id: 77, body: { total: 42 } }, closed: true });
     });
 
+    it("a connection that breaks after the request left: MaybeDelivered at most once, a re-send at least once", async () => {
+      const out = await harness.run(async (server, client, listenAddr) => {
+        // A raw server: the first connection reads one request and hangs up without answering;
+        // later ones answer every request (`total` = how many requests it read in all).
+        const listener = await server.network.bind(listenAddr);
+        let requestsSeen = 0;
+        const serving = server.task.spawn("raw-server", async () => {
+          for (let n = 0; n < 3; n++) {
+            const conn = await listener.accept();
+            const decoder = new WireDecoder();
+            for (;;) {
+              const chunk = await conn.read();
+              if (chunk === null) break;
+              decoder.push(chunk);
+              let frame = decoder.next();
+              for (; frame !== undefined; frame = decoder.next()) {
+                requestsSeen += 1;
+                const id = new DataView(frame.payload.buffer, frame.payload.byteOffset).getUint32(1, true);
+                if (n === 0 || (n === 1 && requestsSeen === 2)) continue;
+                const body = jsonCodec.encode({ total: requestsSeen });
+                const reply = new Uint8Array(5 + body.length);
+                reply[0] = 2;
+                new DataView(reply.buffer).setUint32(1, id, true);
+                reply.set(body, 5);
+                await conn.write(encodeWireFrame("ffffffffffffffff0000000000000001", reply));
+              }
+              if (n === 0 || (n === 1 && requestsSeen === 2)) break;
+            }
+            await conn.close();
+          }
+        });
+        const ct = new Transport(client, { peer: { initialBackoffMs: 5, maxBackoffMs: 20, pingIntervalMs: 0 } });
+        const counter = ct.stub(CounterService, listener.localAddr);
+        const atMostOnce = await outcome(counter.add.tryGetReply({ by: 1 }));
+        const seenAfterFirst = requestsSeen;
+        // Connection 2 reads this one and hangs up; the transport re-sends it on connection 3.
+        const atLeastOnce = await counter.add.getReply({ by: 1 }, { timeoutMs: 2_000 });
+        await ct.close();
+        await listener.close();
+        await serving;
+        return { atMostOnce, seenAfterFirst, atLeastOnce, requestsSeen };
+      });
+      expect(out).toEqual({ atMostOnce: "MaybeDelivered", seenAfterFirst: 1, atLeastOnce: { total: 3 }, requestsSeen: 3 });
+    });
+
     it("refuses an oversized request before sending it", async () => {
       const out = await harness.run(async (server, client, listenAddr) => {
         const st = new Transport(server);
