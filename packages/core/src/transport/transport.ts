@@ -10,6 +10,8 @@
  *   const { total } = await counter.add.getReply({ by: 1 });
  *
  * A reply travels back over the connection its request came on, so a client needs no listener.
+ * Call `close()` when done: until then peers keep reconnecting and pinging (and, in production,
+ * keep the Node process alive).
  */
 import { InvalidConfiguration, IoError, isAbortError, TimeoutError } from "../errors.ts";
 import type { Listener, Providers } from "../providers.ts";
@@ -68,6 +70,8 @@ interface ServedEndpoint {
 }
 
 interface PendingReply {
+  /** Only this peer's connection carries the answer: a reply id arriving from elsewhere is not ours. */
+  readonly peer: Peer;
   settle(outcome: { ok: true; body: Uint8Array } | { ok: false; error: Error }): void;
 }
 
@@ -245,7 +249,7 @@ export class Transport implements PeerHost {
       case Kind.Error: {
         if (frame.token !== REPLY_TOKEN) return;
         const pending = this.pending.get(envelope.requestId);
-        if (pending === undefined) return; // a late answer to a request that gave up
+        if (pending === undefined || pending.peer !== peer) return; // a late answer to a request that gave up
         if (envelope.kind === Kind.Reply) pending.settle({ ok: true, body: envelope.body });
         else pending.settle({ ok: false, error: errorFromCode(envelope.code, envelope.message, peer.address) });
         return;
@@ -377,6 +381,7 @@ export class Transport implements PeerHost {
         else if (queued === undefined) enqueue(); // re-send on the next connection
       });
       this.pending.set(requestId, {
+        peer,
         settle: (outcome) => {
           if (!outcome.ok) {
             if (outcome.error instanceof BrokenPromise || outcome.error instanceof EndpointNotFound) {
