@@ -36,13 +36,22 @@ const RPC_TIMEOUT_MS = 100;
 
 export type Role = "follower" | "candidate" | "leader";
 
+export interface VoteRequest {
+  readonly term: number;
+  readonly candidate: string;
+}
+
 export interface Election {
-  vote(request: { readonly term: number; readonly candidate: string }): Promise<{ readonly term: number; readonly granted: boolean }>;
+  vote(request: VoteRequest): Promise<{ readonly term: number; readonly granted: boolean }>;
   heartbeat(request: { readonly term: number; readonly leader: string }): Promise<{ readonly term: number }>;
   status(request: null): Promise<{ readonly term: number; readonly role: Role; readonly leader: string | null }>;
 }
 
-export const ElectionService = defineService<Election>("leader-election", { vote: true, heartbeat: true, status: true });
+export const ElectionService = defineService<Election>("leader-election", {
+  vote: true,
+  heartbeat: true,
+  status: true,
+});
 
 export interface ElectionOptions {
   /** Plants a classic bug: a follower that already voted in this term votes again for another candidate. */
@@ -160,12 +169,15 @@ export class ElectionNode {
     );
   }
 
-  private vote(io: Providers, request: { readonly term: number; readonly candidate: string }): { term: number; granted: boolean } {
+  private vote(io: Providers, request: VoteRequest): { term: number; granted: boolean } {
     this.adoptTerm(request.term);
     assertSometimes(this.role === "candidate" && request.term === this.term, "a term had more than one candidate");
     // The rule that makes split brain impossible: one vote per term. The planted bug only
     // checks "did I vote for myself?", so a follower that voted grants a second candidate too.
-    const free = this.options.bug === "vote-twice" ? this.votedFor !== this.me : this.votedFor === null || this.votedFor === request.candidate;
+    const free =
+      this.options.bug === "vote-twice"
+        ? this.votedFor !== this.me
+        : this.votedFor === null || this.votedFor === request.candidate;
     const granted = request.term === this.term && free;
     if (granted) {
       this.votedFor = request.candidate;

@@ -15,7 +15,9 @@ export class ElectionObserver implements Workload {
 
   async run(ctx: SimContext): Promise<void> {
     const transport = new Transport(ctx);
-    const nodes = ctx.topology.ipsInGroup("node").map((ip) => transport.stub(ElectionService, `${ip}:${ELECTION_PORT}`));
+    const nodes = ctx.topology
+      .ipsInGroup("node")
+      .map((ip) => transport.stub(ElectionService, `${ip}:${ELECTION_PORT}`));
     let leaderSeen = false;
     let highestTerm = 0;
     const end = ctx.time.now() + OBSERVATION_MS;

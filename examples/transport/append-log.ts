@@ -97,7 +97,9 @@ export class AppendLogServer {
         await ctx.time.sleep(ctx.random.randomRange(0, 3));
         // The planted bug: an empty block is appended, but its reply is dropped (as code that
         // forgot to answer on one path would). The client gets `BrokenPromise`.
-        if (this.options.bug === "drop-promise" && request.data.length === 0) throw new BrokenPromise("empty block: reply dropped");
+        if (this.options.bug === "drop-promise" && request.data.length === 0) {
+          throw new BrokenPromise("empty block: reply dropped");
+        }
         return { seq, prevHash, hash };
       },
       head: async () => ({ seq: this.seq, hash: this.hash }),

@@ -30,7 +30,8 @@ export class ChainReplayInvariant implements Invariant {
       const hash = need(event.num("hash"), "hash", "append_block");
       const prevHash = need(event.num("prevHash"), "prevHash", "append_block");
       const digest = need(event.num("digest"), "digest", "append_block");
-      assertAlways(seq === this.seq + 1 && prevHash === this.hash, "the server's log is a gapless chain", { seq, expectedSeq: this.seq + 1 });
+      const chained = seq === this.seq + 1 && prevHash === this.hash;
+      assertAlways(chained, "the server's log is a gapless chain", { seq, expectedSeq: this.seq + 1 });
       assertAlways(hash === chainHash(prevHash, seq, digest), "each block's hash replays", { seq });
       this.seq = seq;
       this.hash = hash;
@@ -38,7 +39,9 @@ export class ChainReplayInvariant implements Invariant {
       const key = `${event.num("client")}:${event.num("op")}`;
       const runs = (this.runs.get(key) ?? 0) + 1;
       this.runs.set(key, runs);
-      if (event.str("mode") === "at-most-once") assertAlways(runs === 1, "an at-most-once append runs at most once", { request: key, runs });
+      if (event.str("mode") === "at-most-once") {
+        assertAlways(runs === 1, "an at-most-once append runs at most once", { request: key, runs });
+      }
       assertAlways(!this.neverSent.has(key), "a request reported never sent does not run", { request: key });
     }
     for (const event of query.since("reply_received", this.replies)) {

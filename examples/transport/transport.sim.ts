@@ -10,12 +10,12 @@ import { transportSimulation } from "./simulation.ts";
 
 export const transport = defineSimulation({
   name: "transport",
-  description: "Hash-chained append log over the transport layer: 1 server, 2-3 clients, network swarm, swarmed operations",
+  description: "Hash-chained append log over the transport layer: 1 server, 2-3 clients, network swarm",
   build: () => transportSimulation().untilCoverageStable(20, 500),
 });
 
 export const transportDropPromise = defineSimulation({
   name: "transport-drop-promise",
-  description: "the same with the planted bug 'drop-promise' (fails on purpose: the server drops an empty block's reply)",
+  description: "the same with the planted bug 'drop-promise' (fails on purpose: an empty block's reply is dropped)",
   build: () => transportSimulation({ bug: "drop-promise" }).setIterations(100),
 });

@@ -34,7 +34,10 @@ describe("transport example (hash-chained append log)", () => {
     expect(report.failedRuns).toBeGreaterThan(0);
     expect(report.assertionViolations.join("\n")).toContain("the server never drops an append's promise");
     const failing = report.seeds.find((s) => !s.ok)!;
-    const replay = await transportSimulation({ bug: "drop-promise" }).setDebugSeeds([failing.seed]).setIterations(1).run();
+    const replay = await transportSimulation({ bug: "drop-promise" })
+      .setDebugSeeds([failing.seed])
+      .setIterations(1)
+      .run();
     expect(replay.failedRuns).toBe(1);
     expect(replay.seeds[0]!.traceHash).toBe(failing.traceHash);
     expect(replay.seeds[0]!.failures).toEqual(failing.failures.map((f) => ({ ...f })));

@@ -80,32 +80,43 @@ export class AppendLogClient implements Workload {
     // Liveness: once the network healed, an at-least-once request must be answered.
     const healedAt = this.options.chaosMs + HEAL_MS;
     if (ctx.time.now() < healedAt) await ctx.time.sleep(healedAt - ctx.time.now());
-    const final = await this.append(ctx, { client: ctx.clientId, op: 0, mode: "at-least-once", data: "final" }, (request) =>
-      log.append.getReply(request, { timeoutMs: 20_000 }),
-    );
+    const last: AppendRequest = { client: ctx.clientId, op: 0, mode: "at-least-once", data: "final" };
+    const final = await this.append(ctx, last, (request) => log.append.getReply(request, { timeoutMs: 20_000 }));
     // A client still working when the first one finishes is shut down with the rest.
-    assertAlways(final === "reply" || ctx.shutdown.aborted, "an at-least-once append is answered after the network heals", { outcome: final });
+    const answered = final === "reply" || ctx.shutdown.aborted;
+    assertAlways(answered, "an at-least-once append is answered after the network heals", { outcome: final });
     await transport.close();
   }
 
-  private async perform(ctx: SimContext, transport: Transport, log: ServiceStub<AppendLog>, server: string, opId: number, n: number): Promise<void> {
+  private async perform(
+    ctx: SimContext,
+    transport: Transport,
+    log: ServiceStub<AppendLog>,
+    server: string,
+    opId: number,
+    n: number,
+  ): Promise<void> {
     const request = (mode: DeliveryMode, data: string): AppendRequest => ({ client: ctx.clientId, op: n, mode, data });
     const text = (bytes: number) => String.fromCharCode(97 + (n % 26)).repeat(bytes);
+    const atLeastOnce = (r: AppendRequest) => log.append.getReply(r, { timeoutMs: 5_000 });
     switch (opId) {
       case 0:
-        await this.append(ctx, request("at-least-once", text(ctx.random.randomRange(1, 65))), (r) => log.append.getReply(r, { timeoutMs: 5_000 }));
+        await this.append(ctx, request("at-least-once", text(ctx.random.randomRange(1, 65))), atLeastOnce);
         return;
       case 1:
-        await this.append(ctx, request("at-least-once", ""), (r) => log.append.getReply(r, { timeoutMs: 5_000 }));
+        await this.append(ctx, request("at-least-once", ""), atLeastOnce);
         return;
       case 2:
-        await this.append(ctx, request("at-least-once", text(MAX_BLOCK_BYTES)), (r) => log.append.getReply(r, { timeoutMs: 5_000 }));
+        await this.append(ctx, request("at-least-once", text(MAX_BLOCK_BYTES)), atLeastOnce);
         return;
       case 3:
-        await this.append(ctx, request("at-most-once", text(16)), (r) => log.append.tryGetReply(r, { timeoutMs: ctx.random.randomRange(2, 200) }));
+        const atMostOnce = (r: AppendRequest) =>
+          log.append.tryGetReply(r, { timeoutMs: ctx.random.randomRange(2, 200) });
+        await this.append(ctx, request("at-most-once", text(16)), atMostOnce);
         return;
       case 4:
-        await this.append(ctx, request("at-least-once", text(8)), (r) => log.append.getReply(r, { timeoutMs: ctx.random.randomRange(5, 60) }));
+        const shortTimeout = (r: AppendRequest) => log.append.getReply(r, { timeoutMs: ctx.random.randomRange(5, 60) });
+        await this.append(ctx, request("at-least-once", text(8)), shortTimeout);
         return;
       case 5: {
         const wrong = transport.stub(AppendLogService, { address: server, token: transport.newToken() });
@@ -115,7 +126,8 @@ export class AppendLogClient implements Workload {
         );
         assertAlways(outcome !== "reply", "a wrong endpoint never answers");
         assertSometimes(outcome instanceof EndpointNotFound, "a wrong endpoint returns EndpointNotFound");
-        if (!(outcome instanceof EndpointNotFound || outcome instanceof MaybeDelivered || outcome instanceof ConnectionFailed)) throw outcome;
+        const expected = [EndpointNotFound, MaybeDelivered, ConnectionFailed].some((type) => outcome instanceof type);
+        if (!expected) throw outcome;
         return;
       }
       case 6:
@@ -140,7 +152,8 @@ export class AppendLogClient implements Workload {
     ctx.trace.info("op_sent", { client: request.client, op: request.op, mode: request.mode });
     try {
       const reply = await send(request);
-      assertAlways(reply.hash === chainHash(reply.prevHash, reply.seq, blockDigest(request.data)), "the reply's hash matches the reference model", { seq: reply.seq });
+      const modelHash = chainHash(reply.prevHash, reply.seq, blockDigest(request.data));
+      assertAlways(reply.hash === modelHash, "the reply's hash matches the reference model", { seq: reply.seq });
       assertAlways(reply.seq > this.lastSeq, "reply sequence numbers grow", { seq: reply.seq, last: this.lastSeq });
       this.lastSeq = Math.max(this.lastSeq, reply.seq);
       ctx.trace.info("reply_received", { client: request.client, op: request.op, seq: reply.seq, hash: reply.hash });
@@ -163,7 +176,8 @@ export class AppendLogClient implements Workload {
       }
       if (error instanceof BrokenPromise) {
         // The server answers every append; only its own shutdown at the end may break promises.
-        assertAlways(ctx.shutdown.aborted, "the server never drops an append's promise", { op: request.op, bytes: request.data.length });
+        const details = { op: request.op, bytes: request.data.length };
+        assertAlways(ctx.shutdown.aborted, "the server never drops an append's promise", details);
         return "broken-promise";
       }
       if (isAbortError(error)) return "aborted";

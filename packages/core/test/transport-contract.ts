@@ -34,7 +34,13 @@ export interface Counter {
   note(request: { text: string }): Promise<void>;
 }
 
-export const CounterService = defineService<Counter>("contract-counter", { add: true, fail: true, drop: true, hang: true, note: true });
+export const CounterService = defineService<Counter>("contract-counter", {
+  add: true,
+  fail: true,
+  drop: true,
+  hang: true,
+  note: true,
+});
 
 /** A counter server; `notes` collects the fire-and-forget messages. */
 export function counterImpl(io: Providers, state: { total: number; notes: string[] }): ServiceImpl<Counter> {
@@ -81,7 +87,8 @@ export function transportContractSuite(name: string, harness: TransportHarness):
         await counter.add.getReply({ by: 0 }); // same connection, in order: the note arrived first
         await ct.close();
         await st.close();
-        return { totals: [a.total, b.total, c.total], notes: state.notes, available: ct.monitor.state(endpoint.address) };
+        const available = ct.monitor.state(endpoint.address);
+        return { totals: [a.total, b.total, c.total], notes: state.notes, available };
       });
       expect(out).toEqual({ totals: [2, 5, 9], notes: ["hello"], available: "failed" });
     });
@@ -113,7 +120,7 @@ export function transportContractSuite(name: string, harness: TransportHarness):
       expect(out[3]).toBeInstanceOf(EndpointNotFound);
     });
 
-    it("a request that never left is ConnectionFailed; one sent before the server closed is BrokenPromise or MaybeDelivered", async () => {
+    it("never left: ConnectionFailed; sent before the server closed: BrokenPromise or MaybeDelivered", async () => {
       const out = await harness.run(async (server, client, listenAddr) => {
         const st = new Transport(server);
         await st.listen(listenAddr);
@@ -128,7 +135,8 @@ export function transportContractSuite(name: string, harness: TransportHarness):
         // Nobody listens any more: the connect fails, the at-most-once request is dropped unsent.
         const ct2 = new Transport(client);
         const neverSent = await outcome(ct2.stub(CounterService, endpoint.address).add.tryGetReply({ by: 1 }));
-        const timedOut = await outcome(ct2.stub(CounterService, endpoint.address).add.getReply({ by: 1 }, { timeoutMs: 50 }));
+        const stub2 = ct2.stub(CounterService, endpoint.address);
+        const timedOut = await outcome(stub2.add.getReply({ by: 1 }, { timeoutMs: 50 }));
         // The endpoint failed for good on the broken promise: the first client fails fast.
         const failFast = await outcome(counter.add.tryGetReply({ by: 1 }));
         await ct.close();
@@ -172,7 +180,7 @@ export function transportContractSuite(name: string, harness: TransportHarness):
         await probe.close();
         const ct = new Transport(client, { peer: { maxQueueSize: 2, initialBackoffMs: 1_000, maxBackoffMs: 1_000 } });
         const counter = ct.stub(CounterService, address);
-        const first = [outcome(counter.add.getReply({ by: 1 }, { timeoutMs: 30 })), outcome(counter.add.getReply({ by: 1 }, { timeoutMs: 30 }))];
+        const first = [1, 2].map(() => outcome(counter.add.getReply({ by: 1 }, { timeoutMs: 30 })));
         const third = await counter.add.getReply({ by: 1 }).catch((error: unknown) => error);
         const results = await Promise.all(first);
         await ct.close();
@@ -191,7 +199,9 @@ export function transportContractSuite(name: string, harness: TransportHarness):
         const ct = new Transport(client, { peer: { initialBackoffMs: 50, maxBackoffMs: 50 } });
         await ct.stub(CounterService, endpoint.address).add.getReply({ by: 1 });
         const events: string[] = [];
-        const failed = ct.monitor.onDisconnectOrFailure(endpoint).then(() => events.push(`failed:${ct.monitor.state(endpoint.address)}`));
+        const failed = ct.monitor
+          .onDisconnectOrFailure(endpoint)
+          .then(() => events.push(`failed:${ct.monitor.state(endpoint.address)}`));
         const changed = ct.monitor.onStateChanged(endpoint).then(() => events.push("changed"));
         await st.close();
         await Promise.all([failed, changed]);
@@ -210,7 +220,7 @@ export function transportContractSuite(name: string, harness: TransportHarness):
       expect(out.full).toBeInstanceOf(QueueFull);
     });
 
-    it("speaks the wire format: a raw framed request gets a raw framed reply; a corrupted frame closes the connection", async () => {
+    it("speaks the wire format: a raw request gets a raw reply; a corrupted frame closes the connection", async () => {
       const out = await harness.run(async (server, client, listenAddr) => {
         const st = new Transport(server);
         await st.listen(listenAddr);
@@ -231,7 +241,8 @@ export function transportContractSuite(name: string, harness: TransportHarness):
           decoder.push(chunk);
           frame = decoder.next();
         }
-        const reply = { kind: frame.payload[0], id: new DataView(frame.payload.buffer).getUint32(1, true), body: jsonCodec.decode(frame.payload.subarray(5)) };
+        const id = new DataView(frame.payload.buffer).getUint32(1, true);
+        const reply = { kind: frame.payload[0], id, body: jsonCodec.decode(frame.payload.subarray(5)) };
         const corrupt = encodeWireFrame(endpoint.token, payload);
         corrupt[corrupt.length - 1]! ^= 0x40;
         await conn.write(corrupt);
@@ -244,7 +255,7 @@ export function transportContractSuite(name: string, harness: TransportHarness):
       expect(out).toEqual({ reply: { kind: 2, id: 77, body: { total: 42 } }, closed: true });
     });
 
-    it("a connection that breaks after the request left: MaybeDelivered at most once, a re-send at least once", async () => {
+    it("a connection breaks after the request left: MaybeDelivered at most once, re-sent at least once", async () => {
       const out = await harness.run(async (server, client, listenAddr) => {
         // A raw server: the first connection reads one request and hangs up without answering;
         // later ones answer every request (`total` = how many requests it read in all).
@@ -286,7 +297,12 @@ export function transportContractSuite(name: string, harness: TransportHarness):
         await serving;
         return { atMostOnce, seenAfterFirst, atLeastOnce, requestsSeen };
       });
-      expect(out).toEqual({ atMostOnce: "MaybeDelivered", seenAfterFirst: 1, atLeastOnce: { total: 3 }, requestsSeen: 3 });
+      expect(out).toEqual({
+        atMostOnce: "MaybeDelivered",
+        seenAfterFirst: 1,
+        atLeastOnce: { total: 3 },
+        requestsSeen: 3,
+      });
     });
 
     it("refuses an oversized request before sending it", async () => {
@@ -295,7 +311,8 @@ export function transportContractSuite(name: string, harness: TransportHarness):
         await st.listen(listenAddr);
         const endpoint = st.serve(CounterService, counterImpl(server, { total: 0, notes: [] }));
         const ct = new Transport(client, { peer: { maxPayloadBytes: 64 } });
-        const error = await ct.stub(CounterService, endpoint).note.getReply({ text: "x".repeat(100) }).catch((e: unknown) => e);
+        const note = ct.stub(CounterService, endpoint).note;
+        const error = await note.getReply({ text: "x".repeat(100) }).catch((e: unknown) => e);
         await ct.close();
         await st.close();
         return error;

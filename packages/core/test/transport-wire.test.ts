@@ -118,7 +118,8 @@ describe("tokens and services", () => {
     expect(LAN_PEER_CONFIG.maxBackoffMs).toBeLessThan(WAN_PEER_CONFIG.maxBackoffMs);
     expect(peerConfig({ maxQueueSize: 3 }).maxQueueSize).toBe(3);
     expect(peerConfig({}, WAN_PEER_CONFIG)).toEqual(WAN_PEER_CONFIG);
-    expect(() => peerConfig({ maxBackoffMs: 1, initialBackoffMs: 5 })).toThrow(/maxBackoffMs \(1\) must be >= initialBackoffMs/);
+    const inverted = () => peerConfig({ maxBackoffMs: 1, initialBackoffMs: 5 });
+    expect(inverted).toThrow(/maxBackoffMs \(1\) must be >= initialBackoffMs/);
     expect(() => peerConfig({ maxQueueSize: 0 })).toThrow(InvalidConfiguration);
   });
 });

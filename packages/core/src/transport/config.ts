@@ -61,7 +61,9 @@ export function peerConfig(overrides: Partial<PeerConfig> = {}, base: PeerConfig
     }
   }
   if (config.maxBackoffMs < config.initialBackoffMs) {
-    throw new InvalidConfiguration(`peer config: maxBackoffMs (${config.maxBackoffMs}) must be >= initialBackoffMs (${config.initialBackoffMs})`);
+    throw new InvalidConfiguration(
+      `peer config: maxBackoffMs (${config.maxBackoffMs}) must be >= initialBackoffMs (${config.initialBackoffMs})`,
+    );
   }
   if (config.pingIntervalMs > 0 && !(config.pingTimeoutMs > 0)) {
     throw new InvalidConfiguration("peer config: pingTimeoutMs must be > 0 when pings are on (pingIntervalMs > 0)");

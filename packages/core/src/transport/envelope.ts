@@ -15,9 +15,19 @@ export type ErrorCode = (typeof ErrorCode)[keyof typeof ErrorCode];
 
 export type Envelope =
   | { readonly kind: typeof Kind.OneWay; readonly methodId: number; readonly body: Uint8Array }
-  | { readonly kind: typeof Kind.Request; readonly requestId: number; readonly methodId: number; readonly body: Uint8Array }
+  | {
+      readonly kind: typeof Kind.Request;
+      readonly requestId: number;
+      readonly methodId: number;
+      readonly body: Uint8Array;
+    }
   | { readonly kind: typeof Kind.Reply; readonly requestId: number; readonly body: Uint8Array }
-  | { readonly kind: typeof Kind.Error; readonly requestId: number; readonly code: ErrorCode; readonly message: string };
+  | {
+      readonly kind: typeof Kind.Error;
+      readonly requestId: number;
+      readonly code: ErrorCode;
+      readonly message: string;
+    };
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();

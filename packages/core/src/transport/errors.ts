@@ -12,7 +12,10 @@ export class ChecksumMismatch extends TransportError {
     readonly expected: number,
     readonly actual: number,
   ) {
-    super(`frame checksum mismatch (header 0x${expected.toString(16)}, computed 0x${actual.toString(16)}): the bytes were corrupted on the way; the connection is dropped and re-established`);
+    super(
+      `frame checksum mismatch (header 0x${expected.toString(16)}, computed 0x${actual.toString(16)}): ` +
+        "the bytes were corrupted on the way; the connection is dropped and re-established",
+    );
   }
 }
 
@@ -22,7 +25,10 @@ export class FrameTooLarge extends TransportError {
     readonly payloadBytes: number,
     readonly maxPayloadBytes: number,
   ) {
-    super(`frame payload of ${payloadBytes} bytes exceeds maxPayloadBytes ${maxPayloadBytes}: send smaller messages or raise maxPayloadBytes on both sides`);
+    super(
+      `frame payload of ${payloadBytes} bytes exceeds maxPayloadBytes ${maxPayloadBytes}: ` +
+        "send smaller messages or raise maxPayloadBytes on both sides",
+    );
   }
 }
 
@@ -49,7 +55,7 @@ export class BrokenPromise extends TransportError {
 /** No endpoint (or no such method) at that token on the server: the request did not run. */
 export class EndpointNotFound extends TransportError {
   constructor(readonly endpoint: string, detail = "") {
-    super(`no endpoint ${endpoint} on the server${detail}: check the address and token, or whether the service is registered`);
+    super(`no endpoint ${endpoint} on the server${detail}: check the address and token, or that the service is served`);
   }
 }
 
@@ -63,7 +69,7 @@ export class ConnectionFailed extends TransportError {
 /** `getReply` got no reply within its timeout. The request may have run, once or more. */
 export class RequestTimeout extends TransportError {
   constructor(readonly timeoutMs: number, readonly address: string) {
-    super(`no reply from ${address} within ${timeoutMs} ms; the request may have run (raise timeoutMs or check the peer)`);
+    super(`no reply from ${address} within ${timeoutMs} ms; the request may have run (raise timeoutMs or check it)`);
   }
 }
 

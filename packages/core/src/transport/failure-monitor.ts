@@ -3,8 +3,8 @@
  * is up) or "failed" (never reached, or its connection broke or stopped answering pings), and an
  * endpoint is failed for good once it answered `BrokenPromise` or `EndpointNotFound`. Peers feed
  * it; callers wait on it. An endpoint's permanent failure lasts until its address is reached
- * again over a new connection (which may be a restarted process serving it anew). Waiters are bounded so that a caller leaking them gets `QueueFull`
- * instead of unbounded memory.
+ * again over a new connection (which may be a restarted process serving it anew). Waiters are
+ * bounded so that a caller leaking them gets `QueueFull` instead of unbounded memory.
  */
 import { QueueFull } from "./errors.ts";
 import { formatEndpoint, isWellKnown, type Endpoint } from "./token.ts";
@@ -79,7 +79,8 @@ export class FailureMonitor {
 
   /** Resolves when `endpoint`'s address is failed or the endpoint failed for good (at once if it already is). */
   onDisconnectOrFailure(endpoint: Endpoint): Promise<void> {
-    if (this.state(endpoint.address) === "failed" || this.endpointFailure(endpoint) !== undefined) return Promise.resolve();
+    const failed = this.state(endpoint.address) === "failed" || this.endpointFailure(endpoint) !== undefined;
+    if (failed) return Promise.resolve();
     return this.wait(endpoint.address, true);
   }
 

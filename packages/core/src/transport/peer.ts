@@ -49,7 +49,8 @@ function pingFrame(type: number, seq: number): Uint8Array {
 }
 
 function isNetworkTrouble(error: unknown): boolean {
-  return error instanceof IoError || error instanceof TimeoutError || error instanceof TransportError || isAbortError(error);
+  if (error instanceof IoError || error instanceof TimeoutError) return true;
+  return error instanceof TransportError || isAbortError(error);
 }
 
 function describe(error: unknown): string {
@@ -113,7 +114,8 @@ export class Peer {
     }
     const queue = reliable ? this.reliable : this.unreliable;
     if (queue.length >= this.config.maxQueueSize) {
-      throw new QueueFull(`${reliable ? "reliable" : "unreliable"} queue of peer ${this.address}`, this.config.maxQueueSize);
+      const name = `${reliable ? "reliable" : "unreliable"} queue of peer ${this.address}`;
+      throw new QueueFull(name, this.config.maxQueueSize);
     }
     queue.push(message);
     this.wake();

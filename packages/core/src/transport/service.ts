@@ -56,7 +56,8 @@ export function defineService<S extends ServiceShape<S>>(
   options: ServiceOptions = {},
 ): ServiceDefinition<S> {
   if (typeof name !== "string" || name.length === 0) {
-    throw new InvalidConfiguration(`defineService(name, ...): name must be a non-empty string, got ${JSON.stringify(name)}`);
+    const got = JSON.stringify(name);
+    throw new InvalidConfiguration(`defineService(name, ...): name must be a non-empty string, got ${got}`);
   }
   const byName = new Map<keyof S & string, MethodDefinition>();
   const byId = new Map<number, MethodDefinition>();
@@ -66,7 +67,8 @@ export function defineService<S extends ServiceShape<S>>(
     const definition = { name: method, id: methodId(name, method) };
     const clash = byId.get(definition.id);
     if (clash !== undefined) {
-      throw new InvalidConfiguration(`service "${name}": methods "${clash.name}" and "${method}" hash to the same id; rename one`);
+      const both = `"${clash.name}" and "${method}"`;
+      throw new InvalidConfiguration(`service "${name}": methods ${both} hash to the same id; rename one`);
     }
     byName.set(method as keyof S & string, definition);
     byId.set(definition.id, definition);

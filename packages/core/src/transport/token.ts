@@ -49,7 +49,9 @@ export function serviceToken(serviceName: string): Token {
 
 /** A fresh random token (never in the well-known range). */
 export function randomToken(random: RandomProvider): Token {
-  return "d" + hex32(random.random()).slice(1) + hex32(random.random()) + hex32(random.random()) + hex32(random.random());
+  let token = "d" + hex32(random.random()).slice(1);
+  for (let i = 0; i < 3; i++) token += hex32(random.random());
+  return token;
 }
 
 export function isToken(value: unknown): value is Token {

@@ -117,7 +117,9 @@ export class Transport implements PeerHost {
 
   /** Binds `address` (`ip:port`) and accepts connections in the background: each becomes an incoming peer. */
   async listen(address: string): Promise<void> {
-    if (this.listener !== undefined) fail(`transport already listens on ${this.listenAddress}; one listener per transport`);
+    if (this.listener !== undefined) {
+      fail(`transport already listens on ${this.listenAddress}; one listener per transport`);
+    }
     this.listener = await this.io.network.bind(address);
     // The listener's own address: with port 0 the system picks the port.
     this.listenAddress = this.listener.localAddr;
@@ -144,10 +146,15 @@ export class Transport implements PeerHost {
    * Serves `service` with `impl` at `token` (default: the service's own token). Returns the
    * endpoint clients call (needs `listen` first, for the address).
    */
-  serve<S extends ServiceShape<S>>(service: ServiceDefinition<S>, impl: ServiceImpl<S>, options: { token?: Token } = {}): Endpoint {
+  serve<S extends ServiceShape<S>>(
+    service: ServiceDefinition<S>,
+    impl: ServiceImpl<S>,
+    options: { token?: Token } = {},
+  ): Endpoint {
     const token = options.token ?? service.token;
     if (!isToken(token)) fail(`serve(): token must be 32 lowercase hex digits, got ${JSON.stringify(token)}`);
-    if (this.endpoints.has(token)) fail(`serve(): token ${token} already serves "${this.endpoints.get(token)!.service.name}"`);
+    const taken = this.endpoints.get(token);
+    if (taken !== undefined) fail(`serve(): token ${token} already serves "${taken.service.name}"`);
     const handlers = new Map<number, { method: MethodDefinition; handle: Handler }>();
     for (const [name, method] of service.methods) {
       const fn = impl[name] as ((request: unknown, context: RequestContext) => Promise<unknown>) | undefined;
@@ -187,18 +194,29 @@ export class Transport implements PeerHost {
   /** A typed client of `service` at `target`: an `ip:port` (the service's own token) or an endpoint. */
   stub<S extends ServiceShape<S>>(service: ServiceDefinition<S>, target: string | Endpoint): ServiceStub<S> {
     const endpoint: Endpoint = typeof target === "string" ? { address: target, token: service.token } : target;
-    if (typeof endpoint.address !== "string" || endpoint.address.length === 0) fail("stub(): the target needs an address 'ip:port'");
-    if (!isToken(endpoint.token)) fail(`stub(): token must be 32 lowercase hex digits, got ${JSON.stringify(endpoint.token)}`);
+    if (typeof endpoint.address !== "string" || endpoint.address.length === 0) {
+      fail("stub(): the target needs an address 'ip:port'");
+    }
+    if (!isToken(endpoint.token)) {
+      fail(`stub(): token must be 32 lowercase hex digits, got ${JSON.stringify(endpoint.token)}`);
+    }
+    const any = service as unknown as AnyService;
     const stub: Record<string, MethodStub<unknown, unknown>> = {};
     for (const [name, method] of service.methods) {
-      const call = (request: unknown, mode: Mode) => this.call(service as unknown as AnyService, endpoint, method, request, mode);
+      const call = (request: unknown, mode: Mode) => this.call(any, endpoint, method, request, mode);
       stub[name] = {
-        send: (request) => this.sendOneWay(service as unknown as AnyService, endpoint, method, request),
-        tryGetReply: (request, options = {}) => call(request, { kind: "try", timeoutMs: checkTimeout(options.timeoutMs, "tryGetReply") }),
-        getReply: (request, options = {}) =>
-          call(request, { kind: "get", timeoutMs: checkTimeout(options.timeoutMs, "getReply") ?? DEFAULT_GET_REPLY_TIMEOUT_MS }),
-        getReplyUnlessFailedFor: (request, failedForMs) =>
-          call(request, { kind: "unlessFailed", failedForMs: checkTimeout(failedForMs, "getReplyUnlessFailedFor") ?? fail("getReplyUnlessFailedFor(request, failedForMs): failedForMs is required") }),
+        send: (request) => this.sendOneWay(any, endpoint, method, request),
+        tryGetReply: (request, options = {}) =>
+          call(request, { kind: "try", timeoutMs: checkTimeout(options.timeoutMs, "tryGetReply") }),
+        getReply: (request, options = {}) => {
+          const timeoutMs = checkTimeout(options.timeoutMs, "getReply") ?? DEFAULT_GET_REPLY_TIMEOUT_MS;
+          return call(request, { kind: "get", timeoutMs });
+        },
+        getReplyUnlessFailedFor: (request, failedForMs) => {
+          const what = "getReplyUnlessFailedFor(request, failedForMs)";
+          const ms = checkTimeout(failedForMs, what) ?? fail(`${what}: failedForMs is required`);
+          return call(request, { kind: "unlessFailed", failedForMs: ms });
+        },
       };
     }
     return Object.freeze(stub) as ServiceStub<S>;
@@ -222,7 +240,9 @@ export class Transport implements PeerHost {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    for (const { peer, requestId } of this.inFlight) this.sendError(peer, requestId, ErrorCode.BrokenPromise, "the server shut down");
+    for (const { peer, requestId } of this.inFlight) {
+      this.sendError(peer, requestId, ErrorCode.BrokenPromise, "the server shut down");
+    }
     this.inFlight.clear();
     // Give the writers one turn to flush those answers before the connections close.
     await this.io.task.yieldNow();
@@ -260,7 +280,8 @@ export class Transport implements PeerHost {
         const handler = served?.handlers.get(envelope.methodId);
         const requestId = envelope.kind === Kind.Request ? envelope.requestId : undefined;
         if (handler === undefined) {
-          const detail = served === undefined ? "" : ` (service "${served.service.name}" has no method id ${envelope.methodId})`;
+          const detail =
+            served === undefined ? "" : ` (service "${served.service.name}" has no method id ${envelope.methodId})`;
           this.event("transport_endpoint_not_found", { peer: peer.address, token: frame.token });
           if (requestId !== undefined) this.sendError(peer, requestId, ErrorCode.EndpointNotFound, detail);
           return;
@@ -271,21 +292,37 @@ export class Transport implements PeerHost {
     }
   }
 
-  private async handle(handler: { method: MethodDefinition; handle: Handler }, body: Uint8Array, peer: Peer, requestId: number | undefined): Promise<void> {
+  private async handle(
+    handler: { method: MethodDefinition; handle: Handler },
+    body: Uint8Array,
+    peer: Peer,
+    requestId: number | undefined,
+  ): Promise<void> {
     const record = { peer, requestId: requestId ?? -1 };
     if (requestId !== undefined) this.inFlight.add(record);
     let outcome: { ok: true; body: Uint8Array } | { ok: false; code: ErrorCode; message: string };
     try {
       outcome = { ok: true, body: await handler.handle(body, { from: peer.address, method: handler.method.name }) };
     } catch (error) {
-      if (error instanceof BrokenPromise) outcome = { ok: false, code: ErrorCode.BrokenPromise, message: error.message };
-      else if (error instanceof SerializationError) outcome = { ok: false, code: ErrorCode.Serialization, message: error.message };
-      else outcome = { ok: false, code: ErrorCode.Application, message: describe(error) };
+      const code =
+        error instanceof BrokenPromise
+          ? ErrorCode.BrokenPromise
+          : error instanceof SerializationError
+            ? ErrorCode.Serialization
+            : ErrorCode.Application;
+      outcome = { ok: false, code, message: describe(error) };
     }
     // Answered already (BrokenPromise at close), or nobody to answer.
     if (requestId === undefined || !this.inFlight.delete(record)) return;
-    if (outcome.ok) this.sendFrame(peer, encodeWireFrame(REPLY_TOKEN, encodeReply(requestId, outcome.body), this.config.maxPayloadBytes), requestId);
-    else this.sendError(peer, requestId, outcome.code, outcome.message);
+    if (!outcome.ok) return this.sendError(peer, requestId, outcome.code, outcome.message);
+    let frame: Uint8Array;
+    try {
+      frame = encodeWireFrame(REPLY_TOKEN, encodeReply(requestId, outcome.body), this.config.maxPayloadBytes);
+    } catch (error) {
+      if (!(error instanceof TransportError)) throw error;
+      return this.sendError(peer, requestId, ErrorCode.Serialization, `the reply is too large: ${error.message}`);
+    }
+    this.sendFrame(peer, frame, requestId);
   }
 
   private sendError(peer: Peer, requestId: number, code: ErrorCode, message: string): void {
@@ -316,14 +353,21 @@ export class Transport implements PeerHost {
     this.peer(endpoint.address).send({ frame }, false);
   }
 
-  private call(service: AnyService, endpoint: Endpoint, method: MethodDefinition, request: unknown, mode: Mode): Promise<unknown> {
+  private call(
+    service: AnyService,
+    endpoint: Endpoint,
+    method: MethodDefinition,
+    request: unknown,
+    mode: Mode,
+  ): Promise<unknown> {
     try {
       const failure = this.monitor.endpointFailure(endpoint);
       if (failure !== undefined) throw failure;
       const body = this.encodeBody(service, method, request);
       const requestId = this.nextRequestId;
       this.nextRequestId = this.nextRequestId >= 0xffffffff ? 1 : this.nextRequestId + 1;
-      const frame = encodeWireFrame(endpoint.token, encodeRequest(requestId, method.id, body), this.config.maxPayloadBytes);
+      const payload = encodeRequest(requestId, method.id, body);
+      const frame = encodeWireFrame(endpoint.token, payload, this.config.maxPayloadBytes);
       return this.exchange(service, endpoint, requestId, frame, mode);
     } catch (error) {
       return Promise.reject(error);
@@ -331,7 +375,13 @@ export class Transport implements PeerHost {
   }
 
   /** Sends one request per `mode` and settles with its reply or a typed error. */
-  private exchange(service: AnyService, endpoint: Endpoint, requestId: number, frame: Uint8Array, mode: Mode): Promise<unknown> {
+  private exchange(
+    service: AnyService,
+    endpoint: Endpoint,
+    requestId: number,
+    frame: Uint8Array,
+    mode: Mode,
+  ): Promise<unknown> {
     const { address } = endpoint;
     const peer = this.peer(address);
     const reliable = mode.kind !== "try";
@@ -353,7 +403,8 @@ export class Transport implements PeerHost {
         if (error === undefined) resolve(value);
         else reject(error);
       };
-      const unknownOutcome = (reason: string): Error => (sent ? new MaybeDelivered(address, reason) : new ConnectionFailed(address, reason));
+      const unknownOutcome = (reason: string): Error =>
+        sent ? new MaybeDelivered(address, reason) : new ConnectionFailed(address, reason);
       const enqueue = (): void => {
         const message: OutgoingMessage = {
           frame,
@@ -377,7 +428,8 @@ export class Transport implements PeerHost {
       };
       const unsubscribe = peer.onDisconnect((generation, reason) => {
         if (!carriedBy.delete(generation) || done) return;
-        if (!reliable) finish(new MaybeDelivered(address, `the connection broke after the request was sent (${reason})`));
+        const why = `the connection broke after the request was sent (${reason})`;
+        if (!reliable) finish(new MaybeDelivered(address, why));
         else if (queued === undefined) enqueue(); // re-send on the next connection
       });
       this.pending.set(requestId, {
@@ -393,7 +445,8 @@ export class Transport implements PeerHost {
           try {
             value = service.codec.decode(outcome.body);
           } catch (error) {
-            return finish(new SerializationError(`cannot decode the reply from ${formatEndpoint(endpoint)}: ${describe(error)}`));
+            const where = formatEndpoint(endpoint);
+            return finish(new SerializationError(`cannot decode the reply from ${where}: ${describe(error)}`));
           }
           finish(undefined, value);
         },
@@ -420,7 +473,13 @@ export class Transport implements PeerHost {
   }
 
   /** Calls `onFailed` once `address` has stayed failed for `failedForMs`. */
-  private async watchFailure(address: string, failedForMs: number, finished: Promise<void>, isDone: () => boolean, onFailed: (sinceMs: number) => void): Promise<void> {
+  private async watchFailure(
+    address: string,
+    failedForMs: number,
+    finished: Promise<void>,
+    isDone: () => boolean,
+    onFailed: (sinceMs: number) => void,
+  ): Promise<void> {
     while (!isDone()) {
       const endpoint = { address, token: REPLY_TOKEN };
       if (this.monitor.state(address) === "available") {

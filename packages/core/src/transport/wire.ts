@@ -19,7 +19,11 @@ export interface WireFrame {
   readonly payload: Uint8Array;
 }
 
-export function encodeWireFrame(token: Token, payload: Uint8Array, maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES): Uint8Array {
+export function encodeWireFrame(
+  token: Token,
+  payload: Uint8Array,
+  maxPayloadBytes = DEFAULT_MAX_PAYLOAD_BYTES,
+): Uint8Array {
   if (payload.length > maxPayloadBytes) throw new FrameTooLarge(payload.length, maxPayloadBytes);
   const frame = new Uint8Array(WIRE_HEADER_BYTES + payload.length);
   writeToken(token, frame, 8);
