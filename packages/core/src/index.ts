@@ -20,3 +20,4 @@ export {
   type EachValue,
 } from "./hook.ts";
 export * from "./production/index.ts";
+export * from "./transport/index.ts";
