@@ -1,4 +1,5 @@
 /** The `SimContext` handed to processes and workloads: an actor scope plus topology and state. */
+import { InvalidConfiguration } from "@moonpool/core";
 import type { Incarnation } from "../engine/incarnation.ts";
 import { MetricQuery } from "../world/metrics/query.ts";
 import { ActorScope } from "../world/scope.ts";
@@ -28,5 +29,12 @@ export class SimContextImpl extends ActorScope implements SimContext {
 
   get metricQuery(): MetricQuery {
     return new MetricQuery(this.world.metrics);
+  }
+
+  attach(name: string, text: string): void {
+    if (typeof name !== "string" || name.length === 0 || typeof text !== "string") {
+      throw new InvalidConfiguration(`attach(name, text): both must be strings and name non-empty, got ${typeof name} and ${typeof text}`);
+    }
+    this.world.attachments.push({ name, text });
   }
 }

@@ -48,6 +48,14 @@ export interface SeedResult {
   readonly discoveries: readonly Discovery[];
   /** The chaos the seed ran with (network mode, swarm mask, every drawn value, chaos window). */
   readonly chaos: SeedChaosRecord;
+  /** Text the simulation attached (`ctx.attach`), e.g. graphs of its metrics; absent when none. */
+  readonly attachments?: readonly SeedAttachment[];
+}
+
+/** A named block of text a seed produced for people to read (a graph, a table). */
+export interface SeedAttachment {
+  readonly name: string;
+  readonly text: string;
 }
 
 export function formatFailure(f: SeedFailure): string {

@@ -19,6 +19,11 @@ export interface SimContext extends NodeContext {
   readonly state: StateBoard;
   /** Reads back every process's metrics of this seed, on simulated time. */
   readonly metricQuery: MetricQuery;
+  /**
+   * Attaches a named block of text (a graph, a table) to this seed's result: it goes into the
+   * JSON report, and the text report prints the first failing seed's (else the first seed's).
+   */
+  attach(name: string, text: string): void;
 }
 
 /**

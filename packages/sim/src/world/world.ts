@@ -37,6 +37,8 @@ export class World {
   readonly storage: SimStorage;
   /** Every metric sample recorded by simulated processes, on simulated time. */
   readonly metrics: SimMetricStore;
+  /** Named text blocks simulated code attached to this seed's result (`ctx.attach`). */
+  readonly attachments: { readonly name: string; readonly text: string }[] = [];
 
   constructor(options: WorldOptions) {
     this.engine = new Engine(options.seed, options.mode ?? "fast");
