@@ -125,3 +125,45 @@ describe("metrics inside a simulation", () => {
     expect(new Set(a.seeds.map((s) => s.traceHash)).size).toBe(6);
   });
 });
+
+describe("metric series in the JSON report", () => {
+  it("each seed carries its series, downsampled, valid against the report schema", async () => {
+    const { readFile } = await import("node:fs/promises");
+    const { validate } = await import("../cli/json-schema.ts");
+    const schema = JSON.parse(await readFile(new URL("../../report.schema.json", import.meta.url), "utf8"));
+    const report = await new SimulationBuilder()
+      .processes(1, () => ({
+        name: "ticker",
+        async run(ctx: SimContext) {
+          const ticks = ctx.metrics.counter("ticks_total");
+          while (!ctx.shutdown.aborted) {
+            await ctx.time.sleep(100);
+            ticks.inc();
+          }
+        },
+      }))
+      .workloadFactory(() => ({ name: "wait", run: (ctx: SimContext) => ctx.time.sleep(1_000) }))
+      .setBaseSeed(1)
+      .setIterations(1)
+      .run();
+    const json = report.toJSON() as { seeds: { metrics?: { name: string; process: string; samples: number; points: [number, number][] }[] }[] };
+    const series = json.seeds[0]!.metrics!;
+    expect(series.map((s) => [s.name, s.process.split("@")[0]])).toEqual([["ticks_total", "ticker"]]);
+    expect(series[0]!.samples).toBeGreaterThanOrEqual(10);
+    expect(series[0]!.points.length).toBeLessThanOrEqual(100);
+    // The value at 1000 ms is the tenth tick.
+    const at1s = series[0]!.points.filter(([t]) => t <= 1_000).at(-1)!;
+    expect(at1s[1]).toBe(10);
+    const wrapped = { $defs: schema.$defs, $ref: "#/$defs/simulationReport" };
+    expect(validate(wrapped, json)).toEqual([]);
+  });
+
+  it("seeds that record no metrics carry none", async () => {
+    const report = await new SimulationBuilder()
+      .workloadFactory(() => ({ name: "wait", run: (ctx: SimContext) => ctx.time.sleep(10) }))
+      .setBaseSeed(1)
+      .setIterations(1)
+      .run();
+    expect("metrics" in (report.toJSON() as { seeds: object[] }).seeds[0]!).toBe(false);
+  });
+});

@@ -46,6 +46,17 @@ interface SeriesState extends SeriesSamples {
   writer: object | null;
 }
 
+/** A series as the JSON report holds it: downsampled points of `[simulated ms, value]`. */
+export interface MetricSeriesReport {
+  readonly name: string;
+  readonly kind: MetricKind;
+  readonly process: string;
+  readonly labels: MetricLabels;
+  /** Samples recorded (before downsampling). */
+  readonly samples: number;
+  readonly points: readonly (readonly [number, number])[];
+}
+
 /** A sample store for one seed's world. */
 export class SimMetricStore {
   private readonly definitions = new Map<string, MetricDefinition>();
@@ -67,6 +78,32 @@ export class SimMetricStore {
   /** Every series recorded so far, in the order they first appeared. */
   get series(): readonly SeriesSamples[] {
     return [...this.byKey.values()];
+  }
+
+  /**
+   * Every series for the JSON report, at most `maxPoints` points each on an even grid over
+   * `(0, endMs]`: counters and gauges give their last value at each point, histograms the
+   * number of observations since the previous point.
+   */
+  report(endMs: number, maxPoints = 100): MetricSeriesReport[] {
+    const stepMs = Math.max(endMs, 1) / maxPoints;
+    return this.series.map((s) => {
+      const points: [number, number][] = [];
+      let i = 0;
+      let last: number | undefined;
+      for (let k = 1; k <= maxPoints; k++) {
+        const t = k * stepMs;
+        let count = 0;
+        while (i < s.timesMs.length && s.timesMs[i]! <= t + 1e-9) {
+          last = s.values[i]!;
+          count++;
+          i++;
+        }
+        if (s.kind === "histogram") points.push([t, count]);
+        else if (last !== undefined) points.push([t, last]);
+      }
+      return { name: s.name, kind: s.kind, process: s.process, labels: s.labels, samples: s.values.length, points };
+    });
   }
 
   definition(name: string): MetricDefinition | undefined {
