@@ -8,6 +8,8 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   storage: async () => (await import("./storage.ts")).benchStorage(),
   network: async () => (await import("./network.ts")).benchNetwork(),
   workers: async () => (await import("./workers.ts")).benchWorkers(),
+  checker: async () => (await import("./checker.ts")).benchChecker(),
+  transport: async () => (await import("./transport.ts")).benchTransport(),
   paxos: async () => ({ ...(await (await import("../examples/paxos/bench-paxos.ts")).benchPaxos()) }),
 };
 

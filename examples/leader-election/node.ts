@@ -7,23 +7,23 @@
  * their votes. A node votes at most once per term, so at most one candidate per term can gather a
  * majority. The winner announces itself with heartbeats, which keep followers from campaigning.
  *
- * Every request is one short TCP exchange: connect, send a length-prefixed JSON frame, read the
- * reply frame, close. Slower than a connection pool, but there is no connection state to get wrong.
- * Each frame carries a checksum of its JSON: the network may corrupt bytes (the simulator's
- * baseline flips bits now and then), and a corrupted vote that still parses could make a node
- * vote twice. A frame that fails its checksum is treated as lost.
+ * Nodes talk through the transport layer: one `Election` service (vote, heartbeat, status), one
+ * resilient connection per peer, CRC-32C-checked frames (a corrupted frame drops the connection
+ * instead of reaching the protocol). Every call is at most once with a timeout (`tryGetReply`): a
+ * lost vote or heartbeat is harmless, and the protocol re-asks on its own schedule anyway.
  */
 import {
   assertSometimes,
   assertSometimesGreaterThan,
   buggifyWithProb,
-  FramedConnection,
-  IoError,
-  isAbortError,
-  TimeoutError,
+  defineService,
+  Transport,
+  TransportError,
   type NodeContext,
   type Providers,
-  type TaskScope, decodeChecksummedJson, encodeChecksummedJson } from "@moonpool/core";
+  type ServiceStub,
+  type TaskScope,
+} from "@moonpool/core";
 
 export const ELECTION_PORT = 7100;
 /** How often the main loop wakes up to check its timers. */
@@ -34,54 +34,41 @@ const ELECTION_TIMEOUT_MS: readonly [number, number] = [150, 300];
 /** Shorter than the election timeout: a silent peer must not hold a campaign past the next one. */
 const RPC_TIMEOUT_MS = 100;
 
-export type Request =
-  | { readonly type: "vote"; readonly term: number; readonly candidate: string }
-  | { readonly type: "heartbeat"; readonly term: number; readonly leader: string }
-  | { readonly type: "status" };
-
-export type Reply =
-  | { readonly type: "vote"; readonly term: number; readonly granted: boolean }
-  | { readonly type: "heartbeat"; readonly term: number }
-  | { readonly type: "status"; readonly term: number; readonly role: Role; readonly leader: string | null };
-
 export type Role = "follower" | "candidate" | "leader";
+
+export interface VoteRequest {
+  readonly term: number;
+  readonly candidate: string;
+}
+
+export interface Election {
+  vote(request: VoteRequest): Promise<{ readonly term: number; readonly granted: boolean }>;
+  heartbeat(request: { readonly term: number; readonly leader: string }): Promise<{ readonly term: number }>;
+  status(request: null): Promise<{ readonly term: number; readonly role: Role; readonly leader: string | null }>;
+}
+
+export const ElectionService = defineService<Election>("leader-election", {
+  vote: true,
+  heartbeat: true,
+  status: true,
+});
 
 export interface ElectionOptions {
   /** Plants a classic bug: a follower that already voted in this term votes again for another candidate. */
   readonly bug?: "vote-twice";
 }
 
-/** `[checksum u32 LE][JSON]` (see `encodeChecksummedJson` in @moonpool/core). */
-export function encodeMessage(message: Request | Reply): Uint8Array {
-  return encodeChecksummedJson(message);
-}
-
-/** The message of a frame, or `null` when it was corrupted on the way (a lost message). */
-export function decodeMessage<T extends Request | Reply>(frame: Uint8Array): T | null {
-  return decodeChecksummedJson<T>(frame);
-}
-
 /**
- * One request/reply exchange with `addr`, or `null` when the peer did not answer: refused (not
- * up yet), reset (crashed), or silent for `timeoutMs` (stalled or partitioned). The protocol
- * treats all of them as a lost message, which it must tolerate anyway.
+ * The reply, or `null` when the peer did not answer in time: not connected, reset (crashed), or
+ * silent for `RPC_TIMEOUT_MS` (stalled or partitioned). The protocol treats all of them as a lost
+ * message, which it must tolerate anyway.
  */
-export async function call(io: Providers, addr: string, request: Request, timeoutMs = RPC_TIMEOUT_MS): Promise<Reply | null> {
-  const exchange = async (): Promise<Reply | null> => {
-    const conn = new FramedConnection(await io.network.connect(addr));
-    try {
-      await conn.send(encodeMessage(request));
-      const frame = await conn.recv();
-      return frame === null ? null : decodeMessage<Reply>(frame);
-    } finally {
-      await conn.close().catch(() => undefined);
-    }
-  };
+export async function ask<A>(call: (options: { timeoutMs: number }) => Promise<A>): Promise<A | null> {
   try {
-    return await io.time.timeout(timeoutMs, exchange());
+    return await call({ timeoutMs: RPC_TIMEOUT_MS });
   } catch (error) {
-    // Only I/O trouble means "no answer"; anything else is a bug in this file and must surface.
-    if (error instanceof IoError || error instanceof TimeoutError || isAbortError(error)) return null;
+    // Only transport trouble means "no answer"; anything else is a bug in this file and must surface.
+    if (error instanceof TransportError) return null;
     throw error;
   }
 }
@@ -94,6 +81,7 @@ export class ElectionNode {
   private electionDeadline = 0;
   private nextHeartbeatAt = 0;
   private me = "";
+  private stubs: ReadonlyMap<string, ServiceStub<Election>> = new Map();
 
   constructor(
     /** Addresses (`ip:port`) of the other nodes. */
@@ -108,23 +96,20 @@ export class ElectionNode {
   /** Serves until `ctx.shutdown` aborts; network trouble never ends it. */
   async run(ctx: NodeContext): Promise<void> {
     this.me = ctx.myIp;
-    const listener = await ctx.network.bind(`${ctx.myIp}:${ELECTION_PORT}`);
-    ctx.task.spawn("accept-loop", async (scope) => {
-      try {
-        for (;;) {
-          const conn = await listener.accept();
-          scope.task.spawn("serve-request", (s) => this.serve(s, new FramedConnection(conn)));
-        }
-      } catch (error) {
-        if (!(error instanceof IoError || isAbortError(error))) throw error; // closed at shutdown
-      }
+    const transport = new Transport(ctx);
+    await transport.listen(`${ctx.myIp}:${ELECTION_PORT}`);
+    transport.serve(ElectionService, {
+      vote: async (request) => this.vote(ctx, request),
+      heartbeat: async (request) => this.heartbeat(ctx, request),
+      status: async () => ({ term: this.term, role: this.role, leader: this.leader }),
     });
+    this.stubs = new Map(this.peers.map((peer) => [peer, transport.stub(ElectionService, peer)]));
     this.resetElectionTimer(ctx);
     while (!ctx.shutdown.aborted) {
       await ctx.time.sleep(TICK_MS);
       this.tick(ctx);
     }
-    await listener.close();
+    await transport.close();
   }
 
   private tick(ctx: NodeContext): void {
@@ -138,7 +123,7 @@ export class ElectionNode {
       if (buggifyWithProb("election: leader heartbeat delayed", 0.05)) {
         this.nextHeartbeatAt = now + ctx.random.randomRange(150, 600);
       }
-      ctx.task.spawn("heartbeats", (scope) => this.sendHeartbeats(scope, this.term));
+      ctx.task.spawn("heartbeats", () => this.sendHeartbeats(this.term));
     } else if (now >= this.electionDeadline) {
       // Become a candidate synchronously, so no request handled meanwhile sees a half-started term.
       this.term += 1;
@@ -155,9 +140,9 @@ export class ElectionNode {
     let votes = 1; // our own
     let won = false;
     await Promise.all(
-      this.peers.map(async (peer) => {
-        const reply = await call(io, peer, { type: "vote", term, candidate: this.me });
-        if (reply?.type !== "vote" || this.adoptTerm(reply.term)) return;
+      [...this.stubs.values()].map(async (peer) => {
+        const reply = await ask((options) => peer.vote.tryGetReply({ term, candidate: this.me }, options));
+        if (reply === null || this.adoptTerm(reply.term)) return;
         // Count only votes for the campaign still running: a late vote for an old term is no vote.
         if (!reply.granted || this.role !== "candidate" || this.term !== term) return;
         votes += 1;
@@ -174,59 +159,42 @@ export class ElectionNode {
     assertSometimes(!won, "an election ended without a majority");
   }
 
-  private async sendHeartbeats(io: Providers, term: number): Promise<void> {
+  private async sendHeartbeats(term: number): Promise<void> {
     await Promise.all(
-      this.peers.map(async (peer) => {
-        const reply = await call(io, peer, { type: "heartbeat", term, leader: this.me });
+      [...this.stubs.values()].map(async (peer) => {
+        const reply = await ask((options) => peer.heartbeat.tryGetReply({ term, leader: this.me }, options));
         // A follower that moved on to a newer term deposes us (our heartbeats came too late).
-        if (reply?.type === "heartbeat") this.adoptTerm(reply.term);
+        if (reply !== null) this.adoptTerm(reply.term);
       }),
     );
   }
 
-  /** Answers one request. Never throws for I/O: the caller will time out and retry. */
-  private async serve(io: Providers, conn: FramedConnection): Promise<void> {
-    try {
-      const frame = await conn.recv();
-      if (frame === null) return;
-      const request = decodeMessage<Request>(frame);
-      if (request === null) return; // corrupted: the caller times out, as for any lost message
-      await conn.send(encodeMessage(this.handle(io, request)));
-    } catch (error) {
-      if (!(error instanceof IoError || isAbortError(error))) throw error;
-    } finally {
-      await conn.close().catch(() => undefined);
+  private vote(io: Providers, request: VoteRequest): { term: number; granted: boolean } {
+    this.adoptTerm(request.term);
+    assertSometimes(this.role === "candidate" && request.term === this.term, "a term had more than one candidate");
+    // The rule that makes split brain impossible: one vote per term. The planted bug only
+    // checks "did I vote for myself?", so a follower that voted grants a second candidate too.
+    const free =
+      this.options.bug === "vote-twice"
+        ? this.votedFor !== this.me
+        : this.votedFor === null || this.votedFor === request.candidate;
+    const granted = request.term === this.term && free;
+    if (granted) {
+      this.votedFor = request.candidate;
+      this.resetElectionTimer(io); // give the candidate time to win before we run ourselves
     }
+    return { term: this.term, granted };
   }
 
-  private handle(io: Providers, request: Request): Reply {
-    switch (request.type) {
-      case "vote": {
-        this.adoptTerm(request.term);
-        assertSometimes(this.role === "candidate" && request.term === this.term, "a term had more than one candidate");
-        // The rule that makes split brain impossible: one vote per term. The planted bug only
-        // checks "did I vote for myself?", so a follower that voted grants a second candidate too.
-        const free = this.options.bug === "vote-twice" ? this.votedFor !== this.me : this.votedFor === null || this.votedFor === request.candidate;
-        const granted = request.term === this.term && free;
-        if (granted) {
-          this.votedFor = request.candidate;
-          this.resetElectionTimer(io); // give the candidate time to win before we run ourselves
-        }
-        return { type: "vote", term: this.term, granted };
-      }
-      case "heartbeat": {
-        this.adoptTerm(request.term);
-        if (request.term === this.term) {
-          // Someone won this term: a candidate of the same term stands down.
-          this.role = "follower";
-          this.leader = request.leader;
-          this.resetElectionTimer(io);
-        }
-        return { type: "heartbeat", term: this.term };
-      }
-      case "status":
-        return { type: "status", term: this.term, role: this.role, leader: this.leader };
+  private heartbeat(io: Providers, request: { readonly term: number; readonly leader: string }): { term: number } {
+    this.adoptTerm(request.term);
+    if (request.term === this.term) {
+      // Someone won this term: a candidate of the same term stands down.
+      this.role = "follower";
+      this.leader = request.leader;
+      this.resetElectionTimer(io);
     }
+    return { term: this.term };
   }
 
   /** Raft's first rule: a newer term makes us a follower of that term. Returns true if it did. */

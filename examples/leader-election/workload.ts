@@ -3,8 +3,8 @@
  * simulated time, then checks liveness. Safety (one leader per term) is the invariant's job; this
  * workload checks what an invariant cannot: that something good eventually happened.
  */
-import { assertAlways, type SimContext, type Workload } from "@moonpool/sim";
-import { call, ELECTION_PORT } from "./node.ts";
+import { assertAlways, Transport, type SimContext, type Workload } from "@moonpool/sim";
+import { ask, ELECTION_PORT, ElectionService } from "./node.ts";
 
 /** Simulated time each seed runs (many election timeouts, and room for several stalls). */
 export const OBSERVATION_MS = 15_000;
@@ -14,20 +14,24 @@ export class ElectionObserver implements Workload {
   readonly name = "observer";
 
   async run(ctx: SimContext): Promise<void> {
-    const nodes = ctx.topology.ipsInGroup("node");
+    const transport = new Transport(ctx);
+    const nodes = ctx.topology
+      .ipsInGroup("node")
+      .map((ip) => transport.stub(ElectionService, `${ip}:${ELECTION_PORT}`));
     let leaderSeen = false;
     let highestTerm = 0;
     const end = ctx.time.now() + OBSERVATION_MS;
     while (ctx.time.now() < end) {
       await ctx.time.sleep(POLL_INTERVAL_MS);
-      for (const ip of nodes) {
+      for (const node of nodes) {
         // No answer (a stalled node) is normal here; the next poll asks again.
-        const status = await call(ctx, `${ip}:${ELECTION_PORT}`, { type: "status" });
-        if (status?.type !== "status") continue;
+        const status = await ask((options) => node.status.tryGetReply(null, options));
+        if (status === null) continue;
         highestTerm = Math.max(highestTerm, status.term);
         if (status.role === "leader") leaderSeen = true;
       }
     }
+    await transport.close();
     // Liveness: with randomized timeouts some candidate must win, whatever the stalls.
     assertAlways(leaderSeen, "a leader is elected", { highestTerm, observedMs: OBSERVATION_MS });
   }

@@ -4,6 +4,7 @@
  */
 export * from "./errors.ts";
 export * from "./trace.ts";
+export * from "./metrics.ts";
 export * from "./providers.ts";
 export * from "./task-handle.ts";
 export * from "./storage.ts";
@@ -23,3 +24,4 @@ export {
   type EachValue,
 } from "./hook.ts";
 export * from "./production/index.ts";
+export * from "./transport/index.ts";

@@ -5,6 +5,7 @@
  * Units: every duration is in milliseconds (`ms`) as a JS number; fractional values are allowed
  * and the simulator keeps microsecond precision.
  */
+import type { MetricsProvider } from "./metrics.ts";
 import type { Tracer } from "./trace.ts";
 import type { StorageProvider } from "./storage.ts";
 
@@ -159,6 +160,8 @@ export interface Providers {
 /** What a spawned task receives: the providers scoped to it, and its cancellation signal. */
 export interface TaskScope extends Providers {
   readonly trace: Tracer;
+  /** Counters, gauges and histograms of this process. */
+  readonly metrics: MetricsProvider;
   /** Aborted when the task is aborted or its process shuts down. */
   readonly signal: AbortSignal;
 }
@@ -171,6 +174,8 @@ export interface NodeContext extends Providers {
   /** This process's IP address (no port). */
   readonly myIp: string;
   readonly trace: Tracer;
+  /** Counters, gauges and histograms of this process (Prometheus in production). */
+  readonly metrics: MetricsProvider;
   /** Aborted when the process is asked to shut down gracefully. */
   readonly shutdown: AbortSignal;
 }

@@ -95,6 +95,10 @@ export {
   type StorageConfig,
 } from "./world/storage/index.ts";
 export { DEFAULT_LINK_LATENCY, DOMAIN_LEVELS, type DomainLevel, type Locality, type LocalityConfig, type LinkLatencyConfig, type LinkDistance, type RangeMs } from "./runner/locality.ts";
+// Simulated metrics: the query API and ASCII time-series graphs.
+export { MetricQuery, renderAsciiGraph, type Aggregation, type RangeOptions, type SampledSeries, type SeriesMatch, type AsciiGraphOptions, type GraphMark, type GraphSeries, type SeriesSamples } from "./world/metrics/index.ts";
+// Histories and the linearizability checker.
+export * from "./linearizability/index.ts";
 // The `moonpool` command's file API: what *.sim.ts files and moonpool.config.ts export.
 export { defineSimulation, defineConfig, isSimulationDefinition, type SimulationDefinition, type SimulationSpec, type MoonpoolConfig, type ReporterName } from "./cli/define.ts";
 export * from "@moonpool/core";

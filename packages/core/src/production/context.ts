@@ -1,6 +1,7 @@
 /** Wiring: the production providers as one bundle, and a `NodeContext` for a real process. */
 import { isIP } from "node:net";
 import { abortError, InvalidConfiguration } from "../errors.ts";
+import { NO_METRICS, type MetricsProvider } from "../metrics.ts";
 import type { NodeContext, Providers } from "../providers.ts";
 import type { TraceLevel, Tracer } from "../trace.ts";
 import { ProductionNetwork, type ProductionNetworkOptions } from "./network.ts";
@@ -24,6 +25,8 @@ export interface ProductionProvidersOptions {
    * an `UnconfiguredStorage` whose every call rejects with `InvalidConfiguration`.
    */
   readonly storageRoot?: string;
+  /** Metrics of spawned tasks. Default: `NO_METRICS`. */
+  readonly metrics?: MetricsProvider;
 }
 
 export interface ProductionProviders extends Providers {
@@ -41,7 +44,7 @@ export function productionProviders(options: ProductionProvidersOptions = {}): P
   const network = new ProductionNetwork(options.network);
   const storage = options.storageRoot === undefined ? new UnconfiguredStorage() : new ProductionStorage({ root: options.storageRoot });
   const tracer = options.tracer ?? new ConsoleTracer({ level: options.traceLevel ?? "info" });
-  const task = new ProductionTask({ time, random, network, storage, tracer, signal: options.signal });
+  const task = new ProductionTask({ time, random, network, storage, tracer, signal: options.signal, metrics: options.metrics ?? NO_METRICS });
   return { time, task, random, network, storage };
 }
 
@@ -64,6 +67,11 @@ export interface NodeContextOptions {
   readonly network?: Omit<ProductionNetworkOptions, "halt">;
   /** The directory `ctx.storage` keeps its files in; see `ProductionProvidersOptions.storageRoot`. */
   readonly storageRoot?: string;
+  /**
+   * Where `ctx.metrics` records: `prometheusMetrics(promClient)` to serve `/metrics`. Default
+   * `NO_METRICS` (recorded nowhere).
+   */
+  readonly metrics?: MetricsProvider;
 }
 
 export interface ProductionNodeContext extends NodeContext {
@@ -116,11 +124,13 @@ export function createNodeContext(options: NodeContextOptions): ProductionNodeCo
     }
   }
   const tracer = options.tracer ?? new ConsoleTracer({ level: options.traceLevel ?? "info", fields: { node: options.myIp } });
-  const providers = productionProviders({ tracer, signal: controller.signal, network: options.network, storageRoot: options.storageRoot });
+  const metrics = options.metrics ?? NO_METRICS;
+  const providers = productionProviders({ tracer, signal: controller.signal, network: options.network, storageRoot: options.storageRoot, metrics });
   return {
     ...providers,
     myIp: options.myIp,
     trace: tracer,
+    metrics,
     shutdown: controller.signal,
     requestShutdown,
     dispose: () => dispose(),

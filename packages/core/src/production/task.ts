@@ -14,6 +14,7 @@
 import { TaskHandleBase } from "../task-handle.ts";
 import { TaskCancelled } from "../errors.ts";
 import type { Channel, RandomProvider, TaskHandle, TaskProvider, TaskScope } from "../providers.ts";
+import { NO_METRICS, type MetricsProvider } from "../metrics.ts";
 import type { Tracer } from "../trace.ts";
 import { ChannelRegistry } from "./channel.ts";
 import { Halt, never } from "./halt.ts";
@@ -36,6 +37,8 @@ export interface ProductionTaskOptions {
   readonly tracer?: Tracer;
   /** When this signal aborts, the signals of every task spawned here abort too (with its reason). */
   readonly signal?: AbortSignal;
+  /** The metrics given to spawned tasks. Default: `NO_METRICS` (recorded nowhere). */
+  readonly metrics?: MetricsProvider;
   /** The kill switch of the task this provider belongs to (set for task scopes). */
   readonly halt?: Halt;
   /**
@@ -71,6 +74,7 @@ export class ProductionTask implements TaskProvider {
   private readonly network: ProductionNetwork;
   private readonly storage: ProductionStorage | UnconfiguredStorage;
   private readonly tracer: Tracer;
+  private readonly metrics: MetricsProvider;
   private readonly signal: AbortSignal | undefined;
   private readonly halt: Halt | undefined;
   private readonly channels: ChannelRegistry;
@@ -84,6 +88,7 @@ export class ProductionTask implements TaskProvider {
     this.network = options.network ?? new ProductionNetwork();
     this.storage = options.storage ?? new UnconfiguredStorage();
     this.tracer = options.tracer ?? new ConsoleTracer();
+    this.metrics = options.metrics ?? NO_METRICS;
     this.signal = options.signal;
     this.halt = options.halt;
     this.channels = options.channels ?? new ChannelRegistry();
@@ -107,6 +112,7 @@ export class ProductionTask implements TaskProvider {
         network: this.network,
         storage: this.storage,
         tracer: this.tracer,
+        metrics: this.metrics,
         signal,
         halt: handle.halt,
         channels: this.channels,
@@ -115,6 +121,7 @@ export class ProductionTask implements TaskProvider {
       network: this.network.scoped(handle.halt),
       storage: this.storage.scoped(handle.halt),
       trace: tracer,
+      metrics: this.metrics,
       signal,
     };
     this.follow(handle as ProductionTaskHandle<unknown>);

@@ -5,6 +5,7 @@
  */
 import { Command, Option } from "commander";
 import { PACKAGE_VERSION } from "../runner/report.ts";
+import { CHECK_HISTORY_MODELS, checkHistoryCommand, type CheckHistoryFlags } from "./commands/check-history.ts";
 import { listCommand } from "./commands/list.ts";
 import { mergeCommand, type MergeFlags } from "./commands/merge.ts";
 import { replayCommandRun, type ReplayFlags } from "./commands/replay.ts";
@@ -106,6 +107,17 @@ export function createProgram(): Command {
     .option("--junit <file>", "also write JUnit XML")
     .action(async (files: string[], flags: MergeFlags) => {
       process.exitCode = await mergeCommand(files, flags, io);
+    });
+  program
+    .command("check-history")
+    .description("check a recorded history for linearizability (Jepsen EDN, or JSON); exit 0 linearizable, 1 not, 3 unknown")
+    .argument("<file>", "history file: .edn (Jepsen/Knossos) or .json (the same records, or HistoryRecorder events)")
+    .option("--model <name>", `model to check against: ${CHECK_HISTORY_MODELS.join(", ")}`)
+    .option("--initial <json>", "initial state of the model as JSON (default: null for registers, empty for maps)")
+    .option("--timeout <duration>", "give up as unknown after this long, e.g. 10s (default: no limit)")
+    .option("--html <file>", "also write a self-contained HTML view of the result")
+    .action(async (file: string, flags: CheckHistoryFlags) => {
+      process.exitCode = await checkHistoryCommand(file, flags, io);
     });
   return program;
 }

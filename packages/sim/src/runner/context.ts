@@ -1,5 +1,7 @@
 /** The `SimContext` handed to processes and workloads: an actor scope plus topology and state. */
+import { InvalidConfiguration } from "@moonpool/core";
 import type { Incarnation } from "../engine/incarnation.ts";
+import { MetricQuery } from "../world/metrics/query.ts";
 import { ActorScope } from "../world/scope.ts";
 import type { ProcessClock } from "../world/time.ts";
 import type { World } from "../world/world.ts";
@@ -23,5 +25,16 @@ export class SimContextImpl extends ActorScope implements SimContext {
 
   get shutdown(): AbortSignal {
     return this.incarnation.shutdown;
+  }
+
+  get metricQuery(): MetricQuery {
+    return new MetricQuery(this.world.metrics);
+  }
+
+  attach(name: string, text: string): void {
+    if (typeof name !== "string" || name.length === 0 || typeof text !== "string") {
+      throw new InvalidConfiguration(`attach(name, text): both must be strings and name non-empty, got ${typeof name} and ${typeof text}`);
+    }
+    this.world.attachments.push({ name, text });
   }
 }

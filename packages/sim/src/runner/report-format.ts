@@ -165,6 +165,12 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
     });
     if (hidden > 0) out.push(`... ${formatCount(hidden)} more passing seeds (every seed is in the JSON report)`);
   }
+  // What the simulation attached (graphs, tables): the first failing seed's, else the first seed's.
+  const attached = report.seeds.find((r) => !r.ok && r.attachments !== undefined) ?? report.seeds.find((r) => r.attachments !== undefined);
+  for (const a of attached?.attachments ?? []) {
+    out.push(header(`Attachment "${a.name}" (seed ${attached!.seed})`));
+    out.push(a.text);
+  }
   return out.join("\n") + "\n";
 }
 

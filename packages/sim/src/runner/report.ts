@@ -228,6 +228,8 @@ export class SimulationReport {
         simDraws: r.simDraws,
         failures: r.failures,
         chaos: r.chaos,
+        ...(r.metrics !== undefined ? { metrics: r.metrics } : {}),
+        ...(r.attachments !== undefined ? { attachments: r.attachments } : {}),
       })),
       assertionResults: this.assertionResults,
       assertionViolations: this.assertionViolations,

@@ -31,6 +31,7 @@ export interface SeedFailure {
 }
 
 import type { Discovery } from "../chaos/assertions/index.ts";
+import type { MetricSeriesReport } from "../world/metrics/store.ts";
 import type { SeedChaosRecord } from "./seed-chaos.ts";
 export type { Discovery };
 
@@ -48,6 +49,16 @@ export interface SeedResult {
   readonly discoveries: readonly Discovery[];
   /** The chaos the seed ran with (network mode, swarm mask, every drawn value, chaos window). */
   readonly chaos: SeedChaosRecord;
+  /** The seed's metric series, downsampled (absent when nothing recorded metrics). */
+  readonly metrics?: readonly MetricSeriesReport[];
+  /** Text the simulation attached (`ctx.attach`), e.g. graphs of its metrics; absent when none. */
+  readonly attachments?: readonly SeedAttachment[];
+}
+
+/** A named block of text a seed produced for people to read (a graph, a table). */
+export interface SeedAttachment {
+  readonly name: string;
+  readonly text: string;
 }
 
 export function formatFailure(f: SeedFailure): string {

@@ -166,6 +166,8 @@ export class SeedSession {
       simDraws: engine.streams.sim.totalCalls,
       discoveries: this.discoveries.slice(),
       chaos: { ...this.chaosRecord!, faultInjector: this.chaosWindow.injectorName, reboots: { ...this.processLifecycle.stats } },
+      ...(this.world.metrics.series.length > 0 ? { metrics: this.world.metrics.report(this.nowMs) } : {}),
+      ...(this.world.attachments.length > 0 ? { attachments: this.world.attachments.slice() } : {}),
     };
   }
 

@@ -4,6 +4,7 @@
  */
 import type { NodeContext } from "@moonpool/core";
 import type { TraceQuery } from "../world/trace-log.ts";
+import type { MetricQuery } from "../world/metrics/query.ts";
 import type { Topology } from "./topology.ts";
 import type { StateBoard } from "./state-board.ts";
 
@@ -16,6 +17,13 @@ export interface SimContext extends NodeContext {
   readonly topology: Topology;
   /** A key/value board shared by every actor of one seed. */
   readonly state: StateBoard;
+  /** Reads back every process's metrics of this seed, on simulated time. */
+  readonly metricQuery: MetricQuery;
+  /**
+   * Attaches a named block of text (a graph, a table) to this seed's result: it goes into the
+   * JSON report, and the text report prints the first failing seed's (else the first seed's).
+   */
+  attach(name: string, text: string): void;
 }
 
 /**

@@ -3,7 +3,7 @@
  * task, to that task). Providers are created lazily: a spawned task that only sleeps should not
  * pay for a network object (heap per suspended task is a measured target).
  */
-import type { NetworkProvider, RandomProvider, StorageProvider, TaskProvider, TaskScope, TimeProvider, TraceFields, Tracer } from "@moonpool/core";
+import type { MetricsProvider, NetworkProvider, RandomProvider, StorageProvider, TaskProvider, TaskScope, TimeProvider, TraceFields, Tracer } from "@moonpool/core";
 import type { Incarnation, TaskState } from "../engine/incarnation.ts";
 import type { World } from "./world.ts";
 import { SimTime, type ProcessClock } from "./time.ts";
@@ -78,6 +78,10 @@ export class ActorScope implements TaskScope {
   }
   get trace(): Tracer {
     return (this.tracer ??= new ActorTracer(this.world, this.incarnation.actor));
+  }
+  /** This incarnation's metrics (shared by its tasks; a reboot starts counters from zero). */
+  get metrics(): MetricsProvider {
+    return this.world.metrics.providerFor(this.incarnation, this.incarnation.actor);
   }
   /** Aborted when this task is aborted or its process shuts down. */
   get signal(): AbortSignal {

@@ -10,6 +10,7 @@ import { EventTag } from "./event-tag.ts";
 import { SIM_FAULT_EVENT_NAME, TraceLog } from "./trace-log.ts";
 import { SimNetwork } from "./network/index.ts";
 import { SimStorage } from "./storage/storage.ts";
+import { SimMetricStore } from "./metrics/store.ts";
 
 export { EventTag };
 
@@ -26,6 +27,10 @@ export class World {
   readonly network: SimNetwork;
   /** The disks of every IP (files survive reboots of their IP's process). */
   readonly storage: SimStorage;
+  /** Every metric sample recorded by simulated processes, on simulated time. */
+  readonly metrics: SimMetricStore;
+  /** Named text blocks simulated code attached to this seed's result (`ctx.attach`). */
+  readonly attachments: { readonly name: string; readonly text: string }[] = [];
 
   constructor(options: WorldOptions) {
     this.engine = new Engine(options.seed, options.mode ?? "fast");
@@ -43,6 +48,7 @@ export class World {
     };
     this.network = new SimNetwork(this);
     this.storage = new SimStorage(this);
+    this.metrics = new SimMetricStore(() => engine.nowUs / 1000);
   }
 
   /**
