@@ -5,6 +5,7 @@
  */
 import { Command, Option } from "commander";
 import { PACKAGE_VERSION } from "../runner/report.ts";
+import { initCommand } from "./commands/init.ts";
 import { listCommand } from "./commands/list.ts";
 import { mergeCommand, type MergeFlags } from "./commands/merge.ts";
 import { replayCommandRun, type ReplayFlags } from "./commands/replay.ts";
@@ -49,6 +50,13 @@ export function createProgram(): Command {
     .version(PACKAGE_VERSION)
     .showHelpAfterError()
     .exitOverride();
+
+  program
+    .command("init")
+    .description("set this folder up: moonpool.config.ts, a first simulation, a simulate script (never overwrites)")
+    .action(async () => {
+      process.exitCode = await initCommand(io);
+    });
 
   program
     .command("list")
