@@ -107,7 +107,8 @@ const STRICT_TSCONFIG = {
   include: ["*.ts", "simulations/**/*.ts", "moonpool.config.ts"],
 };
 
-describe("the packed packages, installed into a fresh project", () => {
+// Packing builds both packages and the install may fetch their dependencies: generous limits.
+describe("the packed packages, installed into a fresh project", { timeout: 240_000 }, () => {
   let work = "";
   let project = "";
   let packed: Packed[] = [];
@@ -122,7 +123,7 @@ describe("the packed packages, installed into a fresh project", () => {
     const tarballs = packed.map((p) => path.join(work, p.filename));
     const types = JSON.parse(await readFile(path.join(repoRoot, "package.json"), "utf8")).devDependencies["@types/node"];
     await run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "-D", ...tarballs, `@types/node@${types}`], project);
-  });
+  }, 300_000);
 
   afterAll(async () => {
     if (work !== "") await rm(work, { recursive: true, force: true });
