@@ -9,13 +9,26 @@ import "./explore/index.ts";
 
 export * from "@moonpool/core";
 export { SimulationBuilder } from "./runner/builder.ts";
-export { WorkloadCount, type Process, type Workload, type Invariant, type SimContext, type ProcessCount } from "./runner/types.ts";
+export {
+  WorkloadCount,
+  type Process,
+  type Workload,
+  type Invariant,
+  type SimContext,
+  type ProcessCount,
+} from "./runner/types.ts";
 export { Topology } from "./runner/topology.ts";
 export { StateBoard } from "./runner/state-board.ts";
 export { SimulationReport, SimulationFailed, type SaturationReport } from "./runner/report.ts";
 export { formatDuration, formatCount } from "./runner/report-format.ts";
 export type { SeedResult, SeedFailure, SeedFailureKind, Discovery } from "./runner/seed-result.ts";
-export { TraceCursor, TraceEvent, SIM_FAULT_EVENT_NAME, CONSOLE_EVENT_NAME, type TraceQuery } from "./world/trace-log.ts";
+export {
+  TraceCursor,
+  TraceEvent,
+  SIM_FAULT_EVENT_NAME,
+  CONSOLE_EVENT_NAME,
+  type TraceQuery,
+} from "./world/trace-log.ts";
 export type { GuardedGlobal } from "./engine/escape-guard.ts";
 export type { SteppingMode } from "./engine/engine.ts";
 export type { ExplorationConfig, ExplorationSettings } from "./runner/exploration-config.ts";
@@ -47,7 +60,14 @@ export {
 } from "./chaos/attrition.ts";
 export type { StorageChaosRecord, SwarmStorageFamily } from "./chaos/storage-config.ts";
 export type { StorageConfig } from "./world/storage/index.ts";
-export type { DomainLevel, Locality, LocalityConfig, LinkLatencyConfig, LinkDistance, RangeMs } from "./runner/locality.ts";
+export type {
+  DomainLevel,
+  Locality,
+  LocalityConfig,
+  LinkLatencyConfig,
+  LinkDistance,
+  RangeMs,
+} from "./runner/locality.ts";
 export {
   defineSimulation,
   defineConfig,

@@ -20,7 +20,12 @@ export {
   NETWORK_KNOBS,
   describeNetworkChaos,
 } from "./chaos/network-chaos.ts";
-export { NETWORK_NO_FAULTS, NETWORK_FAULT_KINDS, NETWORK_BUGGIFY_IDS, BASELINE_LATENCY } from "./world/network-config.ts";
+export {
+  NETWORK_NO_FAULTS,
+  NETWORK_FAULT_KINDS,
+  NETWORK_BUGGIFY_IDS,
+  BASELINE_LATENCY,
+} from "./world/network-config.ts";
 export { RANDOM_CLOSE_LOCAL_SEND_ABOVE, RANDOM_CLOSE_PEER_RECV_BELOW } from "./world/network.ts";
 export { DEFAULT_MANUAL_PARTITION_MS } from "./runner/fault-context.ts";
 export { CHAOS_ENDED_ASSERTION, describeSeedChaos } from "./runner/seed-chaos.ts";

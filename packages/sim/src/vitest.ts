@@ -24,9 +24,13 @@ export interface SimulationTestOptions {
 }
 
 function builderOf(simulation: SimulationUnderTest): SimulationBuilder {
-  const built = isSimulationDefinition(simulation) ? simulation.build() : typeof simulation === "function" ? simulation() : simulation;
+  const built = isSimulationDefinition(simulation) ? simulation.build()
+    : typeof simulation === "function" ? simulation()
+    : simulation;
   if (!(built instanceof SimulationBuilder)) {
-    throw new InvalidConfiguration("runSimulationTest: pass a SimulationBuilder, a defineSimulation(...) or a function returning a SimulationBuilder");
+    throw new InvalidConfiguration(
+      "runSimulationTest: pass a SimulationBuilder, a defineSimulation(...) or a function that returns a builder",
+    );
   }
   return built;
 }
@@ -41,13 +45,19 @@ function userFrames(stack: string | undefined): string[] {
 
 function pinHint(failed: SeedResult): string {
   const recipe = failed.failures.find((f) => f.recipe !== undefined)?.recipe;
-  const options = recipe === undefined ? `{ seed: ${failed.seed} }` : `{ seed: ${failed.seed}, recipe: ${JSON.stringify(recipe)} }`;
+  const options = recipe === undefined
+    ? `{ seed: ${failed.seed} }`
+    : `{ seed: ${failed.seed}, recipe: ${JSON.stringify(recipe)} }`;
   return `Pin it as a regression test: runSimulationTest(simulation, ${options})`;
 }
 
 /** The error a failed report throws: summary first, the whole report after, the user's frames as its stack. */
-export function simulationTestError(report: SimulationReport, options: { strictCoverage?: boolean } = {}): SimulationFailed | null {
-  const coverageFailed = options.strictCoverage === true && (report.coverageViolations.length > 0 || report.convergenceTimeout);
+export function simulationTestError(
+  report: SimulationReport,
+  options: { strictCoverage?: boolean } = {},
+): SimulationFailed | null {
+  const coverageGap = report.coverageViolations.length > 0 || report.convergenceTimeout;
+  const coverageFailed = options.strictCoverage === true && coverageGap;
   if (report.passed && !coverageFailed) return null;
   const failed = report.seeds.find((s) => !s.ok);
   const lines: string[] = [];
@@ -58,7 +68,8 @@ export function simulationTestError(report: SimulationReport, options: { strictC
   } else if (report.assertionViolations.length > 0) {
     lines.push(`safety assertions violated: ${report.assertionViolations.join("; ")}`);
   } else {
-    lines.push(`coverage: ${report.coverageViolations.length > 0 ? report.coverageViolations.join("; ") : "until-stable stopped at its cap"}`);
+    const gaps = report.coverageViolations.join("; ");
+    lines.push(`coverage: ${gaps.length > 0 ? gaps : "until-stable stopped at its cap"}`);
   }
   const error = new SimulationFailed(`${lines.join("\n")}\n\n${report.toString()}`);
   const frames = userFrames(failed?.failures.find((f) => f.stack !== undefined)?.stack);
@@ -73,9 +84,14 @@ export function simulationTestError(report: SimulationReport, options: { strictC
  *
  *     test("election (seed 8237 split brain)", () => runSimulationTest(electionSim, { seed: 8237 }));
  */
-export async function runSimulationTest(simulation: SimulationUnderTest, options: SimulationTestOptions = {}): Promise<SimulationReport> {
+export async function runSimulationTest(
+  simulation: SimulationUnderTest,
+  options: SimulationTestOptions = {},
+): Promise<SimulationReport> {
   const builder = builderOf(simulation);
-  if (options.recipe !== undefined && options.seed === undefined) throw new InvalidConfiguration("runSimulationTest: a recipe needs its seed ({ seed, recipe })");
+  if (options.recipe !== undefined && options.seed === undefined) {
+    throw new InvalidConfiguration("runSimulationTest: a recipe needs its seed ({ seed, recipe })");
+  }
   if (options.seed !== undefined) builder.replayTimeline(options.seed, options.recipe ?? "");
   const report = await builder.run();
   const error = simulationTestError(report, options);

@@ -12,13 +12,16 @@ const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const simSrc = path.join(repoRoot, "packages/sim/src");
 const coreSrc = path.join(repoRoot, "packages/core/src");
 
+/** Each entry: its source file (under packages/), the file listing its surface, the entry as a test imports it. */
+const entry = (name: string, file: string, snapshot: string, load: () => Promise<unknown>) =>
+  ({ name, file: path.join(repoRoot, "packages", file), snapshot, load });
 const ENTRIES = [
-  { name: "@moonpool/core", file: path.join(coreSrc, "index.ts"), snapshot: "core.api.txt", load: () => import("@moonpool/core") },
-  { name: "@moonpool/sim", file: path.join(simSrc, "api.ts"), snapshot: "sim.api.txt", load: () => import("@moonpool/sim") },
-  { name: "@moonpool/sim/tuning", file: path.join(simSrc, "tuning.ts"), snapshot: "sim-tuning.api.txt", load: () => import("@moonpool/sim/tuning") },
-  { name: "@moonpool/sim/internal", file: path.join(simSrc, "internal.ts"), snapshot: "sim-internal.api.txt", load: () => import("@moonpool/sim/internal") },
-  { name: "@moonpool/sim/vitest", file: path.join(simSrc, "vitest.ts"), snapshot: "sim-vitest.api.txt", load: () => import("@moonpool/sim/vitest") },
-] as const;
+  entry("@moonpool/core", "core/src/index.ts", "core", () => import("@moonpool/core")),
+  entry("@moonpool/sim", "sim/src/api.ts", "sim", () => import("@moonpool/sim")),
+  entry("@moonpool/sim/tuning", "sim/src/tuning.ts", "sim-tuning", () => import("@moonpool/sim/tuning")),
+  entry("@moonpool/sim/internal", "sim/src/internal.ts", "sim-internal", () => import("@moonpool/sim/internal")),
+  entry("@moonpool/sim/vitest", "sim/src/vitest.ts", "sim-vitest", () => import("@moonpool/sim/vitest")),
+];
 
 function resolveModule(specifier: string, from: string): string {
   if (specifier === "@moonpool/core") return path.join(coreSrc, "index.ts");
@@ -37,15 +40,18 @@ export function exportedNames(file: string): Set<string> {
   for (const m of source.matchAll(/^export\s+\*\s+from\s+"([^"]+)"/gm)) {
     for (const name of exportedNames(resolveModule(m[1]!, file))) names.add(name);
   }
-  for (const m of source.matchAll(/^export\s+(?:declare\s+)?(?:abstract\s+)?(?:async\s+)?(?:class|function\*?|const|let|enum|interface|type)\s+([A-Za-z_$][\w$]*)/gm)) {
+  const modifiers = "(?:declare\\s+)?(?:abstract\\s+)?(?:async\\s+)?";
+  const keyword = "(?:class|function\\*?|const|let|enum|interface|type)";
+  const declaration = new RegExp(`^export\\s+${modifiers}${keyword}\\s+([\\w$]+)`, "gm");
+  for (const m of source.matchAll(declaration)) {
     names.add(m[1]!);
   }
   return names;
 }
 
 function kindOf(value: unknown): string {
-  if (typeof value === "function") return /^class[\s{]/.test(Function.prototype.toString.call(value)) ? "class" : "function";
-  return "const";
+  if (typeof value !== "function") return "const";
+  return /^class[\s{]/.test(Function.prototype.toString.call(value)) ? "class" : "function";
 }
 
 /** One line per name, `kind name`: kinds of values from the loaded module, the rest are types. */
@@ -57,20 +63,21 @@ function surface(runtime: Record<string, unknown>, names: Set<string>): string {
 
 describe("public API surface", () => {
   for (const entry of ENTRIES) {
-    it(`${entry.name} exports what test/api/${entry.snapshot} lists`, async () => {
+    it(`${entry.name} exports what test/api/${entry.snapshot}.api.txt lists`, async () => {
       const runtime = (await entry.load()) as Record<string, unknown>;
-      await expect(surface(runtime, exportedNames(entry.file))).toMatchFileSnapshot(`./api/${entry.snapshot}`);
+      await expect(surface(runtime, exportedNames(entry.file))).toMatchFileSnapshot(`./api/${entry.snapshot}.api.txt`);
     });
   }
 
   it("every name of src/index.ts (this repository's barrel) is in exactly one @moonpool/sim entry", () => {
     const core = exportedNames(path.join(coreSrc, "index.ts"));
-    const [api, tuning, internal] = ["api.ts", "tuning.ts", "internal.ts"].map((f) => exportedNames(path.join(simSrc, f)));
-    const homes = (name: string) => [api!.has(name) && !core.has(name) ? "api" : null, tuning!.has(name) ? "tuning" : null, internal!.has(name) ? "internal" : null]
-      .filter((h) => h !== null);
+    const namesOf = (e: string) => exportedNames(path.join(simSrc, `${e}.ts`));
+    const entries = ["api", "tuning", "internal"].map((e) => ({ e, names: namesOf(e) }));
+    const homes = (name: string) => entries.filter(({ names }) => names.has(name)).map(({ e }) => e);
+    const nowhere = "in none (add it to src/api.ts for users, src/tuning.ts for constants/tables, or src/internal.ts)";
     const misplaced = [...exportedNames(path.join(simSrc, "index.ts"))]
       .filter((name) => !core.has(name) && homes(name).length !== 1)
-      .map((name) => `${name}: ${homes(name).join(", ") || "in none (add it to src/api.ts for users, src/tuning.ts for constants and tables, or src/internal.ts)"}`);
+      .map((name) => `${name}: ${homes(name).join(", ") || nowhere}`);
     expect(misplaced).toEqual([]);
   });
 

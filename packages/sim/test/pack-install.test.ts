@@ -39,13 +39,15 @@ function cleanEnv(): NodeJS.ProcessEnv {
 function run(command: string, args: readonly string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
     execFile(command, args, { cwd, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      if (error) reject(new Error(`${command} ${args.join(" ")} (in ${cwd}) failed: ${error.message}\n${stdout}\n${stderr}`));
+      const what = `${command} ${args.join(" ")} (in ${cwd})`;
+      if (error) reject(new Error(`${what} failed: ${error.message}\n${stdout}\n${stderr}`));
       else resolve({ stdout, stderr });
     });
   });
 }
 
-const MJS_SIMULATION = `import { SimulationBuilder, assertAlways, assertSometimes, defineSimulation } from "@moonpool/sim";
+const MJS_SIMULATION = `import { SimulationBuilder, assertAlways, assertSometimes, defineSimulation }
+  from "@moonpool/sim";
 
 export const counter = defineSimulation({
   name: "counter-mjs",
@@ -65,13 +67,17 @@ export const counter = defineSimulation({
 `;
 
 /** Imports every entry and uses the user API with its types: checked with skipLibCheck off. */
-const TYPED_USE = `import { SimulationBuilder, assertAlways, defineSimulation, type SimContext, type SimulationReport } from "@moonpool/sim";
+const TYPED_USE = `import { SimulationBuilder, assertAlways, defineSimulation, type SimContext, type SimulationReport }
+  from "@moonpool/sim";
 import { NETWORK_FAULT_KINDS, STORAGE_FAULT_KINDS } from "@moonpool/sim/tuning";
 import { Explorer } from "@moonpool/sim/internal";
 import { runSimulationTest } from "@moonpool/sim/vitest";
 import { FramedConnection, type Providers } from "@moonpool/core";
 
-export const faultKinds: readonly string[] = [...Object.values(NETWORK_FAULT_KINDS), ...Object.values(STORAGE_FAULT_KINDS)];
+export const faultKinds: readonly string[] = [
+  ...Object.values(NETWORK_FAULT_KINDS),
+  ...Object.values(STORAGE_FAULT_KINDS),
+];
 export const explorer: typeof Explorer = Explorer;
 export const framed: typeof FramedConnection = FramedConnection;
 export function serve(io: Providers): Promise<void> {
@@ -115,14 +121,17 @@ describe("the packed packages, installed into a fresh project", { timeout: 240_0
 
   beforeAll(async () => {
     work = await realpath(await mkdtemp(path.join(os.tmpdir(), "moonpool-pack-")));
-    const { stdout } = await run(npm, ["pack", "--json", "--pack-destination", work, "-w", "packages/core", "-w", "packages/sim"], repoRoot);
+    const workspaces = ["-w", "packages/core", "-w", "packages/sim"];
+    const { stdout } = await run(npm, ["pack", "--json", "--pack-destination", work, ...workspaces], repoRoot);
     packed = JSON.parse(stdout.slice(stdout.indexOf("["))) as Packed[];
     project = path.join(work, "project");
     await mkdir(project);
-    await writeFile(path.join(project, "package.json"), `${JSON.stringify({ name: "user-project", private: true, type: "module" }, null, 2)}\n`);
+    const manifest = { name: "user-project", private: true, type: "module" };
+    await writeFile(path.join(project, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
     const tarballs = packed.map((p) => path.join(work, p.filename));
-    const types = JSON.parse(await readFile(path.join(repoRoot, "package.json"), "utf8")).devDependencies["@types/node"];
-    await run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "-D", ...tarballs, `@types/node@${types}`], project);
+    const { devDependencies } = JSON.parse(await readFile(path.join(repoRoot, "package.json"), "utf8"));
+    const nodeTypes = `@types/node@${devDependencies["@types/node"]}`;
+    await run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "-D", ...tarballs, nodeTypes], project);
   }, 300_000);
 
   afterAll(async () => {
@@ -133,12 +142,15 @@ describe("the packed packages, installed into a fresh project", { timeout: 240_0
     expect(packed.map((p) => p.name).sort()).toEqual(["@moonpool/core", "@moonpool/sim"]);
     for (const { files } of packed) {
       const paths = files.map((f) => f.path);
-      expect(paths).toEqual(expect.arrayContaining(["README.md", "LICENSE", "package.json", "dist/index.js", "dist/index.d.ts"]));
+      const expected = ["README.md", "LICENSE", "package.json", "dist/index.js", "dist/index.d.ts"];
+      expect(paths).toEqual(expect.arrayContaining(expected));
       expect(paths.filter((p) => /(^|\/)test\/|\.test\.|\.spec\./.test(p))).toEqual([]);
       expect(paths.filter((p) => p.endsWith(".ts") && !p.endsWith(".d.ts"))).toEqual([]);
     }
     const sim = packed.find((p) => p.name === "@moonpool/sim")!.files.map((f) => f.path);
-    expect(sim).toEqual(expect.arrayContaining(["report.schema.json", "bin/moonpool.mjs", "dist/api.js", "dist/runner/pool/worker-bootstrap.mjs"]));
+    const entries = ["dist/api.js", "dist/tuning.d.ts", "dist/internal.d.ts", "dist/vitest.js"];
+    const bin = ["bin/moonpool.mjs", "dist/cli/main.js", "dist/runner/pool/worker-bootstrap.mjs"];
+    expect(sim).toEqual(expect.arrayContaining(["report.schema.json", ...entries, ...bin]));
   });
 
   it("installs as copies inside the project, not links into the repository", async () => {
@@ -150,8 +162,9 @@ describe("the packed packages, installed into a fresh project", { timeout: 240_0
   });
 
   it("imports under plain Node, every entry", async () => {
-    const script = `const m = await import("@moonpool/sim"); await import("@moonpool/sim/tuning"); await import("@moonpool/sim/internal");
-      await import("@moonpool/sim/vitest"); const core = await import("@moonpool/core");
+    const script = `const m = await import("@moonpool/sim");
+      for (const entry of ["tuning", "internal", "vitest"]) await import("@moonpool/sim/" + entry);
+      const core = await import("@moonpool/core");
       console.log(typeof m.SimulationBuilder, typeof m.defineSimulation, typeof core.FramedConnection);`;
     const { stdout } = await run(process.execPath, ["--input-type=module", "-e", script], project);
     expect(stdout.trim()).toBe("function function function");

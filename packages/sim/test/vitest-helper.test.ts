@@ -19,7 +19,8 @@ function flakyWriter(): SimulationBuilder {
     }));
 }
 
-const failingLine = readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n").findIndex((l) => l.endsWith("// FAILING LINE")) + 1;
+const thisFile = readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n");
+const failingLine = thisFile.findIndex((l) => l.endsWith("// FAILING LINE")) + 1;
 
 async function failureOf(run: Promise<unknown>): Promise<SimulationFailed> {
   const error = await run.then(() => null, (e: unknown) => e);

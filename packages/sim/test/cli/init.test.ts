@@ -22,7 +22,7 @@ function ioIn(cwd: string): CliIO & { output: () => string } {
 }
 
 describe("moonpool init", () => {
-  it("in an empty folder: a config, the ping-pong simulation, and a package.json with the simulate script", async () => {
+  it("in an empty folder: a config, the ping-pong simulation, a package.json with the simulate script", async () => {
     const dir = await tempDir("init-empty");
     const io = ioIn(dir);
     expect(await initCommand(io)).toBe(0);
@@ -33,7 +33,7 @@ describe("moonpool init", () => {
     expect(io.output()).toContain("simulations/ping-pong.sim.ts: created");
   });
 
-  it("in an existing project: keeps every existing file and script, adds the missing script in the file's indentation", async () => {
+  it("in an existing project: keeps every file and script, adds the missing one in the file's indent", async () => {
     const dir = await tempDir("init-existing");
     const manifestText = `{\n    "name": "mine",\n    "scripts": {\n        "test": "vitest"\n    }\n}\n`;
     await writeFile(path.join(dir, "package.json"), manifestText);
@@ -45,9 +45,8 @@ describe("moonpool init", () => {
     expect(existsSync(path.join(dir, "moonpool.config.ts"))).toBe(false);
     expect(await readFile(path.join(dir, "moonpool.config.mjs"), "utf8")).toBe("export default {};\n");
     expect(await readFile(path.join(dir, INIT_SIMULATION_FILE), "utf8")).toBe("// mine\n");
-    expect(await readFile(path.join(dir, "package.json"), "utf8")).toBe(
-      `{\n    "name": "mine",\n    "scripts": {\n        "test": "vitest",\n        "simulate": "moonpool run"\n    }\n}\n`,
-    );
+    const scripts = `"scripts": {\n        "test": "vitest",\n        "simulate": "moonpool run"\n    }`;
+    expect(await readFile(path.join(dir, "package.json"), "utf8")).toBe(`{\n    "name": "mine",\n    ${scripts}\n}\n`);
     expect(io.output()).toContain("moonpool.config.mjs: exists, kept as it is");
 
     await writeFile(path.join(dir, "package.json"), `{ "scripts": { "simulate": "other" } }\n`);
@@ -59,23 +58,22 @@ describe("moonpool init", () => {
     const dir = await tempDir("init-broken");
     await writeFile(path.join(dir, "package.json"), "{ broken");
     await expect(initCommand(ioIn(dir))).rejects.toThrow(UsageError);
-    await expect(initCommand(ioIn(dir))).rejects.toThrow(/package.json is not valid JSON .*fix it, then run moonpool init again/);
+    await expect(initCommand(ioIn(dir))).rejects.toThrow(/package.json is not valid JSON .*fix it, then run/);
     expect(await readFile(path.join(dir, "package.json"), "utf8")).toBe("{ broken");
   });
 
-  it("its simulation passes under moonpool run, with the same trace hash for a seed run twice and another for another seed", async () => {
+  it("its simulation passes under moonpool run: one seed run twice, one trace hash; two seeds, two", async () => {
     // Inside the repository, where `@moonpool/sim` resolves to the sources (the pack test runs the installed package).
     const dir = fileURLToPath(new URL("../../../../.vitest-cache/moonpool-init/", import.meta.url));
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir, { recursive: true });
     expect((await runCli(["init"], { cwd: dir })).code).toBe(0);
-    const runs = await Promise.all(
-      ["a", "b"].map((out) => runCli(["run", "ping-pong", "--seeds", "11,12", "--workers", "1", "--reporter", "json", "--out", out], { cwd: dir })),
-    );
+    const args = ["run", "ping-pong", "--seeds", "11,12", "--workers", "1", "--reporter", "json", "--out"];
+    const runs = await Promise.all(["a", "b"].map((out) => runCli([...args, out], { cwd: dir })));
     for (const r of runs) expect(r.code, r.stderr).toBe(0);
-    const hashes = await Promise.all(
-      ["a", "b"].map(async (out) => (await readJson(path.join(dir, out, "report.json"))).simulations[0].report.seeds.map((s: { traceHash: string }) => s.traceHash)),
-    );
+    const seedsOf = async (out: string): Promise<{ traceHash: string }[]> =>
+      (await readJson(path.join(dir, out, "report.json"))).simulations[0].report.seeds;
+    const hashes = await Promise.all(["a", "b"].map(async (out) => (await seedsOf(out)).map((s) => s.traceHash)));
     expect(hashes[0]).toEqual(hashes[1]);
     expect(hashes[0][0]).not.toBe(hashes[0][1]);
   });

@@ -39,7 +39,8 @@ async function writeConfig(root: string): Promise<Outcome> {
 async function addScript(root: string): Promise<Outcome> {
   const file = path.join(root, "package.json");
   if (!existsSync(file)) {
-    const manifest = { name: path.basename(root).toLowerCase().replace(/[^a-z0-9._-]+/g, "-"), private: true, type: "module", scripts: { [INIT_SCRIPT_NAME]: INIT_SCRIPT } };
+    const name = path.basename(root).toLowerCase().replace(/[^a-z0-9._-]+/g, "-");
+    const manifest = { name, private: true, type: "module", scripts: { [INIT_SCRIPT_NAME]: INIT_SCRIPT } };
     await writeFile(file, `${JSON.stringify(manifest, null, 2)}\n`, { flag: "wx" });
     return { file: "package.json", done: `created with the script "${INIT_SCRIPT_NAME}": "${INIT_SCRIPT}"` };
   }
@@ -48,9 +49,12 @@ async function addScript(root: string): Promise<Outcome> {
   try {
     manifest = JSON.parse(text) as typeof manifest;
   } catch (error) {
-    throw new UsageError(`package.json is not valid JSON (${(error as Error).message}): fix it, then run moonpool init again`);
+    const reason = (error as Error).message;
+    throw new UsageError(`package.json is not valid JSON (${reason}): fix it, then run moonpool init again`);
   }
-  if (manifest.scripts?.[INIT_SCRIPT_NAME] !== undefined) return { file: "package.json", skipped: `already has a "${INIT_SCRIPT_NAME}" script, kept` };
+  if (manifest.scripts?.[INIT_SCRIPT_NAME] !== undefined) {
+    return { file: "package.json", skipped: `already has a "${INIT_SCRIPT_NAME}" script, kept` };
+  }
   manifest.scripts = { ...manifest.scripts, [INIT_SCRIPT_NAME]: INIT_SCRIPT };
   const indent = /^[ \t]+(?=")/m.exec(text)?.[0] ?? "  ";
   await writeFile(file, `${JSON.stringify(manifest, null, indent)}\n`);
@@ -58,10 +62,15 @@ async function addScript(root: string): Promise<Outcome> {
 }
 
 export async function initCommand(io: CliIO): Promise<number> {
-  const outcomes = [await writeConfig(io.cwd), await writeNew(io.cwd, INIT_SIMULATION_FILE, INIT_SIMULATION), await addScript(io.cwd)];
+  const outcomes = [
+    await writeConfig(io.cwd),
+    await writeNew(io.cwd, INIT_SIMULATION_FILE, INIT_SIMULATION),
+    await addScript(io.cwd),
+  ];
   const c = colorsFor(io.stdout);
   for (const outcome of outcomes) {
-    io.stdout.write("done" in outcome ? `${c.green("✓")} ${outcome.file}: ${outcome.done}\n` : `${c.dim("-")} ${outcome.file}: ${outcome.skipped}\n`);
+    if ("done" in outcome) io.stdout.write(`${c.green("✓")} ${outcome.file}: ${outcome.done}\n`);
+    else io.stdout.write(`${c.dim("-")} ${outcome.file}: ${outcome.skipped}\n`);
   }
   io.stdout.write(`\nNext: npx moonpool run   (or npm run ${INIT_SCRIPT_NAME})\n`);
   return EXIT_PASSED;
