@@ -82,9 +82,8 @@ export class KvWorkload implements Workload {
     ctx.trace.info("linearizability_checked", { verdict: result.verdict, operations: ops.length, steps: result.steps });
     if (result.verdict === "illegal") {
       // One event per line, so a replay prints the explanation readably.
-      explainCheck(kvModel(), result)
-        .split("\n")
-        .forEach((text, line) => ctx.trace.error("linearizability_violation", { line, text }));
+      const lines = explainCheck(kvModel(), result).split("\n");
+      for (const [line, text] of lines.entries()) ctx.trace.error("linearizability_violation", { line, text });
     }
     assertSometimes(ops.length >= 20, "a seed checked at least 20 operations");
     const part = result.illegalPart === undefined ? undefined : result.parts[result.illegalPart];

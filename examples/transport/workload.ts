@@ -109,15 +109,17 @@ export class AppendLogClient implements Workload {
       case 2:
         await this.append(ctx, request("at-least-once", text(MAX_BLOCK_BYTES)), atLeastOnce);
         return;
-      case 3:
+      case 3: {
         const atMostOnce = (r: AppendRequest) =>
           log.append.tryGetReply(r, { timeoutMs: ctx.random.randomRange(2, 200) });
         await this.append(ctx, request("at-most-once", text(16)), atMostOnce);
         return;
-      case 4:
+      }
+      case 4: {
         const shortTimeout = (r: AppendRequest) => log.append.getReply(r, { timeoutMs: ctx.random.randomRange(5, 60) });
         await this.append(ctx, request("at-least-once", text(8)), shortTimeout);
         return;
+      }
       case 5: {
         const wrong = transport.stub(AppendLogService, { address: server, token: transport.newToken() });
         const outcome = await wrong.head.tryGetReply(null, { timeoutMs: 1_000 }).then(

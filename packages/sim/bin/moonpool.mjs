@@ -1,7 +1,10 @@
 #!/usr/bin/env node
-// The `moonpool` command. Simulations and the CLI itself are TypeScript, loaded without a build
-// step: register tsx's ESM loader first (its programmatic API), then start the CLI.
+// The `moonpool` command. Users' simulations (`*.sim.ts`) and config files load through tsx's ESM
+// loader, registered first. The CLI itself is the compiled `dist/` of the published package, or
+// its TypeScript sources inside the repository (which has no build step; tsx loads them).
+import { existsSync } from "node:fs";
 import { register } from "tsx/esm/api";
 
 register();
-await import("../src/cli/main.ts");
+const source = new URL("../src/cli/main.ts", import.meta.url);
+await import(existsSync(source) ? source.href : new URL("../dist/cli/main.js", import.meta.url).href);

@@ -1,4 +1,5 @@
-// Public API of @moonpool/sim.
+// Every export of @moonpool/sim in one barrel, for this repository's tests. What the package exposes is
+// split by audience: api.ts (`@moonpool/sim`), tuning.ts, internal.ts and vitest.ts.
 export { SimulationBuilder, MAX_PROCESSES_PER_GROUP, MAX_PROCESS_GROUPS, MAX_WORKLOADS } from "./runner/builder.ts";
 export { WorkloadCount, type Process, type Workload, type Invariant, type SimContext, type ProcessCount } from "./runner/user-interfaces.ts";
 export { Topology } from "./runner/topology.ts";

@@ -10,7 +10,7 @@ describe("README", () => {
     const readme = readFileSync(`${repoRoot}README.md`, "utf8");
     const code = /```ts\n([\s\S]*?)```/.exec(readme)?.[1];
     expect(code).toBeDefined();
-    const dir = `${repoRoot}node_modules/.cache/moonpool-readme`;
+    const dir = `${repoRoot}.vitest-cache/moonpool-readme`; // in the repository (not node_modules): its `paths` apply
     mkdirSync(dir, { recursive: true });
     const file = `${dir}/example.mts`; // .mts: an ES module wherever it lives (top-level await)
     writeFileSync(file, `${code}\nconsole.log(JSON.stringify({ iterations: report.iterations, failed: report.failedRuns }));\n`);

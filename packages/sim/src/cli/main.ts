@@ -6,6 +6,7 @@
 import { Command, Option } from "commander";
 import { PACKAGE_VERSION } from "../runner/report.ts";
 import { CHECK_HISTORY_MODELS, checkHistoryCommand, type CheckHistoryFlags } from "./commands/check-history.ts";
+import { initCommand } from "./commands/init.ts";
 import { listCommand } from "./commands/list.ts";
 import { mergeCommand, type MergeFlags } from "./commands/merge.ts";
 import { replayCommandRun, type ReplayFlags } from "./commands/replay.ts";
@@ -50,6 +51,13 @@ export function createProgram(): Command {
     .version(PACKAGE_VERSION)
     .showHelpAfterError()
     .exitOverride();
+
+  program
+    .command("init")
+    .description("set this folder up: moonpool.config.ts, a first simulation, a simulate script (never overwrites)")
+    .action(async () => {
+      process.exitCode = await initCommand(io);
+    });
 
   program
     .command("list")

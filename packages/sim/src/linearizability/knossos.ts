@@ -32,8 +32,9 @@ export function parseKnossosHistory(text: string, options: KnossosImportOptions 
 export function knossosHistoryFromRecords(events: readonly unknown[]): Operation<OpInput, unknown>[] {
   const open = new Map<string, Open>();
   const ops: Omit<Operation<OpInput, unknown>, "id">[] = [];
-  const crash = (o: Open) =>
+  const crash = (o: Open): void => {
     ops.push({ client: o.process, input: { f: o.f, value: o.value }, output: undefined, callIndex: o.callIndex, returnIndex: Infinity, crashed: true, ...(o.time !== undefined ? { callTimeMs: o.time / 1e6 } : {}) });
+  };
   events.forEach((raw, index) => {
     if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
       throw new HistoryError(`history entry ${index} is not a map: ${JSON.stringify(raw)}`);
@@ -57,7 +58,10 @@ export function knossosHistoryFromRecords(events: readonly unknown[]): Operation
     }
     open.delete(process);
     if (type === "fail") return;
-    if (type === "info") return void crash(call);
+    if (type === "info") {
+      crash(call);
+      return;
+    }
     if (type !== "ok") throw new HistoryError(`history entry ${index}: unknown :type ${JSON.stringify(type)}`);
     const value = (e.value ?? null) as unknown;
     const isRead = f === "read";

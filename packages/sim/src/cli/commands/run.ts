@@ -17,6 +17,7 @@ import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parseDurationMs, parsePositiveInteger, parseReporters, parseSeed, parseSeedList, parseUntilStable } from "../option-values.ts";
 import { WorkerPool } from "../../runner/pool/worker-pool.ts";
+import { packageModuleUrl } from "../../runner/module-url.ts";
 import { EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../pool-campaign.ts";
 import { createProgress } from "../progress.ts";
 import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
@@ -53,7 +54,7 @@ function seedFlags(flags: RunFlags): SeedFlags {
   };
 }
 
-const EXPLORE_LAYER_URL = new URL("../../explore/index.ts", import.meta.url).href;
+const EXPLORE_LAYER_URL = packageModuleUrl("../../explore/index.ts", import.meta.url);
 
 function reportFileName(shard: Shard | null, extension: string): string {
   return shard === null ? `report.${extension}` : `report.shard-${shard.index}-of-${shard.count}.${extension}`;

@@ -1,9 +1,12 @@
 // Entry of a pool worker thread. Registers tsx in this thread (each worker has its own module
 // loader state) so TypeScript simulation modules load without a build step, imports the modules
-// the pool asked for (e.g. the explore layer), then starts the worker loop.
+// the pool asked for (e.g. the explore layer), then starts the worker loop: its TypeScript source
+// inside the repository, its compiled `.js` in the published package (which holds no `.ts`).
+import { existsSync } from "node:fs";
 import { workerData } from "node:worker_threads";
 import { register } from "tsx/esm/api";
 
 register();
 for (const url of workerData?.preloadModules ?? []) await import(url);
-await import("./pool-worker.ts");
+const source = new URL("./pool-worker.ts", import.meta.url);
+await import(existsSync(source) ? source.href : new URL("./pool-worker.js", import.meta.url).href);

@@ -1,0 +1,95 @@
+/**
+ * `@moonpool/sim`: what a simulation is written with. The builder and its contexts, assertions
+ * (and everything else of @moonpool/core), chaos, the report, and the `moonpool` command's file
+ * API. Tuning constants and fault tables are in `@moonpool/sim/tuning`; the engine, world and
+ * explorer in `@moonpool/sim/internal`. `index.ts` is this repository's barrel of all of them.
+ */
+// The explore layer registers the frontier explorer as the runner's exploration strategy.
+import "./explore/index.ts";
+
+export * from "@moonpool/core";
+export { SimulationBuilder } from "./runner/builder.ts";
+export {
+  WorkloadCount,
+  type Process,
+  type Workload,
+  type Invariant,
+  type SimContext,
+  type ProcessCount,
+} from "./runner/user-interfaces.ts";
+export { Topology } from "./runner/topology.ts";
+export { StateBoard } from "./runner/state-board.ts";
+export { SimulationReport, SimulationFailed, type SaturationReport } from "./runner/report.ts";
+export { formatDuration, formatCount } from "./runner/report-format.ts";
+export type { SeedResult, SeedFailure, SeedFailureKind, Discovery } from "./runner/seed-result.ts";
+export {
+  TraceCursor,
+  TraceEvent,
+  SIM_FAULT_EVENT_NAME,
+  CONSOLE_EVENT_NAME,
+  type TraceQuery,
+} from "./world/trace-log.ts";
+export type { GuardedGlobal } from "./engine/escape-guard.ts";
+export type { SteppingMode } from "./engine/engine.ts";
+export type { ExplorationConfig, ExplorationSettings } from "./runner/exploration-config.ts";
+export type { SimulationSource } from "./runner/simulation-source.ts";
+export type { BugRecipe, ExplorationReport, RootExploration } from "./runner/exploration.ts";
+export { formatRecipe, parseRecipe, childSeed, RecipeParseError, type Recipe } from "./engine/recipe.ts";
+export type { DeterminismReport, SeedDivergence, DrawSite } from "./runner/determinism.ts";
+export { Chaos, type ChaosMode, type ChaosPlan } from "./chaos/chaos.ts";
+export type { NetworkChaosRecord, NetworkFaultsSetting, SwarmNetworkFamily } from "./chaos/network-chaos.ts";
+export type {
+  NetworkConfig,
+  LatencyDistribution,
+  NetworkLatencyShapes,
+  ConnectFailureMode,
+  PartitionStrategy,
+  RangeUs,
+} from "./world/network/config.ts";
+export { markConnectionStable } from "./world/network/index.ts";
+export type { FaultInjector, FaultContext } from "./runner/fault-context.ts";
+export type { SeedChaosRecord } from "./runner/seed-chaos.ts";
+export type { RebootKind, RebootCause, RebootStats, DelayRangeMs } from "./runner/process-lifecycle.ts";
+export {
+  AttritionVictims,
+  type AttritionConfig,
+  type AttritionScope,
+  type AttritionPlan,
+  type AttritionChaosRecord,
+  type AttritionSwarmMask,
+} from "./chaos/attrition.ts";
+export type { StorageChaosRecord, SwarmStorageFamily } from "./chaos/storage-config.ts";
+export type { StorageConfig } from "./world/storage/index.ts";
+export type {
+  DomainLevel,
+  Locality,
+  LocalityConfig,
+  LinkLatencyConfig,
+  LinkDistance,
+  RangeMs,
+} from "./runner/locality.ts";
+export {
+  defineSimulation,
+  defineConfig,
+  isSimulationDefinition,
+  type SimulationDefinition,
+  type SimulationSpec,
+  type MoonpoolConfig,
+  type ReporterName,
+} from "./cli/define.ts";
+// Histories and the linearizability checker.
+export * from "./linearizability/index.ts";
+// Simulated metrics: the query API and ASCII time-series graphs.
+export {
+  MetricQuery,
+  renderAsciiGraph,
+  type Aggregation,
+  type RangeOptions,
+  type SampledSeries,
+  type SeriesMatch,
+  type AsciiGraphOptions,
+  type GraphMark,
+  type GraphSeries,
+  type SeriesSamples,
+} from "./world/metrics/index.ts";
+export type { SeedAttachment } from "./runner/seed-result.ts";

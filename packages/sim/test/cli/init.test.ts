@@ -1,0 +1,80 @@
+/**
+ * `moonpool init`: what it writes into an empty folder, what it keeps in an existing project, and
+ * that the simulation it writes passes under `moonpool run`, the same for the same seed.
+ */
+import { existsSync } from "node:fs";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { PassThrough } from "node:stream";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { initCommand } from "../../src/cli/commands/init.ts";
+import { INIT_CONFIG, INIT_SIMULATION, INIT_SIMULATION_FILE } from "../../src/cli/commands/init-files.ts";
+import { UsageError } from "../../src/cli/errors.ts";
+import type { CliIO } from "../../src/cli/io.ts";
+import { readJson, runCli, tempDir } from "./helpers.ts";
+
+function ioIn(cwd: string): CliIO & { output: () => string } {
+  const stdout = new PassThrough();
+  let text = "";
+  stdout.on("data", (d: Buffer) => (text += d.toString()));
+  return { cwd, env: {}, stdout, stderr: new PassThrough(), output: () => text };
+}
+
+describe("moonpool init", () => {
+  it("in an empty folder: a config, the ping-pong simulation, a package.json with the simulate script", async () => {
+    const dir = await tempDir("init-empty");
+    const io = ioIn(dir);
+    expect(await initCommand(io)).toBe(0);
+    expect(await readFile(path.join(dir, "moonpool.config.ts"), "utf8")).toBe(INIT_CONFIG);
+    expect(await readFile(path.join(dir, INIT_SIMULATION_FILE), "utf8")).toBe(INIT_SIMULATION);
+    const manifest = await readJson(path.join(dir, "package.json"));
+    expect(manifest).toMatchObject({ private: true, type: "module", scripts: { simulate: "moonpool run" } });
+    expect(io.output()).toContain("simulations/ping-pong.sim.ts: created");
+  });
+
+  it("in an existing project: keeps every file and script, adds the missing one in the file's indent", async () => {
+    const dir = await tempDir("init-existing");
+    const manifestText = `{\n    "name": "mine",\n    "scripts": {\n        "test": "vitest"\n    }\n}\n`;
+    await writeFile(path.join(dir, "package.json"), manifestText);
+    await writeFile(path.join(dir, "moonpool.config.mjs"), "export default {};\n");
+    await mkdir(path.join(dir, "simulations"));
+    await writeFile(path.join(dir, INIT_SIMULATION_FILE), "// mine\n");
+    const io = ioIn(dir);
+    expect(await initCommand(io)).toBe(0);
+    expect(existsSync(path.join(dir, "moonpool.config.ts"))).toBe(false);
+    expect(await readFile(path.join(dir, "moonpool.config.mjs"), "utf8")).toBe("export default {};\n");
+    expect(await readFile(path.join(dir, INIT_SIMULATION_FILE), "utf8")).toBe("// mine\n");
+    const scripts = `"scripts": {\n        "test": "vitest",\n        "simulate": "moonpool run"\n    }`;
+    expect(await readFile(path.join(dir, "package.json"), "utf8")).toBe(`{\n    "name": "mine",\n    ${scripts}\n}\n`);
+    expect(io.output()).toContain("moonpool.config.mjs: exists, kept as it is");
+
+    await writeFile(path.join(dir, "package.json"), `{ "scripts": { "simulate": "other" } }\n`);
+    expect(await initCommand(ioIn(dir))).toBe(0);
+    expect(await readFile(path.join(dir, "package.json"), "utf8")).toBe(`{ "scripts": { "simulate": "other" } }\n`);
+  });
+
+  it("refuses a package.json that is not JSON with a typed error that says what to fix", async () => {
+    const dir = await tempDir("init-broken");
+    await writeFile(path.join(dir, "package.json"), "{ broken");
+    await expect(initCommand(ioIn(dir))).rejects.toThrow(UsageError);
+    await expect(initCommand(ioIn(dir))).rejects.toThrow(/package.json is not valid JSON .*fix it, then run/);
+    expect(await readFile(path.join(dir, "package.json"), "utf8")).toBe("{ broken");
+  });
+
+  it("its simulation passes under moonpool run: one seed run twice, one trace hash; two seeds, two", async () => {
+    // Inside the repository, where `@moonpool/sim` resolves to the sources (the pack test runs the installed package).
+    const dir = fileURLToPath(new URL("../../../../.vitest-cache/moonpool-init/", import.meta.url));
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    expect((await runCli(["init"], { cwd: dir })).code).toBe(0);
+    const args = ["run", "ping-pong", "--seeds", "11,12", "--workers", "1", "--reporter", "json", "--out"];
+    const runs = await Promise.all(["a", "b"].map((out) => runCli([...args, out], { cwd: dir })));
+    for (const r of runs) expect(r.code, r.stderr).toBe(0);
+    const seedsOf = async (out: string): Promise<{ traceHash: string }[]> =>
+      (await readJson(path.join(dir, out, "report.json"))).simulations[0].report.seeds;
+    const hashes = await Promise.all(["a", "b"].map(async (out) => (await seedsOf(out)).map((s) => s.traceHash)));
+    expect(hashes[0]).toEqual(hashes[1]);
+    expect(hashes[0][0]).not.toBe(hashes[0][1]);
+  });
+});
