@@ -11,7 +11,7 @@ import { SimulationReport } from "../runner/report.ts";
 import { ReportMergeError } from "./errors.ts";
 import { mergeExplorationReports } from "./exploration-merge.ts";
 import type { ExplorationReport } from "../runner/exploration.ts";
-import { RUN_REPORT_KIND, simulationFailed, type RunReportFile, type SimulationEntry } from "./run-report.ts";
+import { RUN_REPORT_KIND, simulationStatus, type RunReportFile, type SimulationEntry } from "./run-report.ts";
 import type { Shard } from "./shard.ts";
 
 export interface NamedReport {
@@ -87,7 +87,8 @@ function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boo
     exploreRoundRootSeeds: first.exploreRoundRootSeeds,
     shard: null,
     seedIndexRange: { start: first.seedIndexRange.start, end: shards[shards.length - 1]!.entry.seedIndexRange.end },
-    status: simulationFailed(merged, strictCoverage, stoppedBy) ? "failed" : "passed",
+    status: simulationStatus(merged, strictCoverage, stoppedBy, first.expectFailure === true),
+    ...(first.expectFailure === true ? { expectFailure: true } : {}),
     stoppedBy,
     timedOut: shards.map((s) => s.entry.timedOut).find((t) => t !== null) ?? null,
     failures: shards.flatMap((s) => s.entry.failures),

@@ -22,7 +22,7 @@ import { createProgress } from "../progress.ts";
 import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
 import { renderJUnit } from "../reporters/junit.ts";
 import { renderSimulationText, statusLine, summaryLine } from "../reporters/text.ts";
-import { failureEntries, RUN_REPORT_KIND, simulationFailed, stringifyRunReport, type RunReportFile, type SimulationEntry } from "../run-report.ts";
+import { failureEntries, RUN_REPORT_KIND, simulationStatus, stringifyRunReport, type RunReportFile, type SimulationEntry } from "../run-report.ts";
 import { describePlan, planSize, resolveSeedPlan, type SeedFlags } from "../seed-plan.ts";
 import { checkShardable, parseShard, shardRange, type Shard } from "../shard.ts";
 
@@ -101,7 +101,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     for (const { sim, config, plan, range } of prepared) {
       if (interrupt.signal.aborted) break;
       const explore = config.exploration !== null;
-      const shardText = shard === null ? "" : `, shard ${shard.index}/${shard.count} (seeds #${range.start + 1}..#${range.end})`;
+      const shardText = shard === null ? "" : `, shard ${shard.index}/${shard.count} (seeds #${range.start}..#${range.end - 1})`;
       progress.start({
         name: sim.name,
         plannedSeeds: range.end - range.start,
@@ -121,7 +121,9 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         signal: interrupt.signal,
         onProgress: (p) => progress.update(p),
         onFailure: (result, index) => {
-          const lines = [errColors.red(`✗ ${sim.name}: seed ${result.seed} (seed #${index + 1}) failed`)];
+          // The text report groups every failure on stdout; print each one here only without it.
+          if (reporters.includes("text")) return;
+          const lines = [errColors.red(`✗ ${sim.name}: seed ${result.seed} (#${index}) failed`)];
           const recipes = new Set<string>();
           for (const f of result.failures) {
             lines.push(`    ${formatFailure(f)}`);
@@ -134,7 +136,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
       const { report, stoppedBy, timedOut } = outcome;
       if (timedOut !== null) {
         progress.print(
-          errColors.red(`✗ ${sim.name}: seed ${timedOut.seed} (seed #${timedOut.index + 1}) ran longer than --timeout (${Math.round(timedOut.wallTimeMs)} ms of wall time) and was stopped`) +
+          errColors.red(`✗ ${sim.name}: seed ${timedOut.seed} (#${timedOut.index}) ran longer than --timeout (${Math.round(timedOut.wallTimeMs)} ms of wall time) and was stopped`) +
             `\n  replay: ${replayCommand(context, sim.name, timedOut.seed)}`,
         );
       }
@@ -148,7 +150,8 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         exploreRoundRootSeeds: explore ? EXPLORE_ROUND_ROOT_SEEDS : null,
         shard,
         seedIndexRange: range,
-        status: simulationFailed(report, strictCoverage, stoppedBy) ? "failed" : "passed",
+        status: simulationStatus(report, strictCoverage, stoppedBy, sim.definition.expectFailure),
+        ...(sim.definition.expectFailure ? { expectFailure: true } : {}),
         stoppedBy,
         timedOut,
         failures: failureEntries(report, context, sim.name, timedOut),
@@ -187,7 +190,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   }
   if (reporters.includes("junit")) {
     const target = path.join(outDir, reportFileName(shard, "xml").replace(/^report/, "junit"));
-    await writeFile(target, renderJUnit(file));
+    await writeFile(target, renderJUnit(file, context));
     written.push(target);
   }
   for (const target of written) {
