@@ -73,6 +73,8 @@ export interface RunReportFile {
   /** True when SIGINT stopped the run: simulations not started are absent. */
   readonly interrupted: boolean;
   readonly simulations: readonly SimulationEntry[];
+  /** Simulation files that failed to load (their simulations did not run); absent when none did. */
+  readonly loadFailures?: readonly { readonly file: string; readonly message: string }[];
   /** Machine and wall-clock facts (null in merged files). */
   readonly host: HostInfo | null;
 }

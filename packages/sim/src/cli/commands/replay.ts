@@ -13,7 +13,7 @@ import type { TraceEvent } from "../../world/trace-log.ts";
 import { buildSimulationConfig } from "../build-simulation.ts";
 import { colorsFor, type Colors } from "../colors.ts";
 import { loadConfig } from "../config-file.ts";
-import { discoverSimulations, findSimulation } from "../discovery.ts";
+import { discoverSimulations, findSimulation, formatLoadFailure } from "../discovery.ts";
 import { EXIT_FAILED, EXIT_PASSED, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parsePositiveInteger, parseSeed, parseTraceLevel } from "../option-values.ts";
@@ -76,7 +76,8 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
   }
   const minLevel = flags.level === undefined ? "info" : parseTraceLevel(flags.level);
   const fileConfig = await loadConfig(io.cwd, flags.config);
-  const sim = findSimulation(await discoverSimulations(fileConfig), target.simulation);
+  const discovered = await discoverSimulations(fileConfig, (failure) => io.stderr.write(`${formatLoadFailure(failure)}\n`));
+  const sim = findSimulation(discovered, target.simulation);
   let config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);
   if (TRACE_LEVEL_ORDER[minLevel] < TRACE_LEVEL_ORDER[config.traceLevel]) {
     // More facts are hashed, so the trace hash changes; what the seed does does not (unless an

@@ -12,8 +12,8 @@ import { formatFailure } from "../../runner/seed-result.ts";
 import { buildSimulationConfig, type BuildOverrides } from "../build-simulation.ts";
 import { colorEnabled, colorsFor, isCI } from "../colors.ts";
 import { loadConfig } from "../config-file.ts";
-import { discoverSimulations, selectSimulations } from "../discovery.ts";
-import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED } from "../errors.ts";
+import { discoverSimulations, formatLoadFailure, selectSimulations, type LoadFailure } from "../discovery.ts";
+import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED, EXIT_USAGE } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parseDurationMs, parsePositiveInteger, parseReporters, parseSeed, parseSeedList, parseUntilStable } from "../option-values.ts";
 import { WorkerPool } from "../../runner/pool/worker-pool.ts";
@@ -72,7 +72,12 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   const overrides: BuildOverrides = { explore: flags.explore === true };
   const context: ReplayCommandContext = { configArg: flags.config ?? null };
 
-  const selected = selectSimulations(await discoverSimulations(fileConfig), filters, fileConfig);
+  const loadFailures: LoadFailure[] = [];
+  const discovered = await discoverSimulations(fileConfig, (failure) => {
+    loadFailures.push(failure);
+    io.stderr.write(colorsFor(io.stderr).red(`✗ ${formatLoadFailure(failure)}`) + "\n");
+  });
+  const selected = selectSimulations(discovered, filters, fileConfig);
   // Build and plan every simulation before starting: a bad flag or build() fails before any seed runs.
   const prepared = selected.map((sim) => {
     const config = buildSimulationConfig(sim.definition, overrides, sim.source);
@@ -179,6 +184,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     strictCoverage,
     interrupted,
     simulations: entries,
+    ...(loadFailures.length > 0 ? { loadFailures: loadFailures.map(({ relativeFile, message }) => ({ file: relativeFile, message })) } : {}),
     host: { workers: poolSize, platform: process.platform, arch: process.arch, cpus: os.availableParallelism(), wallTimeMs },
   };
   const written: string[] = [];
@@ -197,8 +203,11 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     const relative = path.relative(io.cwd, target);
     io.stderr.write(`wrote ${relative.startsWith("..") || path.isAbsolute(relative) ? target : relative}\n`);
   }
-  const line = summaryLine(entries, wallTimeMs, interrupted);
-  io.stdout.write((entries.some((e) => e.status === "failed") ? outColors.red(line) : outColors.green(line)) + "\n");
+  const loadText = loadFailures.length > 0 ? `, ${loadFailures.length} file${loadFailures.length === 1 ? "" : "s"} failed to load` : "";
+  const line = summaryLine(entries, wallTimeMs, interrupted) + loadText;
+  io.stdout.write((entries.some((e) => e.status === "failed") || loadFailures.length > 0 ? outColors.red(line) : outColors.green(line)) + "\n");
   if (interrupted) return EXIT_INTERRUPTED;
-  return entries.some((e) => e.status === "failed") ? EXIT_FAILED : EXIT_PASSED;
+  if (entries.some((e) => e.status === "failed")) return EXIT_FAILED;
+  // The other files ran, but the command could not do all of its job.
+  return loadFailures.length > 0 ? EXIT_USAGE : EXIT_PASSED;
 }

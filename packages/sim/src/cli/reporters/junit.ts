@@ -95,6 +95,10 @@ function failureMessage(entry: SimulationEntry): string {
 
 export function renderJUnit(file: RunReportFile, context: ReplayCommandContext = { configArg: null }): string {
   const cases = file.simulations.map((entry) => testCases(entry, context));
+  for (const failure of file.loadFailures ?? []) {
+    const text = `${failure.file} failed to load, its simulations did not run: ${failure.message}`;
+    cases.push([testCaseXml(failure.file, `${failure.file} (load)`, 0, "", { message: "the simulation file failed to load", text })]);
+  }
   const tests = cases.reduce((n, c) => n + c.length, 0);
   const failures = cases.reduce((n, c) => n + c.filter((x) => x.includes("<failure ")).length, 0);
   const time = seconds(file.simulations.reduce((t, s) => t + (Number(s.report.totalWallTimeMs) || 0), 0));
