@@ -147,6 +147,7 @@ export class ElectionNode {
       this.leader = null;
       this.resetElectionTimer(ctx); // if this campaign fails, the next one starts on its own
       assertSometimesGreaterThan(this.term, 1, "elections went past the first term");
+      ctx.trace.info("campaign_started", { term: this.term });
       ctx.task.spawn("campaign", (scope) => this.campaign(scope, this.term));
     }
   }
@@ -185,7 +186,7 @@ export class ElectionNode {
   }
 
   /** Answers one request. Never throws for I/O: the caller will time out and retry. */
-  private async serve(io: Providers, conn: FramedConnection): Promise<void> {
+  private async serve(io: TaskScope, conn: FramedConnection): Promise<void> {
     try {
       const frame = await conn.recv();
       if (frame === null) return;
@@ -199,7 +200,7 @@ export class ElectionNode {
     }
   }
 
-  private handle(io: Providers, request: Request): Reply {
+  private handle(io: TaskScope, request: Request): Reply {
     switch (request.type) {
       case "vote": {
         this.adoptTerm(request.term);
@@ -209,6 +210,8 @@ export class ElectionNode {
         const free = this.options.bug === "vote-twice" ? this.votedFor !== this.me : this.votedFor === null || this.votedFor === request.candidate;
         const granted = request.term === this.term && free;
         if (granted) {
+          // The story a replay tells: who voted for whom in which term.
+          io.trace.info("vote_granted", { term: request.term, candidate: request.candidate });
           this.votedFor = request.candidate;
           this.resetElectionTimer(io); // give the candidate time to win before we run ourselves
         }

@@ -90,6 +90,8 @@ export function createProgram(): Command {
     .option("--recipe <recipe>", 'exploration recipe, e.g. "151@8837201 -> 80@1293847"')
     .option("--actor <name>", "only events of this actor (e.g. node-1 or node-1@10.0.1.1); repeatable", collect, [])
     .addOption(new Option("--level <level>", "lowest trace level shown (debug also captures debug events)").choices(["debug", "info", "warn", "error"]))
+    .option("--faults", "print every injected fault (default: folded into count lines)")
+    .option("--full", "print the trace to the end of the run (default: stop shortly after the failure)")
     .option("--no-trace", "print only the outcome, not the trace")
     .option("--from <report.json>", "replay a failure recorded in a JSON report")
     .option("--failure <n>", "with --from: which failure (default 1)")
