@@ -28,14 +28,14 @@ describe("failures people can act on", () => {
     expect(all.stderr).toContain("      > 5 | const port = settings.port;");
     expect(all.stderr).toMatch(/▶ expected-found/);
     expect(all.stderr).toMatch(/▶ type-error/);
-    expect(all.stdout).toMatch(/Simulations: 1 passed, 2 failed \(.*\), 1 file failed to load/);
+    expect(all.stdout).toMatch(/Simulations: 1 passed, 3 failed \(.*\), 1 file failed to load/);
     expect(all.code).toBe(1);
     const json = await readJson(path.join(out, "report.json"));
     expect(json.loadFailures).toEqual([{ file: "broken.sim.ts", message: "Cannot read properties of null (reading 'port')" }]);
     // Alone, the working files pass: a load failure then exits 2 (the command could not do all its job).
     const list = await runCli(["list"], { cwd: FAILURE_FIXTURES });
     expect(list.code).toBe(2);
-    expect(list.stdout.trim().split("\n").map((l) => l.split(/\s+/)[0])).toEqual(["expected-found", "expected-missing", "type-error"]);
+    expect(list.stdout.trim().split("\n").map((l) => l.split(/\s+/)[0])).toEqual(["expected-found", "expected-missing", "task-failure", "type-error"]);
     const found = await runCli(["run", "expected-found", "--base-seed", "1"], { cwd: FAILURE_FIXTURES });
     expect(found.code).toBe(2);
   });
@@ -49,6 +49,14 @@ describe("failures people can act on", () => {
     const cases = xml.elements.filter((e) => e.name === "testcase").map((e) => e.attributes.name);
     expect(cases).toContain("type-error › [workload] workload client@10.0.0.1 run() rejected: TypeError: Cannot read properties of undefined (reading &apos;port&apos;)");
     expect(cases).toContain("broken.sim.ts (load)");
+  });
+
+  it("a spawned task that throws fails its seed, though its workload returned normally", () => {
+    const section = all.stdout.split("task-failure (task-failure.sim.ts)")[1]!.split("\ntype-error (")[0]!;
+    expect(section).toContain("Iterations: 6 | Passed: 0 | Failed: 6");
+    expect(section).toContain("✗ [task] task 'flusher' of client@10.0.0.1 failed: Error: flush lost its buffer");
+    expect(section).toContain("    at task-failure.sim.ts:13:17");
+    expect(all.stderr).toMatch(/✗ task-failure {2}6 seeds, 6 failing/);
   });
 
   it("one group per failure, earliest seed first; the other seeds' list reruns exactly those seeds", async () => {
