@@ -45,6 +45,8 @@ export interface SimulationEntry {
   /** Seed indexes this entry was to run; `report.seeds[].index` says which ran. */
   readonly seedIndexRange: IndexRange;
   readonly status: "passed" | "failed";
+  /** Safety assertions in the simulation's source that no seed evaluated; absent when none. */
+  readonly neverEvaluated?: readonly { readonly message: string; readonly where: string }[];
   /** The simulation fails on purpose: `status` is "passed" when a seed failed, "failed" when none did. */
   readonly expectFailure?: boolean;
   /** Why the campaign ended before its plan: --bail, --timeout, SIGINT; null when it ran to the end. */
@@ -89,8 +91,14 @@ export function simulationFailed(report: SimulationReport, strictCoverage: boole
  * The entry's status. An expected failure (a planted bug) passes when a seed failed and nothing
  * else went wrong: a seed over its wall-clock limit is a hang, not the planted bug.
  */
-export function simulationStatus(report: SimulationReport, strictCoverage: boolean, stoppedBy: StopReason | null, expectFailure: boolean): "passed" | "failed" {
-  if (!expectFailure) return simulationFailed(report, strictCoverage, stoppedBy) ? "failed" : "passed";
+export function simulationStatus(
+  report: SimulationReport,
+  strictCoverage: boolean,
+  stoppedBy: StopReason | null,
+  expectFailure: boolean,
+  neverEvaluatedCount = 0,
+): "passed" | "failed" {
+  if (!expectFailure) return simulationFailed(report, strictCoverage, stoppedBy) || (strictCoverage && neverEvaluatedCount > 0) ? "failed" : "passed";
   return report.passed || stoppedBy === "timeout" ? "failed" : "passed";
 }
 

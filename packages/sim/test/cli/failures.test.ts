@@ -28,14 +28,14 @@ describe("failures people can act on", () => {
     expect(all.stderr).toContain("      > 5 | const port = settings.port;");
     expect(all.stderr).toMatch(/▶ expected-found/);
     expect(all.stderr).toMatch(/▶ type-error/);
-    expect(all.stdout).toMatch(/Simulations: 1 passed, 3 failed \(.*\), 1 file failed to load/);
+    expect(all.stdout).toMatch(/Simulations: 2 passed, 3 failed \(.*\), 1 file failed to load/);
     expect(all.code).toBe(1);
     const json = await readJson(path.join(out, "report.json"));
     expect(json.loadFailures).toEqual([{ file: "broken.sim.ts", message: "Cannot read properties of null (reading 'port')" }]);
     // Alone, the working files pass: a load failure then exits 2 (the command could not do all its job).
     const list = await runCli(["list"], { cwd: FAILURE_FIXTURES });
     expect(list.code).toBe(2);
-    expect(list.stdout.trim().split("\n").map((l) => l.split(/\s+/)[0])).toEqual(["expected-found", "expected-missing", "task-failure", "type-error"]);
+    expect(list.stdout.trim().split("\n").map((l) => l.split(/\s+/)[0])).toEqual(["expected-found", "expected-missing", "never-checked", "task-failure", "type-error"]);
     const found = await runCli(["run", "expected-found", "--base-seed", "1"], { cwd: FAILURE_FIXTURES });
     expect(found.code).toBe(2);
   });
@@ -57,6 +57,21 @@ describe("failures people can act on", () => {
     expect(section).toContain("✗ [task] task 'flusher' of client@10.0.0.1 failed: Error: flush lost its buffer");
     expect(section).toContain("    at task-failure.sim.ts:13:17");
     expect(all.stderr).toMatch(/✗ task-failure {2}6 seeds, 6 failing/);
+  });
+
+  it("a safety assertion no seed evaluated is listed; --strict-coverage fails on it", async () => {
+    const section = all.stdout.split("never-checked (never-checked.sim.ts)")[1]!.split("\ntask-failure (")[0]!;
+    expect(section).toContain("--- Never Evaluated: 1 safety assertion no seed reached (--strict-coverage fails on them) ---");
+    expect(section).toContain('- "every acknowledged write is durable" (never-checked.sim.ts:13)');
+    expect(section).not.toContain('- "the writer finished"');
+    expect(all.stderr).toMatch(/✓ never-checked {2}6 seeds/);
+    const json = await readJson(path.join(out, "report.json"));
+    const entry = json.simulations.find((s: any) => s.name === "never-checked");
+    expect(entry.neverEvaluated).toEqual([{ message: "every acknowledged write is durable", where: "never-checked.sim.ts:13" }]);
+    expect("neverEvaluated" in json.simulations.find((s: any) => s.name === "type-error")).toBe(false);
+    const strict = await runCli(["run", "never-checked", "--base-seed", "1", "--strict-coverage"], { cwd: FAILURE_FIXTURES });
+    expect(strict.code).toBe(1);
+    expect(strict.stderr).toMatch(/✗ never-checked/);
   });
 
   it("one group per failure, earliest seed first; the other seeds' list reruns exactly those seeds", async () => {

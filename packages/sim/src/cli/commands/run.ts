@@ -23,6 +23,7 @@ import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
 import { renderJUnit } from "../reporters/junit.ts";
 import { renderSimulationText, statusLine, summaryLine } from "../reporters/text.ts";
 import { failureEntries, RUN_REPORT_KIND, simulationStatus, stringifyRunReport, type RunReportFile, type SimulationEntry } from "../run-report.ts";
+import { declaredSafetyAssertions, neverEvaluated } from "../declared-assertions.ts";
 import { describePlan, planSize, resolveSeedPlan, type SeedFlags } from "../seed-plan.ts";
 import { checkShardable, parseShard, shardRange, type Shard } from "../shard.ts";
 
@@ -146,6 +147,8 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         );
       }
       progress.end();
+      const declared = await declaredSafetyAssertions(sim.file, fileConfig.rootDir);
+      const unevaluated = neverEvaluated(declared, new Set(report.assertionDetails.map((d) => d.message)));
       const entry: SimulationEntry = {
         name: sim.name,
         description: sim.description,
@@ -155,7 +158,8 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         exploreRoundRootSeeds: explore ? EXPLORE_ROUND_ROOT_SEEDS : null,
         shard,
         seedIndexRange: range,
-        status: simulationStatus(report, strictCoverage, stoppedBy, sim.definition.expectFailure),
+        status: simulationStatus(report, strictCoverage, stoppedBy, sim.definition.expectFailure, unevaluated.length),
+        ...(unevaluated.length > 0 ? { neverEvaluated: unevaluated } : {}),
         ...(sim.definition.expectFailure ? { expectFailure: true } : {}),
         stoppedBy,
         timedOut,

@@ -18,6 +18,10 @@ export function renderSimulationText(report: SimulationReport, entry: Simulation
   const body = colour ? formatPretty(report, options) : formatText(report, options);
   const expected = entry.expectFailure === true ? " — expected to fail (expectFailure: true)" : "";
   const lines = [`${entry.name} (${entry.file})${expected}`, body.trimEnd()];
+  if (entry.neverEvaluated !== undefined) {
+    lines.push(`--- Never Evaluated: ${plural(entry.neverEvaluated.length, "safety assertion")} no seed reached (--strict-coverage fails on them) ---`);
+    for (const a of entry.neverEvaluated) lines.push(`- "${a.message}" (${a.where})`);
+  }
   if (entry.timedOut !== null) {
     const t = entry.timedOut;
     lines.push(`seed ${t.seed} ran longer than --timeout (${formatDuration(t.wallTimeMs)} of wall time) and was stopped`);
