@@ -114,6 +114,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         upperBound: plan.kind === "untilStable",
         description: `${describePlan(plan)}${shardText}${explore ? `, exploring (rounds of ${EXPLORE_ROUND_ROOT_SEEDS} root seeds)` : ""} on ${poolSize} worker${poolSize === 1 ? "" : "s"}`,
       });
+      const failureKeys = new Set<string>();
       const outcome = await runPoolCampaign(pool, {
         name: sim.name,
         source: sim.source,
@@ -127,8 +128,12 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         signal: interrupt.signal,
         onProgress: (p) => progress.update(p),
         onFailure: (result, index) => {
-          // The text report groups every failure on stdout; print each one here only without it.
+          // The text report groups every failure on stdout; without it, print the first seed of
+          // each new way of failing (the rest are in the report files).
           if (reporters.includes("text")) return;
+          const key = result.failures.map((f) => f.property ?? `${f.kind}:${f.message.replace(/\d+(\.\d+)?/g, "#")}`)[0] ?? "";
+          if (failureKeys.has(key)) return;
+          failureKeys.add(key);
           const lines = [errColors.red(`✗ ${sim.name}: seed ${result.seed} (#${index}) failed`)];
           const recipes = new Set<string>();
           for (const f of result.failures) {
