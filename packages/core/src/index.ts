@@ -1,3 +1,7 @@
+/**
+ * `@moonpool/core`: the provider interfaces, errors, assertions, buggify, and the production
+ * providers a server ships with.
+ */
 export * from "./errors.ts";
 export * from "./trace.ts";
 export * from "./providers.ts";

@@ -3,9 +3,9 @@ import { TimeoutError, type TimeProvider } from "@moonpool/core";
 import { Incarnation, never, type PendingOp } from "../engine/incarnation.ts";
 import { msToUs } from "../engine/engine.ts";
 import type { World } from "./world.ts";
-import { EventTag } from "./world.ts";
+import { EventTag } from "./event-tag.ts";
 import type { ActorScope } from "./scope.ts";
-import { NETWORK_FAULT_KINDS } from "./network-config.ts";
+import { NETWORK_FAULT_KINDS } from "./network/config.ts";
 
 function fireTimer(op: PendingOp<void>): void {
   Incarnation.resolve(op, undefined);
@@ -14,7 +14,7 @@ function fireTimer(op: PendingOp<void>): void {
 /**
  * A process's own clock for `timer()`. It may run ahead of simulated time by at most
  * `driftMaxUs` (0 = no drift), never behind it, and never goes backwards: the model of a real
- * machine clock that drifts forward between synchronisations (moonpool: each read moves
+ * machine clock that drifts forward between synchronisations (each read moves
  * `timer += u · (now + max − timer) / 2`). Network chaos sets `driftMaxUs` per seed; in recovery
  * mode the clock stops drifting but keeps any lead it already has.
  */
