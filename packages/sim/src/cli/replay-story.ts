@@ -7,7 +7,7 @@
  */
 import { TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
 import { PROCESS_FAULT_KINDS } from "../runner/reboot.ts";
-import { NETWORK_FAULT_KINDS } from "../world/network-config.ts";
+import { NETWORK_FAULT_KINDS } from "../world/network/config.ts";
 import { STORAGE_FAULT_KINDS } from "../world/storage/faults.ts";
 import { SIM_FAULT_EVENT_NAME, type TraceEvent } from "../world/trace-log.ts";
 
