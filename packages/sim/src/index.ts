@@ -1,6 +1,6 @@
 // Public API of @moonpool/sim.
 export { SimulationBuilder, MAX_PROCESSES_PER_GROUP, MAX_PROCESS_GROUPS, MAX_WORKLOADS } from "./runner/builder.ts";
-export { WorkloadCount, type Process, type Workload, type Invariant, type SimContext, type ProcessCount } from "./runner/types.ts";
+export { WorkloadCount, type Process, type Workload, type Invariant, type SimContext, type ProcessCount } from "./runner/user-interfaces.ts";
 export { Topology } from "./runner/topology.ts";
 export { StateBoard } from "./runner/state-board.ts";
 export { SimulationReport, SimulationFailed, REPORT_SCHEMA_VERSION, type SaturationReport } from "./runner/report.ts";
@@ -58,7 +58,7 @@ export {
   type RebootCause,
   type RebootStats,
   type DelayRangeMs,
-} from "./runner/reboot.ts";
+} from "./runner/process-lifecycle.ts";
 export {
   AttritionVictims,
   ATTRITION_SCOPES,

@@ -103,15 +103,10 @@ export interface AttritionPlan {
   readonly victims: AttritionVictims;
 }
 
-/** The swarm mask of one entry: true = left as configured, false = zeroed this seed. */
-export interface AttritionSwarmMask {
-  readonly maxDead: boolean;
-  readonly graceful: boolean;
-  readonly crash: boolean;
-  readonly wipe: boolean;
-}
 /** The order of the 4 `config`-stream draws of a swarm entry. */
 export const SWARM_ATTRITION_FIELDS = ["maxDead", "graceful", "crash", "wipe"] as const;
+/** The swarm mask of one entry (one field per draw): true = left as configured, false = zeroed this seed. */
+export type AttritionSwarmMask = Readonly<Record<(typeof SWARM_ATTRITION_FIELDS)[number], boolean>>;
 /** Probability that the swarm mask zeroes one field for a seed. */
 export const SWARM_ATTRITION_OFF_PROBABILITY = 0.5;
 

@@ -206,20 +206,25 @@ export function drawSwarmMask(config: RandomStream): Record<SwarmNetworkFamily, 
   return drawFamilyMask(config, SWARM_NETWORK_FAMILIES, SWARM_FAMILY_OFF_PROBABILITY);
 }
 
+/** What switching each swarm family off sets; the compiler checks every family has an entry. */
+export const SWARM_NETWORK_FAMILY_OFF = Object.freeze({
+  clog: { clogProbability: 0 },
+  partition: { partitionProbability: 0 },
+  bitFlip: { bitFlipProbability: 0 },
+  randomClose: { randomCloseProbability: 0 },
+  connectFailure: { connectFailureMode: "disabled", connectFailureProbability: 0 },
+  clockDrift: { clockDriftEnabled: false },
+  buggifiedDelay: { buggifiedDelayEnabled: false },
+  pairLatency: { pairLatencyUs: [0, 0] },
+} satisfies Record<SwarmNetworkFamily, Partial<NetworkConfig>>);
+
 /** Switches off the families the mask left off. */
 export function applySwarmMask(config: NetworkConfig, mask: Readonly<Record<SwarmNetworkFamily, boolean>>): NetworkConfig {
-  return Object.freeze({
-    ...config,
-    clogProbability: mask.clog ? config.clogProbability : 0,
-    partitionProbability: mask.partition ? config.partitionProbability : 0,
-    bitFlipProbability: mask.bitFlip ? config.bitFlipProbability : 0,
-    randomCloseProbability: mask.randomClose ? config.randomCloseProbability : 0,
-    connectFailureMode: mask.connectFailure ? config.connectFailureMode : "disabled",
-    connectFailureProbability: mask.connectFailure ? config.connectFailureProbability : 0,
-    clockDriftEnabled: mask.clockDrift && config.clockDriftEnabled,
-    buggifiedDelayEnabled: mask.buggifiedDelay && config.buggifiedDelayEnabled,
-    pairLatencyUs: mask.pairLatency ? config.pairLatencyUs : ([0, 0] as const),
-  });
+  let masked: NetworkConfig = config;
+  for (const family of SWARM_NETWORK_FAMILIES) {
+    if (!mask[family]) masked = { ...masked, ...SWARM_NETWORK_FAMILY_OFF[family] };
+  }
+  return Object.freeze({ ...masked });
 }
 
 const KNOB_FAMILY: Record<KnobName, SwarmNetworkFamily> = { clogProbability: "clog", partitionProbability: "partition", randomCloseProbability: "randomClose" };

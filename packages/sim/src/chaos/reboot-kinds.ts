@@ -1,6 +1,6 @@
 /**
  * The vocabulary of process reboots shared by the attrition draw (chaos/) and the process
- * lifecycle that carries reboots out (runner/reboot.ts): the kinds, delay ranges and their
+ * lifecycle that carries reboots out (runner/process-lifecycle.ts): the kinds, delay ranges and their
  * defaults, the trace events, the built-in assertions and the per-seed counts.
  */
 import type { RandomStream } from "../engine/rng.ts";

@@ -43,7 +43,7 @@ export function msToUs(ms: number): number {
 }
 
 /** Why `runUntil` returned. */
-export type StopReason =
+export type RunUntilResult =
   | "done" // the condition became true
   | "idle" // no event left and the condition is still false
   | "deadline" // the next event is past the deadline
@@ -152,13 +152,13 @@ export class Engine {
    * Steps until `done()` is true (checked at every quiescent point, before each step), the
    * queue runs dry, the deadline is reached, or a busy loop is detected.
    */
-  runUntil(done: () => boolean, limits: RunLimits = {}): Promise<StopReason> {
+  runUntil(done: () => boolean, limits: RunLimits = {}): Promise<RunUntilResult> {
     const deadlineUs = limits.deadlineUs ?? Infinity;
     const maxAtInstant = limits.maxStepsPerInstant ?? DEFAULT_MAX_STEPS_PER_INSTANT;
     const ticks = this.ticks;
     const queue = this.queue;
     const paranoid = this.mode === "paranoid";
-    return new Promise<StopReason>((resolve, reject) => {
+    return new Promise<RunUntilResult>((resolve, reject) => {
       let seenTicks = -1;
       let sinceYield = 0;
       const hop = (): void => {

@@ -18,7 +18,7 @@ import { msToUs } from "../engine/engine.ts";
 import { drawRebootKind, victimsKey, type AttritionChaosRecord } from "../chaos/attrition.ts";
 import { EventTag, type World } from "../world/world.ts";
 import { domainId } from "./locality.ts";
-import type { ProcessLifecycle } from "./reboot.ts";
+import type { ProcessLifecycle } from "./process-lifecycle.ts";
 import type { ProcessEntry, TopologyRegistry } from "./topology.ts";
 
 /** Time between two attrition steps of one entry, in ms (both inclusive). */

@@ -28,7 +28,7 @@ import {
   type WorkloadSpec,
 } from "./config.ts";
 import type { SimulationReport } from "./report.ts";
-import { WorkloadCount, type Invariant, type Process, type ProcessCount, type Workload } from "./types.ts";
+import { WorkloadCount, type Invariant, type Process, type ProcessCount, type Workload } from "./user-interfaces.ts";
 
 /** Addresses are `10.0.{group}.{index + 1}`: at most 254 processes per group, 255 groups. */
 export const MAX_PROCESSES_PER_GROUP = 254;

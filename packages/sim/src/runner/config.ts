@@ -1,8 +1,8 @@
 /** The validated configuration a `SimulationBuilder` produces; read by the seed runner. */
 import type { TraceLevel } from "@moonpool/core";
 import type { SteppingMode } from "../engine/engine.ts";
-import type { Invariant, Process, ProcessCount, Workload } from "./types.ts";
-import type { WorkloadCount } from "./types.ts";
+import type { Invariant, Process, ProcessCount, Workload } from "./user-interfaces.ts";
+import type { WorkloadCount } from "./user-interfaces.ts";
 import type { ExplorationConfig } from "./exploration-config.ts";
 import type { ChaosPlan } from "../chaos/chaos.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";

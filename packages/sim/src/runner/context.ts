@@ -5,7 +5,7 @@ import type { ProcessClock } from "../world/time.ts";
 import type { World } from "../world/world.ts";
 import type { StateBoard } from "./state-board.ts";
 import type { Topology } from "./topology.ts";
-import type { SimContext } from "./types.ts";
+import type { SimContext } from "./user-interfaces.ts";
 
 export class SimContextImpl extends ActorScope implements SimContext {
   constructor(

@@ -11,7 +11,7 @@
  * opened by either side); `partitionBetween` cuts both directions. Every call is a `sim_fault`
  * event.
  *
- * Reboots (see `reboot.ts` for the three kinds): `reboot(ip, kind)` draws a recovery delay of
+ * Reboots (see `process-lifecycle.ts` for the three kinds): `reboot(ip, kind)` draws a recovery delay of
  * 1000..10000 ms and, for a graceful reboot, a grace period of 2000..5000 ms from the sim stream;
  * `rebootWithDelays` takes them (fixed or `[minMs, maxMs]`). `rebootRandom`, `rebootTagged`,
  * `rebootMachine` and `rebootDomain` reboot a live process, or every live process of a tag or
@@ -20,7 +20,7 @@
  * rebooted. After the cutoff reboots are ignored and traced, as partitions are.
  */
 import type { RandomProvider, TimeProvider, Tracer } from "@moonpool/core";
-import { parseAddr } from "../world/network/index.ts";
+import { parseSimAddr } from "../world/network/index.ts";
 import { partitionDurationUs } from "../world/network/partitions.ts";
 import type { ActorScope } from "../world/scope.ts";
 import type { World } from "../world/world.ts";
@@ -35,7 +35,7 @@ import {
   type DelayRangeMs,
   type ProcessLifecycle,
   type RebootKind,
-} from "./reboot.ts";
+} from "./process-lifecycle.ts";
 import type { Topology } from "./topology.ts";
 
 /** How long a partition lasts when no duration is given: one hour (the chaos cutoff heals it earlier). */
@@ -99,7 +99,7 @@ export interface FaultContext {
 
 function checkIp(ip: string, call: string): string {
   try {
-    parseAddr(`${ip}:1`);
+    parseSimAddr(`${ip}:1`);
   } catch {
     throw new RangeError(`FaultContext.${call}: ${JSON.stringify(ip)} is not an IPv4 address; use an IP from ctx.processIps() or ctx.topology`);
   }

@@ -12,7 +12,7 @@
  */
 import { InvalidConfiguration } from "@moonpool/core";
 import type { RandomStream } from "../engine/rng.ts";
-import type { ProcessCount } from "./types.ts";
+import type { ProcessCount } from "./user-interfaces.ts";
 
 export type DomainLevel = "datacenter" | "zone" | "machine";
 export const DOMAIN_LEVELS: readonly DomainLevel[] = ["datacenter", "zone", "machine"];

@@ -22,7 +22,7 @@ import { clockDriftMaxUs, describeNetworkChaos, installNetworkChaos, resolveNetw
 import { describeStorageChaos, installStorageChaos, resolveStorageChaos, type StorageChaosRecord } from "../chaos/storage-config.ts";
 import { describeAttritionChaos, resolveAttritionChaos, type AttritionChaosRecord } from "../chaos/attrition.ts";
 import { AttritionInjector } from "./attrition-injector.ts";
-import type { ProcessLifecycle, RebootStats } from "./reboot.ts";
+import type { ProcessLifecycle, RebootStats } from "./process-lifecycle.ts";
 import { ActorScope } from "../world/scope.ts";
 import { ProcessClock } from "../world/time.ts";
 import { EventTag, type World } from "../world/world.ts";

@@ -7,7 +7,7 @@
 import { abortError, isAbortError, type SimulationEscape, type TraceLevel } from "@moonpool/core";
 import { Incarnation } from "../engine/incarnation.ts";
 import { wallNowMs, natives } from "../engine/natives.ts";
-import type { StopReason } from "../engine/engine.ts";
+import type { RunUntilResult } from "../engine/engine.ts";
 import { msToUs } from "../engine/engine.ts";
 import { Buggify } from "../chaos/buggify.ts";
 import type { AssertionTable } from "../chaos/assertions/index.ts";
@@ -21,8 +21,8 @@ import { StateBoard } from "./state-board.ts";
 import { Topology, TopologyRegistry } from "./topology.ts";
 import { ChaosWindow, setUpSeedChaos, type SeedChaosRecord } from "./seed-chaos.ts";
 import { resolveLocalities, type Locality } from "./locality.ts";
-import { ProcessLifecycle } from "./reboot.ts";
-import type { Process, Workload } from "./types.ts";
+import { ProcessLifecycle } from "./process-lifecycle.ts";
+import type { Process, Workload } from "./user-interfaces.ts";
 
 /** Per-seed options the explorer and replay set. */
 export interface SeedOptions {
@@ -83,7 +83,7 @@ export class SeedSession {
   readonly registry = new TopologyRegistry();
   readonly state = new StateBoard();
   readonly discoveries: Discovery[] = [];
-  /** Reboots and the dead count of the processes (runner/reboot.ts). */
+  /** Reboots and the dead count of the processes (runner/process-lifecycle.ts). */
   readonly processLifecycle: ProcessLifecycle;
   private readonly processes: ProcessSlot[] = [];
   private readonly workloads: WorkloadSlot[] = [];
@@ -347,7 +347,7 @@ export class SeedSession {
   private async phase(name: string, done: () => boolean, budgetMs: number, waiting: () => WorkloadSlot[]): Promise<boolean> {
     const engine = this.world.engine;
     const deadlineUs = engine.nowUs + msToUs(budgetMs);
-    const reason: StopReason = await engine.runUntil(done, { deadlineUs, maxStepsPerInstant: this.config.maxStepsPerInstant });
+    const reason: RunUntilResult = await engine.runUntil(done, { deadlineUs, maxStepsPerInstant: this.config.maxStepsPerInstant });
     if (reason === "done") return true;
     const stuck = this.describeWaiting(waiting());
     if (reason === "idle") {

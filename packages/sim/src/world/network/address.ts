@@ -4,7 +4,7 @@ import { IoError } from "@moonpool/core";
 const ADDR_PATTERN = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3}):(\d{1,5})$/;
 
 /** Parses a canonical `a.b.c.d:port` address (port 1..65535) or throws `IoError("EINVAL")`. */
-export function parseAddr(addr: string): { readonly ip: string; readonly port: number } {
+export function parseSimAddr(addr: string): { readonly ip: string; readonly port: number } {
   const m = typeof addr === "string" ? ADDR_PATTERN.exec(addr) : null;
   const canonical = (s: string, max: number, min: number): boolean => String(Number(s)) === s && Number(s) <= max && Number(s) >= min;
   if (m === null || ![m[1]!, m[2]!, m[3]!, m[4]!].every((o) => canonical(o, 255, 0)) || !canonical(m[5]!, 65_535, 1)) {
@@ -15,7 +15,7 @@ export function parseAddr(addr: string): { readonly ip: string; readonly port: n
 
 export function addrError(addr: string): IoError | null {
   try {
-    parseAddr(addr);
+    parseSimAddr(addr);
     return null;
   } catch (error) {
     return error as IoError;

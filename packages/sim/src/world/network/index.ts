@@ -1,5 +1,5 @@
 /** The simulated network: addresses, connections and listeners, the network itself, its faults and partitions. */
-export { parseAddr } from "./address.ts";
+export { parseSimAddr } from "./address.ts";
 export { SimConnection, SimListener } from "./connection.ts";
 export {
   SimNetwork,
