@@ -6,7 +6,7 @@
  * after the failure unless asked to go on.
  */
 import { TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
-import { PROCESS_FAULT_KINDS } from "../runner/reboot.ts";
+import { PROCESS_FAULT_KINDS } from "../chaos/reboot-kinds.ts";
 import { NETWORK_FAULT_KINDS } from "../world/network/config.ts";
 import { STORAGE_FAULT_KINDS } from "../world/storage/faults.ts";
 import { SIM_FAULT_EVENT_NAME, type TraceEvent } from "../world/trace-log.ts";
