@@ -54,7 +54,7 @@ export interface RunFlags {
 
 /** Failing seeds per simulation recorded in a JSON report (what `--last-failed` reruns). */
 async function failedSeedsOf(file: string): Promise<Map<string, number[]>> {
-  let report;
+  let report: RunReportFile;
   try {
     report = await readRunReport(file);
   } catch (error) {
