@@ -29,6 +29,8 @@ describe("moonpool CLI conventions", () => {
     const shortJson = await readJson(path.join(out, "short", "report.json"));
     expect(shortJson.simulations[0].report.iterations).toBe(3);
     expect(shortJson.host.workers).toBe(1);
+    // Every file loaded, every declared safety assertion ran: neither field is written.
+    expect("loadFailures" in shortJson).toBe(false);
     const seed = shortJson.simulations[0].report.seedsUsed[1];
     const one = await runCli(["run", "counter", "-s", String(seed), "-r", "json", "-o", path.join(out, "one")]);
     expect((await readJson(path.join(out, "one", "report.json"))).simulations[0].report.seedsUsed).toEqual([seed]);
