@@ -77,6 +77,10 @@ function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boo
     runtime: reports[0]!.runtime,
   });
   const first = shards[0]!.entry;
+  // Never evaluated in the whole campaign: never evaluated in any shard.
+  const neverEvaluated = (first.neverEvaluated ?? []).filter((a) =>
+    shards.every((s) => (s.entry.neverEvaluated ?? []).some((b) => b.message === a.message)),
+  );
   const stoppedBy = shards.map((s) => s.entry.stoppedBy).find((r) => r !== null) ?? null;
   return {
     name,
@@ -87,7 +91,8 @@ function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boo
     exploreRoundRootSeeds: first.exploreRoundRootSeeds,
     shard: null,
     seedIndexRange: { start: first.seedIndexRange.start, end: shards[shards.length - 1]!.entry.seedIndexRange.end },
-    status: simulationStatus(merged, strictCoverage, stoppedBy, first.expectFailure === true),
+    status: simulationStatus(merged, strictCoverage, stoppedBy, first.expectFailure === true, neverEvaluated.length),
+    ...(neverEvaluated.length > 0 ? { neverEvaluated } : {}),
     ...(first.expectFailure === true ? { expectFailure: true } : {}),
     stoppedBy,
     timedOut: shards.map((s) => s.entry.timedOut).find((t) => t !== null) ?? null,

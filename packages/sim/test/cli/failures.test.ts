@@ -74,6 +74,18 @@ describe("failures people can act on", () => {
     expect(strict.stderr).toMatch(/✗ never-checked/);
   });
 
+  it("merge keeps a safety assertion never evaluated in any shard", async () => {
+    const dir = await tempDir("never-merge");
+    const shards = await Promise.all(
+      ["1/2", "2/2"].map((shard) => runCli(["run", "never-checked", "--base-seed", "1", "--shard", shard, "-r", "json", "-o", dir], { cwd: FAILURE_FIXTURES })),
+    );
+    for (const shard of shards) expect(shard.code, shard.stderr).toBe(2); // broken.sim.ts still fails to load
+    const merged = await runCli(["merge", path.join(dir, "report.shard-1-of-2.json"), path.join(dir, "report.shard-2-of-2.json"), "-o", path.join(dir, "merged.json")]);
+    expect(merged.code, merged.stderr).toBe(0);
+    const entry = (await readJson(path.join(dir, "merged.json"))).simulations[0];
+    expect(entry.neverEvaluated).toEqual([{ message: "every acknowledged write is durable", where: "never-checked.sim.ts:13" }]);
+  });
+
   it("one group per failure, earliest seed first; the other seeds' list reruns exactly those seeds", async () => {
     const section = all.stdout.split("type-error (type-error.sim.ts)")[1]!;
     const earliest = /earliest: seed (\d+) \(#(\d+)\) at ([\d.]+) ms/.exec(section)!;
