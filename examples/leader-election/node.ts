@@ -132,6 +132,7 @@ export class ElectionNode {
       this.leader = null;
       this.resetElectionTimer(ctx); // if this campaign fails, the next one starts on its own
       assertSometimesGreaterThan(this.term, 1, "elections went past the first term");
+      ctx.trace.info("campaign_started", { term: this.term });
       ctx.task.spawn("campaign", (scope) => this.campaign(scope, this.term));
     }
   }
@@ -169,7 +170,7 @@ export class ElectionNode {
     );
   }
 
-  private vote(io: Providers, request: VoteRequest): { term: number; granted: boolean } {
+  private vote(io: NodeContext, request: VoteRequest): { term: number; granted: boolean } {
     this.adoptTerm(request.term);
     assertSometimes(this.role === "candidate" && request.term === this.term, "a term had more than one candidate");
     // The rule that makes split brain impossible: one vote per term. The planted bug only
@@ -180,6 +181,8 @@ export class ElectionNode {
         : this.votedFor === null || this.votedFor === request.candidate;
     const granted = request.term === this.term && free;
     if (granted) {
+      // The story a replay tells: who voted for whom in which term.
+      io.trace.info("vote_granted", { term: request.term, candidate: request.candidate });
       this.votedFor = request.candidate;
       this.resetElectionTimer(io); // give the candidate time to win before we run ourselves
     }

@@ -4,12 +4,13 @@
  *   npx moonpool run paxos                                   # the campaign, 300 seeds on all cores
  *   npx moonpool run paxos --explore                         # plus exploration of every root seed
  *   npx moonpool replay paxos --seed <SEED>                  # one seed, with its trace
- *   npx moonpool run paxos-adopt-first-reported-value        # a planted bug: fails on purpose
+ *   npx moonpool run paxos-adopt-first-reported-value        # a planted bug: fails on purpose (expectFailure)
  *   npx moonpool run paxos-ballot-reuse-after-restart        # the deep one: an explored root seed
  *
  * `paxos` runs seeds until assertion coverage is stable: 20 seeds in a row that reach no new
  * sometimes signal, once every one of them has been reached (at most 1,000 seeds). Each planted
- * bug has its own simulation, the same campaign with the bug on, which must fail.
+ * bug has its own simulation, the same campaign with the bug on, which must fail: they declare
+ * `expectFailure: true`, so a run passes when they fail and fails if one of them stops failing.
  */
 import { defineSimulation } from "@moonpool/sim";
 import type { PaxosBug } from "./node.ts";
@@ -25,6 +26,7 @@ function plantedBug(bug: PaxosBug, what: string) {
   return defineSimulation({
     name: `paxos-${bug}`,
     description: `the same with the planted bug '${bug}' (fails on purpose: ${what})`,
+    expectFailure: true,
     build: () => paxosCampaign({ bug }).setIterations(100),
   });
 }
@@ -35,6 +37,7 @@ export const paxosPromiseBeforePersist = plantedBug("promise-before-persist", "a
 // seed 29 with 100 timelines (workers: 0), which finds it (see the README).
 export const paxosBallotReuseAfterRestart = defineSimulation({
   name: "paxos-ballot-reuse-after-restart",
+  expectFailure: true,
   description: "the same with the planted bug 'ballot-reuse-after-restart' (fails on purpose: a reused ballot carries a second value in a slot; root seed 29 explored)",
   build: () =>
     paxosCampaign({ bug: "ballot-reuse-after-restart" })

@@ -77,7 +77,7 @@ describe("tasks", () => {
       const joinError = await cancelled.join().catch((e: unknown) => e);
       await ctx.time.sleep(200);
       return { outcomes, value: await ok.join(), cancelledJoin: joinError instanceof TaskCancelled, reachedAfterAbort, finished: ok.finished };
-    });
+    }, 1, (b) => b.allowTaskFailures());
     expect(result).toEqual({ outcomes: ["ok", "failed", "cancelled"], value: 7, cancelledJoin: true, reachedAfterAbort: false, finished: true });
   });
 

@@ -102,12 +102,24 @@ describe("report", () => {
     expect(report.assertionViolations.some((v) => v.includes('assertAlways("draw is never zero") failed'))).toBe(true);
     expect(report.coverageViolations.some((v) => v.includes("never true"))).toBe(true);
     const text = report.toString();
-    expect(text).toContain("--- Failures ---");
-    expect(text).toContain(`replay: builder.setDebugSeeds([${report.seedsFailing[0]}]).setIterations(1).run()`);
+    expect(text).toMatch(/--- Failures: \d+ seeds, 1 distinct failure ---/);
+    expect(text).toMatch(/other seeds: rerun: builder\.setDebugSeeds\(\[/);
+    expect(text).toMatch(/replay: builder\.setDebugSeeds\(\[\d+\]\)\.setIterations\(1\)\.run\(\)/);
     expect(text).toContain("--- Assertion Violations ---");
     expect(text).toContain("--- Coverage Gaps ---");
     expect(() => report.assertPassed()).toThrow(SimulationFailed);
     expect(() => report.assertPassed()).toThrow(/draw is never zero/);
+    // The thrown error's stack starts at this file's assertAlways line, so Vitest's code frame
+    // shows the user's line rather than the report's.
+    let stack = "";
+    try {
+      report.assertPassed();
+    } catch (error) {
+      stack = (error as Error).stack!;
+    }
+    const firstFrame = stack.split("\n").find((l) => /^\s+at /.test(l))!;
+    expect(firstFrame).toContain("report.test.ts:");
+    expect(text).toMatch(/ {4}at .*report\.test\.ts:\d+:\d+\n(.*\n)?.*> \d+ \| +assertAlways\(r !== 0, "draw is never zero"\)/);
   });
 
   it("assertPassed ignores coverage gaps unless strict", async () => {

@@ -27,10 +27,16 @@ export interface SimulationSpec {
    * state between calls: every seed starts from a freshly built simulation.
    */
   readonly build: () => SimulationBuilder;
+  /**
+   * The simulation fails on purpose (a planted bug), like Vitest's `it.fails`: it passes when at
+   * least one seed fails (the bug was found) and fails when every seed passes.
+   */
+  readonly expectFailure?: boolean;
 }
 
 export interface SimulationDefinition extends SimulationSpec {
   readonly description: string;
+  readonly expectFailure: boolean;
   readonly [SIMULATION_BRAND]: true;
 }
 
@@ -41,7 +47,14 @@ export function defineSimulation(spec: SimulationSpec): SimulationDefinition {
   }
   if (typeof spec.build !== "function") throw new InvalidConfiguration(`defineSimulation('${spec.name}'): build must be a function returning a SimulationBuilder`);
   if (spec.description !== undefined && typeof spec.description !== "string") throw new InvalidConfiguration(`defineSimulation('${spec.name}'): description must be a string`);
-  return Object.freeze({ name: spec.name, description: spec.description ?? "", build: spec.build, [SIMULATION_BRAND]: true as const });
+  if (spec.expectFailure !== undefined && typeof spec.expectFailure !== "boolean") throw new InvalidConfiguration(`defineSimulation('${spec.name}'): expectFailure must be true or false`);
+  return Object.freeze({
+    name: spec.name,
+    description: spec.description ?? "",
+    build: spec.build,
+    expectFailure: spec.expectFailure === true,
+    [SIMULATION_BRAND]: true as const,
+  });
 }
 
 export function isSimulationDefinition(value: unknown): value is SimulationDefinition {

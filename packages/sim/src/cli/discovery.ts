@@ -10,6 +10,7 @@ import { isSimulationDefinition, type SimulationDefinition } from "./define.ts";
 import { SimulationLoadError, UnknownSimulation } from "./errors.ts";
 import type { ResolvedConfig } from "./config-file.ts";
 import type { SimulationSource } from "../runner/simulation-source.ts";
+import { codeFrame, formatLocation, userLocation, type SourceLocation } from "../runner/source-location.ts";
 
 export interface DiscoveredSimulation {
   readonly name: string;
@@ -43,12 +44,42 @@ export async function loadSimulationFile(file: string): Promise<ExportedDefiniti
   return found;
 }
 
-export async function discoverSimulations(config: ResolvedConfig): Promise<DiscoveredSimulation[]> {
+/** A simulation file that threw while being imported; the other files still load. */
+export interface LoadFailure {
+  readonly relativeFile: string;
+  readonly message: string;
+  /** Where it threw (the first frame in user code), when the stack says. */
+  readonly location: SourceLocation | null;
+}
+
+/** The load failure in a few lines: file, message, location and a code frame. */
+export function formatLoadFailure(failure: LoadFailure): string {
+  const lines = [`${failure.relativeFile} failed to load, its simulations are skipped: ${failure.message}`];
+  if (failure.location !== null) {
+    lines.push(`    at ${formatLocation(failure.location)}`);
+    for (const line of codeFrame(failure.location)) lines.push(`      ${line}`);
+  }
+  return lines.join("\n");
+}
+
+/**
+ * Every simulation of the files the globs match. A file that throws while imported is passed to
+ * `onLoadError` and skipped when that callback is given (else the error is thrown).
+ */
+export async function discoverSimulations(config: ResolvedConfig, onLoadError?: (failure: LoadFailure) => void): Promise<DiscoveredSimulation[]> {
   const files = (await glob([...config.include], { cwd: config.rootDir, ignore: [...config.exclude], absolute: true, onlyFiles: true })).sort();
   const byName = new Map<string, DiscoveredSimulation>();
   for (const file of files) {
     const relativeFile = path.relative(config.rootDir, file).split(path.sep).join("/");
-    const definitions = await loadSimulationFile(file);
+    let definitions: ExportedDefinition[];
+    try {
+      definitions = await loadSimulationFile(file);
+    } catch (error) {
+      if (onLoadError === undefined || !(error instanceof SimulationLoadError)) throw error;
+      const cause = error.cause instanceof Error ? error.cause : error;
+      onLoadError({ relativeFile, message: cause.message, location: userLocation(cause.stack) ?? loadErrorLocation(cause, file) });
+      continue;
+    }
     if (definitions.length === 0) {
       throw new SimulationLoadError(`${relativeFile} matches the simulation globs but exports no defineSimulation(...) (export const sim = defineSimulation({ name, description, build }))`);
     }
@@ -68,6 +99,12 @@ export async function discoverSimulations(config: ResolvedConfig): Promise<Disco
     }
   }
   return [...byName.values()].sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+}
+
+/** A syntax error's stack has no frame in the file; the transform's message often names the line. */
+function loadErrorLocation(error: Error, file: string): SourceLocation | null {
+  const match = new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:(\\d+):(\\d+)`).exec(error.message + "\n" + (error.stack ?? ""));
+  return match === null ? null : { file, line: Number(match[1]), column: Number(match[2]) + 1 };
 }
 
 function knownNames(all: readonly DiscoveredSimulation[]): string {

@@ -40,16 +40,26 @@ MOONPOOL_SHARD_INDEX (1-based; set it from a CI matrix variable), e.g. in GitHub
   npx moonpool run --shard \${{ matrix.shard }}/4 --iterations 10000 --base-seed \${{ github.run_id }} --reporter json
 Until-stable campaigns cannot be sharded (the stop rule depends on every earlier seed).
 
+Reading the report: failures are grouped by what they violated, the earliest-failing seed first
+(least simulated time) with its source location and replay command, the others as a --seeds
+list. #N is a seed's 0-based position in the campaign (JSON seeds[].index). hash: the seed's
+trace hash (equal hashes, identical timelines). watermark: the best value a numeric assertion
+reached. saturated: every sometimes/reachable assertion was hit and no new one for the quiet
+seeds. Never Evaluated: safety assertions in the source that no seed reached.
+Simulations defined with expectFailure: true (planted bugs) pass when a seed fails.
+
 Exit status: 0 passed; 1 a seed failed, a safety assertion was violated or a seed exceeded
 --timeout (coverage gaps and until-stable's cap too with --strict-coverage); 2 usage or loading
-error; 130 interrupted by SIGINT (the report of the seeds that ran is still written).`;
+error, or a simulation file failed to load (the others still run); 130 interrupted by SIGINT (the
+report of the seeds that ran is still written).`;
 
 export function createProgram(): Command {
   const io = processIO();
   const program = new Command("moonpool")
     .description("Deterministic simulation campaigns: list, run, replay and merge simulations (*.sim.ts files).")
     .version(PACKAGE_VERSION)
-    .showHelpAfterError()
+    // One line and a suggestion for a mistyped option, not the whole help (subcommands inherit this).
+    .showHelpAfterError("(add --help for the options)")
     .exitOverride();
 
   program
@@ -63,7 +73,7 @@ export function createProgram(): Command {
     .command("list")
     .description("list the simulations found (name, description, file)")
     .argument("[filter...]", "names, or parts of names or file paths")
-    .option("--config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
+    .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .action(async (filters: string[], flags: { config?: string }) => {
       process.exitCode = await listCommand(filters, flags, io);
     });
@@ -72,20 +82,23 @@ export function createProgram(): Command {
     .command("run")
     .description("run simulation campaigns")
     .argument("[filter...]", "simulation names (exact), or parts of names or file paths; none: all")
-    .option("--seed <seed>", "run exactly this seed")
-    .option("--seeds <list>", "run exactly these seeds, e.g. 1,2,3")
-    .option("--iterations <n>", "run n seeds derived from the base seed")
+    .option("-s, --seed <seed>", "run exactly this seed")
+    .option("--seeds <list>", "run exactly these seeds, e.g. 1,2,3 (the lists reports print)")
+    .option("--last-failed", "rerun the failing seeds recorded in the last JSON report (<out>/report.json)")
+    .option("--seeds-from <report.json>", "rerun the failing seeds recorded in this JSON report")
+    .option("-n, --iterations <n>", "run n seeds derived from the base seed")
     .option("--until-stable <quiet,max>", "run until coverage is stable for QUIET seeds, at most MAX seeds")
     .option("--base-seed <seed>", "base seed of derived seeds (same on every shard)")
-    .option("--workers <n>", "worker threads (default: config, else the number of cores)")
+    .option("-j, --workers <n>", "worker threads (default: config, else the number of cores)")
     .option("--explore", "explore every root seed in depth (exploration with default settings, unless the simulation configures it)")
     .option("--shard <i/n>", "run shard i of n (or auto/n: i from JOB_COMPLETION_INDEX or MOONPOOL_SHARD_INDEX)")
-    .option("--reporter <name>", "text, json, junit; repeat or comma-separate for several (default: config, else text)", collect, [])
-    .option("--out <dir>", "folder for json and junit reports (default: config, else moonpool-reports)")
-    .option("--bail", "stop at the first failing seed (in seed order)")
+    .option("-r, --reporter <name>", "text, json, junit; repeat or comma-separate for several (default: config, else text)", collect, [])
+    .option("-o, --out <dir>", "folder for json and junit reports (default: config, else moonpool-reports)")
+    .option("--bail [n]", "stop after n failing seeds, in seed order (default n: 1)")
+    .option("-x", "stop at the first failing seed (--bail 1)")
     .option("--timeout <duration>", "wall-clock limit per root seed, e.g. 30s or 5m; a seed over it fails the run (default: none)")
-    .option("--strict-coverage", "also fail on coverage gaps and when until-stable hits its cap")
-    .option("--config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
+    .option("--strict-coverage", "also fail on coverage gaps, never-evaluated safety assertions, and when until-stable hits its cap")
+    .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .addHelpText("after", RUN_HELP)
     .action(async (filters: string[], flags: RunFlags) => {
       process.exitCode = await runCommand(filters, flags, io);
@@ -95,14 +108,16 @@ export function createProgram(): Command {
     .command("replay")
     .description("replay one timeline, print its trace; exit 1 when it still fails")
     .argument("[simulation]", "the simulation's name")
-    .option("--seed <seed>", "the seed to replay")
+    .option("-s, --seed <seed>", "the seed to replay")
     .option("--recipe <recipe>", 'exploration recipe, e.g. "151@8837201 -> 80@1293847"')
     .option("--actor <name>", "only events of this actor (e.g. node-1 or node-1@10.0.1.1); repeatable", collect, [])
-    .addOption(new Option("--level <level>", "lowest trace level shown (debug also captures debug events)").choices(["debug", "info", "warn", "error"]))
+    .addOption(new Option("-l, --level <level>", "lowest trace level shown (debug also captures debug events)").choices(["debug", "info", "warn", "error"]))
+    .option("--faults", "print every injected fault (default: folded into count lines)")
+    .option("--full", "print the trace to the end of the run (default: stop shortly after the failure)")
     .option("--no-trace", "print only the outcome, not the trace")
     .option("--from <report.json>", "replay a failure recorded in a JSON report")
     .option("--failure <n>", "with --from: which failure (default 1)")
-    .option("--config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
+    .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .action(async (simulation: string | undefined, flags: ReplayFlags) => {
       process.exitCode = await replayCommandRun(simulation, flags, io);
     });
@@ -111,7 +126,8 @@ export function createProgram(): Command {
     .command("merge")
     .description("merge shard reports (JSON) into one; byte-identical for the same inputs in any order")
     .argument("<reports...>", "report.json files of the shards")
-    .option("-o, --output <file>", "write the merged report here (default: stdout)")
+    .option("-o, --output <file>", "write the merged report here, - for stdout (default: report.json in the config's reportDir)")
+    .option("-c, --config <file>", "config file (for reportDir)")
     .option("--junit <file>", "also write JUnit XML")
     .action(async (files: string[], flags: MergeFlags) => {
       process.exitCode = await mergeCommand(files, flags, io);

@@ -11,7 +11,7 @@ import { SimulationReport } from "../runner/report.ts";
 import { ReportMergeError } from "./errors.ts";
 import { mergeExplorationReports } from "./exploration-merge.ts";
 import type { ExplorationReport } from "../runner/exploration.ts";
-import { RUN_REPORT_KIND, simulationFailed, type RunReportFile, type SimulationEntry } from "./run-report.ts";
+import { RUN_REPORT_KIND, simulationStatus, type RunReportFile, type SimulationEntry } from "./run-report.ts";
 import type { Shard } from "./shard.ts";
 
 export interface NamedReport {
@@ -77,6 +77,10 @@ function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boo
     runtime: reports[0]!.runtime,
   });
   const first = shards[0]!.entry;
+  // Never evaluated in the whole campaign: never evaluated in any shard.
+  const neverEvaluated = (first.neverEvaluated ?? []).filter((a) =>
+    shards.every((s) => (s.entry.neverEvaluated ?? []).some((b) => b.message === a.message)),
+  );
   const stoppedBy = shards.map((s) => s.entry.stoppedBy).find((r) => r !== null) ?? null;
   return {
     name,
@@ -87,7 +91,9 @@ function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boo
     exploreRoundRootSeeds: first.exploreRoundRootSeeds,
     shard: null,
     seedIndexRange: { start: first.seedIndexRange.start, end: shards[shards.length - 1]!.entry.seedIndexRange.end },
-    status: simulationFailed(merged, strictCoverage, stoppedBy) ? "failed" : "passed",
+    status: simulationStatus(merged, strictCoverage, stoppedBy, first.expectFailure === true, neverEvaluated.length),
+    ...(neverEvaluated.length > 0 ? { neverEvaluated } : {}),
+    ...(first.expectFailure === true ? { expectFailure: true } : {}),
     stoppedBy,
     timedOut: shards.map((s) => s.entry.timedOut).find((t) => t !== null) ?? null,
     failures: shards.flatMap((s) => s.entry.failures),

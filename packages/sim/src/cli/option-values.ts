@@ -13,7 +13,8 @@ export function parseSeed(text: string, flag: string): number {
 }
 
 export function parseSeedList(text: string): number[] {
-  const parts = text.split(",").map((p) => p.trim()).filter((p) => p.length > 0);
+  // Also takes a list as JSON or a report prints it: `[1, 2, 3]`, `1 2 3`.
+  const parts = text.replace(/^\s*\[|\]\s*$/g, "").split(/[,\s]+/).filter((p) => p.length > 0);
   if (parts.length === 0) throw new UsageError(`--seeds '${text}': expected a comma-separated list of seeds, e.g. --seeds 1,2,3`);
   const seeds = parts.map((p) => parseSeed(p, "--seeds"));
   const duplicate = seeds.find((s, i) => seeds.indexOf(s) !== i);

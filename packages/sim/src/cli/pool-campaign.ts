@@ -64,6 +64,8 @@ export interface PoolCampaignOptions {
   readonly explore: boolean;
   readonly steppingMode: SteppingMode;
   readonly bail: boolean;
+  /** With `bail`: stop once this many seeds failed (default 1). */
+  readonly bailAfter?: number;
   readonly seedTimeoutMs: number | null;
   /** Aborted on SIGINT: stop at once and report the seeds absorbed so far. */
   readonly signal: AbortSignal;
@@ -134,7 +136,7 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     const { hit, total } = table.sometimesCoverage();
     const bugs = options.explore ? explorations.reduce((n, x) => n + x.bugsFound, 0) : failing;
     options.onProgress?.({ done: results.length, failing, sometimesHit: hit, sometimesTotal: total, bugs });
-    if (options.bail && !result.ok) throw new Stop("bail");
+    if (options.bail && !result.ok && failing >= (options.bailAfter ?? 1)) throw new Stop("bail");
     return stopRule === null || !stopRule.afterSeed(table, results.length);
   };
 

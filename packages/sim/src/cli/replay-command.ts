@@ -29,3 +29,10 @@ export function replayCommand(context: ReplayCommandContext, simulation: string,
 export function replayHintFor(context: ReplayCommandContext, simulation: string): (seed: number, recipe?: string) => string {
   return (seed, recipe) => `replay: ${replayCommand(context, simulation, seed, recipe)}`;
 }
+
+/** The command that reruns exactly these seeds of a simulation (`--seeds` takes this list as printed). */
+export function rerunCommand(context: ReplayCommandContext, simulation: string, seeds: readonly number[]): string {
+  const parts = [COMMAND_PREFIX, "run", quote(simulation), "--seeds", seeds.join(",")];
+  if (context.configArg !== null) parts.push("--config", quote(context.configArg.split(path.sep).join("/")));
+  return parts.join(" ");
+}

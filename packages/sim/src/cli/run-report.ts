@@ -45,6 +45,10 @@ export interface SimulationEntry {
   /** Seed indexes this entry was to run; `report.seeds[].index` says which ran. */
   readonly seedIndexRange: IndexRange;
   readonly status: "passed" | "failed";
+  /** Safety assertions in the simulation's source that no seed evaluated; absent when none. */
+  readonly neverEvaluated?: readonly { readonly message: string; readonly where: string }[];
+  /** The simulation fails on purpose: `status` is "passed" when a seed failed, "failed" when none did. */
+  readonly expectFailure?: boolean;
   /** Why the campaign ended before its plan: --bail, --timeout, SIGINT; null when it ran to the end. */
   readonly stoppedBy: StopReason | null;
   readonly timedOut: TimedOutSeed | null;
@@ -71,6 +75,8 @@ export interface RunReportFile {
   /** True when SIGINT stopped the run: simulations not started are absent. */
   readonly interrupted: boolean;
   readonly simulations: readonly SimulationEntry[];
+  /** Simulation files that failed to load (their simulations did not run); absent when none did. */
+  readonly loadFailures?: readonly { readonly file: string; readonly message: string }[];
   /** Machine and wall-clock facts (null in merged files). */
   readonly host: HostInfo | null;
 }
@@ -79,6 +85,21 @@ export interface RunReportFile {
 export function simulationFailed(report: SimulationReport, strictCoverage: boolean, stoppedBy: StopReason | null): boolean {
   if (!report.passed || stoppedBy === "timeout") return true;
   return strictCoverage && (report.coverageViolations.length > 0 || report.convergenceTimeout);
+}
+
+/**
+ * The entry's status. An expected failure (a planted bug) passes when a seed failed and nothing
+ * else went wrong: a seed over its wall-clock limit is a hang, not the planted bug.
+ */
+export function simulationStatus(
+  report: SimulationReport,
+  strictCoverage: boolean,
+  stoppedBy: StopReason | null,
+  expectFailure: boolean,
+  neverEvaluatedCount = 0,
+): "passed" | "failed" {
+  if (!expectFailure) return simulationFailed(report, strictCoverage, stoppedBy) || (strictCoverage && neverEvaluatedCount > 0) ? "failed" : "passed";
+  return report.passed || stoppedBy === "timeout" ? "failed" : "passed";
 }
 
 /** One entry per failing timeline: each failing seed's root failures, and each exploration recipe. */

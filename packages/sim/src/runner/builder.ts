@@ -69,6 +69,7 @@ export class SimulationBuilder {
   private baseSeed: number | undefined;
   private runBudgetMs = DEFAULT_RUN_TIME_BUDGET_MS;
   private level: TraceLevel = "info";
+  private taskFailuresFail = true;
   private readonly beforeHooks: (() => void)[] = [];
   private swarmOps = false;
   private mode: SteppingMode = "fast";
@@ -311,6 +312,16 @@ export class SimulationBuilder {
     return this;
   }
 
+  /**
+   * Lets spawned tasks fail without failing the seed (their failure stays a `task_failed` warning
+   * in the trace). By default a task that throws fails its seed, as an unhandled rejection would
+   * crash a Node process; to allow it for one task only, catch inside that task's body.
+   */
+  allowTaskFailures(): this {
+    this.taskFailuresFail = false;
+    return this;
+  }
+
   /** Runs before every seed (outside the simulation). */
   beforeIteration(hook: () => void): this {
     if (typeof hook !== "function") throw new InvalidConfiguration("beforeIteration(fn): fn must be a function");
@@ -459,6 +470,7 @@ export class SimulationBuilder {
       faultFactory: this.injectorFactory,
       linkLatency: this.linkLatencyConfig,
       source: this.source,
+      taskFailuresFailSeed: this.taskFailuresFail,
     };
   }
 

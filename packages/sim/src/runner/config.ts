@@ -69,4 +69,6 @@ export interface SimulationConfig {
   readonly linkLatency: LinkLatencyConfig | null;
   /** Where worker threads rebuild this simulation from (`simulationSource`), or null. */
   readonly source: SimulationSource | null;
+  /** A spawned task that fails fails its seed (default true; `allowTaskFailures()` turns it off). */
+  readonly taskFailuresFailSeed?: boolean;
 }

@@ -4,8 +4,9 @@
  */
 import pc from "picocolors";
 import type { SimulationReport } from "./report.ts";
-import { formatFailure } from "./seed-result.ts";
+import { groupFailures, plural } from "./failure-groups.ts";
 import { describeSeedChaos } from "./seed-chaos.ts";
+import { codeFrame, formatLocation } from "./source-location.ts";
 
 type Colors = ReturnType<typeof pc.createColors>;
 
@@ -59,6 +60,22 @@ export interface RenderOptions {
   readonly replayHint?: (seed: number, recipe?: string) => string;
   /** Seed lines listed at most in `--- Seeds ---` (failing seeds always are); default: every seed. */
   readonly seedLinesMax?: number;
+  /** What reruns a list of seeds (default: `rerunHint`, the builder calls). */
+  readonly rerunHint?: (seeds: readonly number[]) => string;
+}
+
+/** The builder calls that rerun exactly these seeds (the CLI prints `moonpool run --seeds` instead). */
+export function rerunHint(seeds: readonly number[]): string {
+  return `rerun: builder.setDebugSeeds([${seeds.join(", ")}]).setIterations(${seeds.length}).run()`;
+}
+
+/** What the Seeds section's fields mean; printed once under its header. */
+export const SEED_LEGEND =
+  "#N: 0-based position in the campaign (JSON seeds[].index) · sim: simulated time · hash: trace hash " +
+  "(equal hashes, identical timelines)";
+
+function average(report: SimulationReport, field: "wallTimeMs" | "simulatedTimeMs" | "eventsProcessed"): number {
+  return report.seeds.length === 0 ? 0 : report.seeds.reduce((sum, r) => sum + r[field], 0) / report.seeds.length;
 }
 
 /** The exact builder calls that replay one seed (the CLI prints its own command instead). */
@@ -77,19 +94,32 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
   const rate = report.successRate().toFixed(1);
   const failedText = report.failedRuns > 0 ? c.red(`Failed: ${report.failedRuns}`) : `Failed: ${report.failedRuns}`;
   out.push(`Iterations: ${report.iterations} | Passed: ${report.successfulRuns} | ${failedText} | Rate: ${rate}%`);
-  out.push(`Avg Wall Time: ${formatDuration(report.averageWallTimeMs())} | Total: ${formatDuration(report.totalWallTimeMs)}`);
-  out.push(`Avg Sim Time: ${formatDuration(report.averageSimulatedTimeMs())}`);
-  out.push(`Avg Events: ${formatCount(report.averageEventsProcessed())}`);
-  if (report.seedsFailing.length > 0) out.push(c.red(`Faulty seeds: [${report.seedsFailing.join(", ")}]`));
+  // Averages over every seed: failing seeds are often the longest ones.
+  out.push(`Avg Wall Time: ${formatDuration(average(report, "wallTimeMs"))} | Total: ${formatDuration(report.totalWallTimeMs)}`);
+  out.push(`Avg Sim Time: ${formatDuration(average(report, "simulatedTimeMs"))}`);
+  out.push(`Avg Events: ${formatCount(average(report, "eventsProcessed"))}`);
+  if (report.seedsFailing.length > 0) out.push(c.red(`Failing seeds: ${report.seedsFailing.join(",")}`));
 
   if (report.failedRuns > 0) {
-    out.push(header("Failures"));
-    for (const r of report.seeds) {
-      if (r.ok) continue;
-      out.push(c.red(`seed ${r.seed}:`));
-      for (const f of r.failures) out.push(`  ${formatFailure(f)}`);
-      out.push(`  chaos: ${describeSeedChaos(r.chaos)}`);
-      out.push(`  ${hint(r.seed)}`);
+    const groups = groupFailures(report);
+    const rerun = options.rerunHint ?? rerunHint;
+    out.push(header(`Failures: ${plural(report.failedRuns, "seed")}, ${plural(groups.length, "distinct failure")}`));
+    for (const group of groups) {
+      const first = group.timelines[0]!;
+      const f = first.failure;
+      out.push(c.red(`✗ ${group.title}: ${plural(group.timelines.length, "seed")} of ${report.iterations}`));
+      const recipeText = first.recipe.length > 0 ? ` (explored timeline "${first.recipe}")` : "";
+      out.push(`  earliest: seed ${first.seed} (#${first.index})${recipeText} at ${f.timeMs.toFixed(3)} ms sim, ${formatCount(first.eventsProcessed)} events`);
+      out.push(`    ${f.message}${f.actor !== undefined ? ` (actor ${f.actor})` : ""}`);
+      if (first.location !== null) {
+        out.push(`    at ${formatLocation(first.location)}`);
+        for (const line of codeFrame(first.location)) out.push(`      ${line}`);
+      }
+      const result = report.seeds.find((r) => r.seed === first.seed);
+      if (result !== undefined) out.push(`  chaos: ${describeSeedChaos(result.chaos)}`);
+      out.push(`  ${hint(first.seed, first.recipe)}`);
+      const others = group.timelines.slice(1).map((t) => t.seed);
+      if (others.length > 0) out.push(`  ${plural(others.length, "other seed")}: ${rerun(others)}`);
     }
   }
 
@@ -152,6 +182,7 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
   if (report.convergenceTimeout) out.push(c.yellow("UntilCoverageStable hit the iteration cap without saturating."));
   if (report.iterations > 1) {
     out.push(header("Seeds"));
+    out.push(SEED_LEGEND);
     const seedLinesMax = options.seedLinesMax ?? Number.POSITIVE_INFINITY;
     let hidden = 0;
     report.seeds.forEach((r, i) => {
@@ -160,10 +191,10 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
         return;
       }
       // The campaign position: a shard's seeds keep the numbers they have in the whole campaign.
-      const line = `#${(report.seedIndexes[i] ?? i) + 1} seed=${r.seed} wall=${formatDuration(r.wallTimeMs)} sim=${formatDuration(r.simulatedTimeMs)} events=${formatCount(r.eventsProcessed)} hash=${r.traceHash}`;
+      const line = `#${report.seedIndexes[i] ?? i} seed=${r.seed} wall=${formatDuration(r.wallTimeMs)} sim=${formatDuration(r.simulatedTimeMs)} events=${formatCount(r.eventsProcessed)} hash=${r.traceHash}`;
       out.push(r.ok ? line : c.red(`${line} FAILED`));
     });
-    if (hidden > 0) out.push(`... ${formatCount(hidden)} more passing seeds (every seed is in the JSON report)`);
+    if (hidden > 0) out.push(`... ${formatCount(hidden)} more passing ${hidden === 1 ? "seed" : "seeds"} (every seed is in the JSON report)`);
   }
   // What the simulation attached (graphs, tables): the first failing seed's, else the first seed's.
   const attached = report.seeds.find((r) => !r.ok && r.attachments !== undefined) ?? report.seeds.find((r) => r.attachments !== undefined);

@@ -10,6 +10,8 @@ import { AssertionTable, type AssertionDetail, type AssertionTableState, type Bu
 import { formatFailure, type SeedResult } from "./seed-result.ts";
 import { formatText, formatPretty, type RenderOptions } from "./report-format.ts";
 import type { ExplorationReport } from "./exploration.ts";
+import { groupFailures } from "./failure-groups.ts";
+import { userFrames } from "./source-location.ts";
 
 /**
  * Version of the `toJSON()` schema; bump on any incompatible change.
@@ -198,7 +200,13 @@ export class SimulationReport {
   assertPassed(options: { strictCoverage?: boolean } = {}): void {
     const coverageFailed = options.strictCoverage === true && (this.coverageViolations.length > 0 || this.convergenceTimeout);
     if (this.passed && !coverageFailed) return;
-    throw new SimulationFailed(`simulation failed\n${formatText(this)}`);
+    const error = new SimulationFailed(`simulation failed\n${formatText(this)}`);
+    // Test runners point their code frame at the top of the stack: make it the user's line of the
+    // earliest failure rather than this method.
+    const first = groupFailures(this)[0]?.timelines[0];
+    const frames = userFrames(first?.failure.stack);
+    if (frames.length > 0) error.stack = `${error.name}: ${error.message}\n${frames.join("\n")}`;
+    throw error;
   }
 
   /** The versioned, stable JSON schema: the unit of merge, replay and visual reports. */

@@ -7,6 +7,7 @@ export type SeedFailureKind =
   | "setup" // a workload's setup() rejected
   | "check" // a workload's check() rejected
   | "process" // a process's run() rejected (other than by shutdown)
+  | "task" // a spawned task's body rejected (unless the simulation allows task failures)
   | "deadlock" // nothing left to do while workloads still waited
   | "runTimeBudget" // workloads still running after the simulated run-time budget
   | "busyLoop" // too many steps without simulated time advancing

@@ -110,6 +110,12 @@ export class SeedSession {
     if (options.drawObserver !== undefined) this.world.engine.streams.sim.observer = options.drawObserver(this);
     const engine = this.world.engine;
     engine.afterStep = () => this.checkInvariants();
+    if (config.taskFailuresFailSeed !== false) {
+      this.world.onTaskFailed = (actor, task, error) => {
+        const { message, stack } = errorText(error);
+        this.fail("task", `task '${task}' of ${actor} failed: ${message}. Catch inside the task what it may meet, or allowTaskFailures()`, { actor, stack });
+      };
+    }
     this.processLifecycle = new ProcessLifecycle(this.world, (slot) => this.bootProcess(slot as ProcessSlot));
     this.chaosWindow = new ChaosWindow(this.world, config, this.registry, (kind, message, extra) => this.fail(kind, message, extra), this.processLifecycle);
   }

@@ -99,6 +99,9 @@ export class World {
     this.trace.record(this.nowMs, source, level, name, fields);
   }
 
+  /** Called when a spawned task's body rejects (not by cancellation or shutdown); null: only traced. */
+  onTaskFailed: ((actor: string, task: string, error: unknown) => void) | null = null;
+
   /** A built-in fault: a `sim_fault` event with `source = "sim"` and a `kind`. */
   recordFault(kind: string, fields: TraceFields = {}): void {
     this.trace.record(this.nowMs, "sim", "info", SIM_FAULT_EVENT_NAME, { kind, ...fields });

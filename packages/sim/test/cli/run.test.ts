@@ -48,24 +48,25 @@ describe("moonpool list / run / replay", () => {
     expect(passing.stderr).toContain("▶ counter: 12 seeds from base seed 3 on 2 workers");
   });
 
-  it("runs a failing simulation: exit 1, and every printed failure ends with the command that replays it", () => {
+  it("runs a failing simulation: exit 1, failures grouped by property, printed once, with the user's line", () => {
     expect(failing.code, failing.stderr).toBe(1);
     expect(failing.stdout).toMatch(/Simulations: 0 passed, 1 failed/);
-    // The report's failure blocks: "seed S:" ... "replay: npx moonpool replay planted-bug --seed S".
-    const blocks = failing.stdout.split("--- Failures ---")[1]!.split(/\n(?=seed \d+:)/).filter((b) => /^seed \d+:/.test(b.trim()));
-    expect(blocks.length).toBeGreaterThan(0);
-    for (const block of blocks) {
-      const seed = /^seed (\d+):/.exec(block.trim())![1];
-      // The block: "seed S:" and its indented lines; the last of them is the replay command.
-      const all = block.trim().split("\n");
-      const end = all.findIndex((l, i) => i > 0 && !l.startsWith("  "));
-      const lines = end < 0 ? all : all.slice(0, end);
-      expect(lines[lines.length - 1]!.trim()).toBe(`replay: npx moonpool replay planted-bug --seed ${seed}`);
-    }
-    // The live failure lines on stderr too.
-    const progressFailures = failing.stderr.match(/✗ planted-bug: seed (\d+) .*failed\n(?: {4}.*\n)+ {2}replay: .*/g) ?? [];
-    expect(progressFailures.length).toBe(blocks.length);
-    for (const f of progressFailures) expect(f).toMatch(/replay: npx moonpool replay planted-bug --seed (\d+)$/);
+    const section = failing.stdout.split(/--- Failures: \d+ seeds?, 1 distinct failure ---\n/)[1]!.split("\n--- ")[0]!;
+    const lines = section.split("\n");
+    expect(lines[0]).toMatch(/^✗ "writes are never corrupt" violated: (\d+) seeds? of 12$/);
+    const earliest = /^ {2}earliest: seed (\d+) \(#(\d+)\) at ([\d.]+) ms sim/.exec(lines[1]!)!;
+    expect(earliest).not.toBeNull();
+    // The user's file, line and column, and a code frame marking the assertion.
+    expect(section).toContain("    at planted-bug.sim.ts:21:9");
+    expect(section).toContain('      > 21 |         assertAlways(!corrupt, "writes are never corrupt");\n           |         ^');
+    expect(section).toContain(`  replay: npx moonpool replay planted-bug --seed ${earliest[1]}`);
+    // The other failing seeds: one command with a list --seeds takes; the earliest failed first.
+    const json = JSON.parse(JSON.stringify(failing.stdout.match(/Failing seeds: ([\d,]+)/)![1]!.split(",").map(Number)));
+    const others = /other seeds?: rerun: npx moonpool run planted-bug --seeds ([\d,]+)/.exec(section);
+    expect(json).toContain(Number(earliest[1]));
+    if (json.length > 1) expect(others![1]!.split(",").map(Number).sort()).toEqual(json.filter((s: number) => s !== Number(earliest[1])).sort());
+    // Printed once: the text report has them, so stderr carries no failure block.
+    expect(failing.stderr).not.toContain("writes are never corrupt");
   });
 
   it("replays a failure from its printed command: exit 1, the full trace, the run's trace hash", async () => {
@@ -83,9 +84,12 @@ describe("moonpool list / run / replay", () => {
     expect(replay.stdout).toContain(`hash=${hash}`);
 
     const filtered = await runCli([...args, "--level", "warn"]);
-    expect(filtered.stdout.split("\n").filter((l) => l.startsWith("["))).toEqual([expect.stringMatching(/warn {2}writer@10\.0\.0\.1 checked corrupt=true/), expect.stringMatching(/error runner seed_failure/)]);
+    // The failure is marked with ✗ and always shown.
+    const events = (text: string) => text.split("\n").filter((l) => /^(✗ )?\[/.test(l));
+    expect(events(filtered.stdout)).toEqual([expect.stringMatching(/^\[.*warn {2}writer@10\.0\.0\.1 checked corrupt=true/), expect.stringMatching(/^✗ \[.*error runner seed_failure/)]);
     const byActor = await runCli([...args, "--actor", "runner"]);
-    expect(byActor.stdout.split("\n").filter((l) => l.startsWith("[")).every((l) => / runner /.test(l))).toBe(true);
+    expect(events(byActor.stdout).length).toBeGreaterThan(0);
+    expect(events(byActor.stdout).every((l) => / runner /.test(l))).toBe(true);
     const fromReport = await runCli(["replay", "--from", path.join(out, "fail", "report.json"), "--no-trace"]);
     expect(fromReport.code).toBe(1);
     expect(fromReport.stdout).toContain(`hash=${json.simulations[0].report.seeds.find((s: { ok: boolean }) => !s.ok).traceHash}`);
@@ -113,13 +117,16 @@ describe("moonpool list / run / replay", () => {
     const xml = await readFile(path.join(out, "fail", "junit.xml"), "utf8");
     const { elements } = checkXml(xml);
     const cases = elements.filter((e) => e.name === "testcase");
-    expect(cases.map((c) => c.attributes.name)).toEqual(["planted-bug"]);
+    // One test case per group of seeds failing the same way.
+    expect(cases.map((c) => c.attributes.name)).toEqual(["planted-bug › &quot;writes are never corrupt&quot; violated"]);
     expect(elements.filter((e) => e.name === "failure")).toHaveLength(1);
     const json = await readJson(path.join(out, "fail", "report.json"));
-    for (const f of json.simulations[0].failures) {
-      expect(xml).toContain(`seed ${f.seed} (seed #${f.index + 1})`);
-      expect(xml).toContain(`replay: npx moonpool replay planted-bug --seed ${f.seed}`);
-    }
+    const failures = json.simulations[0].failures as { seed: number; index: number; message: string }[];
+    const first = failures.find((f) => xml.includes(`seed ${f.seed} (#${f.index}) at`))!;
+    expect(first).toBeDefined();
+    expect(xml).toContain(`replay: npx moonpool replay planted-bug --seed ${first.seed}`);
+    for (const f of failures) expect(xml).toContain(String(f.seed));
+    expect(xml).toContain("at planted-bug.sim.ts:21:9");
     expect(xml).toContain("recipe: (the root timeline)");
     expect(() => checkXml("<a><b></a></b>")).toThrow(/mismatched/);
   });

@@ -17,7 +17,10 @@ describe("SIGINT", () => {
     const result = await done;
     expect(result.code, result.stderr).toBe(130);
     expect(result.stderr).toContain("interrupted: stopping");
-    expect(result.stdout).toMatch(/Simulations: 1 passed, 0 failed, interrupted/);
+    // An interrupted campaign did not run its plan: it is not counted as passed.
+    expect(result.stdout).toMatch(/Simulations: 0 passed, 0 failed, 1 interrupted \(run stopped by SIGINT\)/);
+    expect(result.stderr).toMatch(/○ slow {2}interrupted after [\d,]+ seeds?, 0 failing/);
+    expect(result.stderr).not.toMatch(/✓ slow/);
     const report = await readJson(path.join(out, "report.json"));
     expect(report.interrupted).toBe(true);
     const entry = report.simulations[0];

@@ -1,10 +1,12 @@
 /**
  * `moonpool merge <report.json...>`: one report from the shards' reports. Writes the merged JSON
- * to `--output` (default: stdout) and optionally JUnit; exits 1 when the merged campaign failed.
+ * to `--output` (default: report.json in the config's report folder, `-` for stdout) and
+ * optionally JUnit; exits 1 when the merged campaign failed.
  */
-import { writeFile } from "node:fs/promises";
+import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { colorsFor } from "../colors.ts";
+import { loadConfig } from "../config-file.ts";
 import { EXIT_FAILED, EXIT_PASSED } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { mergeRunReports } from "../merge-reports.ts";
@@ -13,6 +15,7 @@ import { statusLine } from "../reporters/text.ts";
 import { readRunReport, stringifyRunReport } from "../run-report.ts";
 
 export interface MergeFlags {
+  readonly config?: string;
   readonly output?: string;
   readonly junit?: string;
 }
@@ -21,14 +24,21 @@ export async function mergeCommand(files: readonly string[], flags: MergeFlags, 
   const inputs = await Promise.all(files.map(async (f) => ({ path: f, file: await readRunReport(path.resolve(io.cwd, f)) })));
   const merged = mergeRunReports(inputs);
   const text = stringifyRunReport(merged);
-  if (flags.output === undefined) io.stdout.write(text);
-  else await writeFile(path.resolve(io.cwd, flags.output), text);
+  // A merged report is megabytes of JSON: a file by default, the terminal only when asked.
+  let target: string | null = null;
+  if (flags.output === "-") io.stdout.write(text);
+  else {
+    target = flags.output !== undefined ? path.resolve(io.cwd, flags.output) : path.join((await loadConfig(io.cwd, flags.config)).reportDir, "report.json");
+    await mkdir(path.dirname(target), { recursive: true });
+    await writeFile(target, text);
+  }
   if (flags.junit !== undefined) await writeFile(path.resolve(io.cwd, flags.junit), renderJUnit(merged));
   const c = colorsFor(io.stderr);
   for (const entry of merged.simulations) {
     io.stderr.write(statusLine(entry, c) + "\n");
     for (const f of entry.failures) io.stderr.write(`    seed ${f.seed}: ${f.message}\n  replay: ${f.replayCommand}\n`);
   }
-  io.stderr.write(`merged ${files.length} report${files.length === 1 ? "" : "s"}${flags.output !== undefined ? ` into ${flags.output}` : ""}\n`);
+  const into = target === null ? "" : ` into ${path.relative(io.cwd, target).startsWith("..") ? target : path.relative(io.cwd, target)}`;
+  io.stderr.write(`merged ${files.length} report${files.length === 1 ? "" : "s"}${into}\n`);
   return merged.simulations.some((s) => s.status === "failed") ? EXIT_FAILED : EXIT_PASSED;
 }

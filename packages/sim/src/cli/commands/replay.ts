@@ -1,6 +1,7 @@
 /**
  * `moonpool replay <simulation> --seed S [--recipe "..."]`: runs one timeline in this thread and
- * prints its full event trace (filtered by actor and level), then its failures. Exits 1 when the
+ * prints its story (`../replay-story.ts`: filtered by actor and level, injected faults folded,
+ * stopping shortly after the failure), then its failures. Exits 1 when the
  * timeline still fails. `--from report.json` takes the simulation, seed and recipe of a failure
  * recorded in a JSON report instead.
  */
@@ -13,11 +14,14 @@ import type { TraceEvent } from "../../world/trace-log.ts";
 import { buildSimulationConfig } from "../build-simulation.ts";
 import { colorsFor, type Colors } from "../colors.ts";
 import { loadConfig } from "../config-file.ts";
-import { discoverSimulations, findSimulation } from "../discovery.ts";
+import { discoverSimulations, findSimulation, formatLoadFailure } from "../discovery.ts";
 import { EXIT_FAILED, EXIT_PASSED, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parsePositiveInteger, parseSeed, parseTraceLevel } from "../option-values.ts";
+import { AFTER_FAILURE_MS, buildStory } from "../replay-story.ts";
 import { readRunReport } from "../run-report.ts";
+
+export { actorMatches } from "../replay-story.ts";
 
 export interface ReplayFlags {
   readonly config?: string;
@@ -28,13 +32,10 @@ export interface ReplayFlags {
   readonly trace?: boolean;
   readonly from?: string;
   readonly failure?: string;
-}
-
-/** `--actor node-1` matches `node-1@10.0.1.1` (the name before `@`) as well as the full actor. */
-export function actorMatches(source: string, filters: readonly string[]): boolean {
-  if (filters.length === 0) return true;
-  const name = source.split("@")[0]!;
-  return filters.some((f) => f === source || f === name);
+  /** Print every injected fault (default: folded into count lines). */
+  readonly faults?: boolean;
+  /** Go on to the end of the run (default: stop shortly after the failure). */
+  readonly full?: boolean;
 }
 
 function levelColour(level: TraceLevel, text: string, c: Colors): string {
@@ -76,7 +77,8 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
   }
   const minLevel = flags.level === undefined ? "info" : parseTraceLevel(flags.level);
   const fileConfig = await loadConfig(io.cwd, flags.config);
-  const sim = findSimulation(await discoverSimulations(fileConfig), target.simulation);
+  const discovered = await discoverSimulations(fileConfig, (failure) => io.stderr.write(`${formatLoadFailure(failure)}\n`));
+  const sim = findSimulation(discovered, target.simulation);
   let config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);
   if (TRACE_LEVEL_ORDER[minLevel] < TRACE_LEVEL_ORDER[config.traceLevel]) {
     // More facts are hashed, so the trace hash changes; what the seed does does not (unless an
@@ -91,13 +93,15 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
   const c = colorsFor(io.stdout);
   const actors = flags.actor ?? [];
   if (flags.trace !== false) {
-    let shown = 0;
-    for (const event of events) {
-      if (TRACE_LEVEL_ORDER[event.level] < TRACE_LEVEL_ORDER[minLevel] || !actorMatches(event.source, actors)) continue;
-      io.stdout.write(levelColour(event.level, event.format(), c) + "\n");
-      shown++;
+    const story = buildStory(events, { minLevel, actors, faults: flags.faults === true, full: flags.full === true });
+    for (const line of story.lines) {
+      if (line.kind === "folded") io.stdout.write(c.dim(line.text) + "\n");
+      else if (line.failure) io.stdout.write(c.red(`✗ ${line.event.format()}`) + "\n");
+      else io.stdout.write(levelColour(line.event.level, line.event.format(), c) + "\n");
     }
-    io.stderr.write(`${shown} of ${events.length} trace events shown${actors.length > 0 ? ` (actors: ${actors.join(", ")})` : ""}, level >= ${minLevel}\n`);
+    if (story.cut > 0) io.stdout.write(c.dim(`… the trace stops ${AFTER_FAILURE_MS} ms after the failure: ${story.cut} more events to the end of the run (--full shows them)`) + "\n");
+    const foldedText = story.folded > 0 ? `, ${story.folded} injected faults folded` : "";
+    io.stderr.write(`${story.shown} of ${events.length} trace events shown${foldedText}${actors.length > 0 ? ` (actors: ${actors.join(", ")})` : ""}, level >= ${minLevel}\n`);
   }
   const timeline = `${sim.name} seed ${target.seed}${target.recipe.length > 0 ? ` recipe "${target.recipe}"` : ""}`;
   const facts = `sim=${formatDuration(result.simulatedTimeMs)} events=${result.eventsProcessed} hash=${result.traceHash}`;

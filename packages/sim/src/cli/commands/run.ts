@@ -4,7 +4,8 @@
  * assertion was violated / a seed timed out (coverage too with --strict-coverage), 2 a usage or
  * loading error, 130 interrupted by SIGINT (after writing the report of what ran).
  */
-import { mkdir, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, mkdir, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { PACKAGE_VERSION, REPORT_SCHEMA_VERSION } from "../../runner/report.ts";
@@ -12,8 +13,8 @@ import { formatFailure } from "../../runner/seed-result.ts";
 import { buildSimulationConfig, type BuildOverrides } from "../build-simulation.ts";
 import { colorEnabled, colorsFor, isCI } from "../colors.ts";
 import { loadConfig } from "../config-file.ts";
-import { discoverSimulations, selectSimulations } from "../discovery.ts";
-import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED } from "../errors.ts";
+import { discoverSimulations, formatLoadFailure, selectSimulations, type LoadFailure } from "../discovery.ts";
+import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED, EXIT_USAGE, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parseDurationMs, parsePositiveInteger, parseReporters, parseSeed, parseSeedList, parseUntilStable } from "../option-values.ts";
 import { WorkerPool } from "../../runner/pool/worker-pool.ts";
@@ -23,7 +24,9 @@ import { createProgress } from "../progress.ts";
 import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
 import { renderJUnit } from "../reporters/junit.ts";
 import { renderSimulationText, statusLine, summaryLine } from "../reporters/text.ts";
-import { failureEntries, RUN_REPORT_KIND, simulationFailed, stringifyRunReport, type RunReportFile, type SimulationEntry } from "../run-report.ts";
+import { plural } from "../../runner/failure-groups.ts";
+import { failureEntries, readRunReport, RUN_REPORT_KIND, simulationStatus, stringifyRunReport, type RunReportFile, type SimulationEntry } from "../run-report.ts";
+import { declaredSafetyAssertions, neverEvaluated } from "../declared-assertions.ts";
 import { describePlan, planSize, resolveSeedPlan, type SeedFlags } from "../seed-plan.ts";
 import { checkShardable, parseShard, shardRange, type Shard } from "../shard.ts";
 
@@ -39,9 +42,31 @@ export interface RunFlags {
   readonly shard?: string;
   readonly reporter?: readonly string[];
   readonly out?: string;
-  readonly bail?: boolean;
+  /** `--bail` alone: 1; `--bail n`: stop after n failing seeds; `-x`: 1. */
+  readonly bail?: boolean | string;
+  readonly x?: boolean;
   readonly timeout?: string;
   readonly strictCoverage?: boolean;
+  /** Rerun the failing seeds recorded in the last JSON report (`<out>/report.json`). */
+  readonly lastFailed?: boolean;
+  /** Rerun the failing seeds recorded in this JSON report. */
+  readonly seedsFrom?: string;
+}
+
+/** Failing seeds per simulation recorded in a JSON report (what `--last-failed` reruns). */
+async function failedSeedsOf(file: string): Promise<Map<string, number[]>> {
+  let report: RunReportFile;
+  try {
+    report = await readRunReport(file);
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}; --last-failed reads the report.json a run with --reporter json wrote`);
+  }
+  const bySimulation = new Map<string, number[]>();
+  for (const entry of report.simulations) {
+    const seeds = [...new Set([...(entry.report.seedsFailing as number[]), ...(entry.timedOut === null ? [] : [entry.timedOut.seed])])];
+    if (seeds.length > 0) bySimulation.set(entry.name, seeds);
+  }
+  return bySimulation;
 }
 
 function seedFlags(flags: RunFlags): SeedFlags {
@@ -55,6 +80,15 @@ function seedFlags(flags: RunFlags): SeedFlags {
 }
 
 const EXPLORE_LAYER_URL = packageModuleUrl("../../explore/index.ts", import.meta.url);
+
+async function checkWritableDir(dir: string, what: string): Promise<void> {
+  try {
+    await mkdir(dir, { recursive: true });
+    await access(dir, constants.W_OK);
+  } catch (error) {
+    throw new UsageError(`${what} '${dir}': cannot write reports there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); pass a writable folder, e.g. --out moonpool-reports`);
+  }
+}
 
 function reportFileName(shard: Shard | null, extension: string): string {
   return shard === null ? `report.${extension}` : `report.shard-${shard.index}-of-${shard.count}.${extension}`;
@@ -70,14 +104,36 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   const reporters = flags.reporter !== undefined && flags.reporter.length > 0 ? parseReporters(flags.reporter) : fileConfig.reporters;
   const outDir = flags.out === undefined ? fileConfig.reportDir : path.resolve(io.cwd, flags.out);
   const strictCoverage = flags.strictCoverage === true;
+  const bailAfter = flags.bail === undefined || flags.bail === false ? (flags.x === true ? 1 : null) : flags.bail === true ? 1 : parsePositiveInteger(flags.bail, "--bail", "3");
+  // Found before any seed runs, not after the campaign: a report folder that cannot be written.
+  if (reporters.includes("json") || reporters.includes("junit")) await checkWritableDir(outDir, flags.out === undefined ? "reportDir" : "--out");
   const overrides: BuildOverrides = { explore: flags.explore === true };
   const context: ReplayCommandContext = { configArg: flags.config ?? null };
 
-  const selected = selectSimulations(await discoverSimulations(fileConfig), filters, fileConfig);
+  const loadFailures: LoadFailure[] = [];
+  const discovered = await discoverSimulations(fileConfig, (failure) => {
+    loadFailures.push(failure);
+    io.stderr.write(colorsFor(io.stderr).red(`✗ ${formatLoadFailure(failure)}`) + "\n");
+  });
+  let selected = selectSimulations(discovered, filters, fileConfig);
+  let lastFailed: Map<string, number[]> | null = null;
+  if (flags.lastFailed === true || flags.seedsFrom !== undefined) {
+    if (seeds.seed !== undefined || seeds.seeds !== undefined || seeds.iterations !== undefined || seeds.untilStable !== undefined) {
+      throw new UsageError("--last-failed / --seeds-from choose the seeds: do not also pass --seed, --seeds, --iterations or --until-stable");
+    }
+    const from = flags.seedsFrom !== undefined ? path.resolve(io.cwd, flags.seedsFrom) : path.join(outDir, "report.json");
+    lastFailed = await failedSeedsOf(from);
+    const failed = lastFailed;
+    selected = selected.filter((sim) => failed.has(sim.name));
+    const relative = path.relative(io.cwd, from);
+    io.stderr.write(`rerunning the failing seeds recorded in ${relative.startsWith("..") ? from : relative}: ${selected.map((s) => `${s.name} (${plural(failed.get(s.name)!.length, "seed")})`).join(", ") || "none"}\n`);
+    if (selected.length === 0) return EXIT_PASSED;
+  }
   // Build and plan every simulation before starting: a bad flag or build() fails before any seed runs.
   const prepared = selected.map((sim) => {
     const config = buildSimulationConfig(sim.definition, overrides, sim.source);
-    const { plan, baseSeedSource } = resolveSeedPlan(seeds, config, fileConfig);
+    const simSeeds = lastFailed === null ? seeds : { ...seeds, seeds: lastFailed.get(sim.name)! };
+    const { plan, baseSeedSource } = resolveSeedPlan(simSeeds, config, fileConfig);
     if (shard !== null) checkShardable(plan, baseSeedSource, sim.name);
     return { sim, config, plan, range: shardRange(planSize(plan), shard) };
   });
@@ -98,17 +154,19 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   // Root seeds explore inside their worker, so the workers need the explore layer loaded.
   const pool = new WorkerPool(poolSize, { preloadModules: [EXPLORE_LAYER_URL] });
   const entries: SimulationEntry[] = [];
+  let failingSeeds = 0;
   try {
     for (const { sim, config, plan, range } of prepared) {
       if (interrupt.signal.aborted) break;
       const explore = config.exploration !== null;
-      const shardText = shard === null ? "" : `, shard ${shard.index}/${shard.count} (seeds #${range.start + 1}..#${range.end})`;
+      const shardText = shard === null ? "" : `, shard ${shard.index}/${shard.count} (seeds #${range.start}..#${range.end - 1})`;
       progress.start({
         name: sim.name,
         plannedSeeds: range.end - range.start,
         upperBound: plan.kind === "untilStable",
         description: `${describePlan(plan)}${shardText}${explore ? `, exploring (rounds of ${EXPLORE_ROUND_ROOT_SEEDS} root seeds)` : ""} on ${poolSize} worker${poolSize === 1 ? "" : "s"}`,
       });
+      const failureKeys = new Set<string>();
       const outcome = await runPoolCampaign(pool, {
         name: sim.name,
         source: sim.source,
@@ -117,12 +175,19 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         range,
         explore,
         steppingMode: config.steppingMode,
-        bail: flags.bail === true,
+        bail: bailAfter !== null,
+        bailAfter: bailAfter === null ? undefined : Math.max(1, bailAfter - failingSeeds),
         seedTimeoutMs,
         signal: interrupt.signal,
         onProgress: (p) => progress.update(p),
         onFailure: (result, index) => {
-          const lines = [errColors.red(`✗ ${sim.name}: seed ${result.seed} (seed #${index + 1}) failed`)];
+          // The text report groups every failure on stdout; without it, print the first seed of
+          // each new way of failing (the rest are in the report files).
+          if (reporters.includes("text")) return;
+          const key = result.failures.map((f) => f.property ?? `${f.kind}:${f.message.replace(/\d+(\.\d+)?/g, "#")}`)[0] ?? "";
+          if (failureKeys.has(key)) return;
+          failureKeys.add(key);
+          const lines = [errColors.red(`✗ ${sim.name}: seed ${result.seed} (#${index}) failed`)];
           const recipes = new Set<string>();
           for (const f of result.failures) {
             lines.push(`    ${formatFailure(f)}`);
@@ -133,13 +198,16 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         },
       });
       const { report, stoppedBy, timedOut } = outcome;
+      failingSeeds += report.failedRuns;
       if (timedOut !== null) {
         progress.print(
-          errColors.red(`✗ ${sim.name}: seed ${timedOut.seed} (seed #${timedOut.index + 1}) ran longer than --timeout (${Math.round(timedOut.wallTimeMs)} ms of wall time) and was stopped`) +
+          errColors.red(`✗ ${sim.name}: seed ${timedOut.seed} (#${timedOut.index}) ran longer than --timeout (${Math.round(timedOut.wallTimeMs)} ms of wall time) and was stopped`) +
             `\n  replay: ${replayCommand(context, sim.name, timedOut.seed)}`,
         );
       }
       progress.end();
+      const declared = await declaredSafetyAssertions(sim.file, fileConfig.rootDir);
+      const unevaluated = neverEvaluated(declared, new Set(report.assertionDetails.map((d) => d.message)));
       const entry: SimulationEntry = {
         name: sim.name,
         description: sim.description,
@@ -149,7 +217,9 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         exploreRoundRootSeeds: explore ? EXPLORE_ROUND_ROOT_SEEDS : null,
         shard,
         seedIndexRange: range,
-        status: simulationFailed(report, strictCoverage, stoppedBy) ? "failed" : "passed",
+        status: simulationStatus(report, strictCoverage, stoppedBy, sim.definition.expectFailure, unevaluated.length),
+        ...(unevaluated.length > 0 ? { neverEvaluated: unevaluated } : {}),
+        ...(sim.definition.expectFailure ? { expectFailure: true } : {}),
         stoppedBy,
         timedOut,
         failures: failureEntries(report, context, sim.name, timedOut),
@@ -177,6 +247,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     strictCoverage,
     interrupted,
     simulations: entries,
+    ...(loadFailures.length > 0 ? { loadFailures: loadFailures.map(({ relativeFile, message }) => ({ file: relativeFile, message })) } : {}),
     host: { workers: poolSize, platform: process.platform, arch: process.arch, cpus: os.availableParallelism(), wallTimeMs },
   };
   const written: string[] = [];
@@ -188,15 +259,18 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   }
   if (reporters.includes("junit")) {
     const target = path.join(outDir, reportFileName(shard, "xml").replace(/^report/, "junit"));
-    await writeFile(target, renderJUnit(file));
+    await writeFile(target, renderJUnit(file, context));
     written.push(target);
   }
   for (const target of written) {
     const relative = path.relative(io.cwd, target);
     io.stderr.write(`wrote ${relative.startsWith("..") || path.isAbsolute(relative) ? target : relative}\n`);
   }
-  const line = summaryLine(entries, wallTimeMs, interrupted);
-  io.stdout.write((entries.some((e) => e.status === "failed") ? outColors.red(line) : outColors.green(line)) + "\n");
+  const loadText = loadFailures.length > 0 ? `, ${loadFailures.length} file${loadFailures.length === 1 ? "" : "s"} failed to load` : "";
+  const line = summaryLine(entries, wallTimeMs, interrupted) + loadText;
+  io.stdout.write((entries.some((e) => e.status === "failed") || loadFailures.length > 0 ? outColors.red(line) : outColors.green(line)) + "\n");
   if (interrupted) return EXIT_INTERRUPTED;
-  return entries.some((e) => e.status === "failed") ? EXIT_FAILED : EXIT_PASSED;
+  if (entries.some((e) => e.status === "failed")) return EXIT_FAILED;
+  // The other files ran, but the command could not do all of its job.
+  return loadFailures.length > 0 ? EXIT_USAGE : EXIT_PASSED;
 }

@@ -2,16 +2,26 @@
 import { formatPretty, formatText, formatDuration } from "../../runner/report-format.ts";
 import type { SimulationReport } from "../../runner/report.ts";
 import type { Colors } from "../colors.ts";
-import { replayHintFor, type ReplayCommandContext } from "../replay-command.ts";
+import { plural } from "../../runner/failure-groups.ts";
+import { replayHintFor, rerunCommand, type ReplayCommandContext } from "../replay-command.ts";
 import type { SimulationEntry } from "../run-report.ts";
 
 /** Passing seeds listed per report; the JSON report has all of them. */
 export const TEXT_SEED_LINES_MAX = 20;
 
 export function renderSimulationText(report: SimulationReport, entry: SimulationEntry, context: ReplayCommandContext, colour: boolean): string {
-  const options = { replayHint: replayHintFor(context, entry.name), seedLinesMax: TEXT_SEED_LINES_MAX };
+  const options = {
+    replayHint: replayHintFor(context, entry.name),
+    rerunHint: (seeds: readonly number[]) => `rerun: ${rerunCommand(context, entry.name, seeds)}`,
+    seedLinesMax: TEXT_SEED_LINES_MAX,
+  };
   const body = colour ? formatPretty(report, options) : formatText(report, options);
-  const lines = [`${entry.name} (${entry.file})`, body.trimEnd()];
+  const expected = entry.expectFailure === true ? " — expected to fail (expectFailure: true)" : "";
+  const lines = [`${entry.name} (${entry.file})${expected}`, body.trimEnd()];
+  if (entry.neverEvaluated !== undefined) {
+    lines.push(`--- Never Evaluated: ${plural(entry.neverEvaluated.length, "safety assertion")} no seed reached (--strict-coverage fails on them) ---`);
+    for (const a of entry.neverEvaluated) lines.push(`- "${a.message}" (${a.where})`);
+  }
   if (entry.timedOut !== null) {
     const t = entry.timedOut;
     lines.push(`seed ${t.seed} ran longer than --timeout (${formatDuration(t.wallTimeMs)} of wall time) and was stopped`);
@@ -23,11 +33,22 @@ export function renderSimulationText(report: SimulationReport, entry: Simulation
 export function statusLine(entry: SimulationEntry, c: Colors): string {
   const r = entry.report;
   const stopped = entry.stoppedBy === null ? "" : ` (stopped: ${entry.stoppedBy})`;
-  const counts = `${r.iterations} seeds, ${r.failedRuns} failing, ${(r.assertionViolations as string[]).length} violations, ${formatDuration(Number(r.totalWallTimeMs) || 0)}${stopped}`;
-  return entry.status === "passed" ? `${c.green("✓")} ${entry.name}  ${counts}` : `${c.red("✗")} ${c.red(entry.name)}  ${counts}`;
+  const violations = (r.assertionViolations as string[]).length;
+  const counts = `${plural(r.iterations, "seed")}, ${r.failedRuns} failing, ${plural(violations, "violation")}, ${formatDuration(Number(r.totalWallTimeMs) || 0)}${stopped}`;
+  if (entry.expectFailure === true && r.failedRuns === 0 && entry.status === "failed") {
+    return `${c.red("✗")} ${c.red(entry.name)}  expected to fail (expectFailure), but no seed failed: ${counts}`;
+  }
+  if (entry.status === "failed") return `${c.red("✗")} ${c.red(entry.name)}  ${counts}`;
+  if (entry.expectFailure === true) return `${c.green("✓")} ${entry.name}  failed as expected (expectFailure): ${counts}`;
+  // An interrupted campaign did not pass: it did not run its plan.
+  if (entry.stoppedBy === "interrupted") return `${c.yellow("○")} ${entry.name}  interrupted after ${counts}`;
+  return `${c.green("✓")} ${entry.name}  ${counts}`;
 }
 
 export function summaryLine(entries: readonly SimulationEntry[], wallTimeMs: number, interrupted: boolean): string {
   const failed = entries.filter((e) => e.status === "failed").length;
-  return `Simulations: ${entries.length - failed} passed, ${failed} failed${interrupted ? ", interrupted" : ""} (${formatDuration(wallTimeMs)})`;
+  const cut = entries.filter((e) => e.status === "passed" && e.stoppedBy === "interrupted").length;
+  const passed = entries.length - failed - cut;
+  const interruptedText = interrupted ? `, ${cut} interrupted (run stopped by SIGINT)` : "";
+  return `Simulations: ${passed} passed, ${failed} failed${interruptedText} (${formatDuration(wallTimeMs)})`;
 }

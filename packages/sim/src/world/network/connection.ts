@@ -131,7 +131,10 @@ export class SimConnection implements Connection {
       if (this.sendCut) return settled(this.scope, undefined);
     }
     const clogged = this.writeClogUntilUs > net.world.engine.nowUs || (faulty && net.writeClogged(this));
-    if (bytes.length > 0) net.send(this, new Uint8Array(bytes)); // copy: the caller may reuse its buffer
+    if (bytes.length > 0) {
+      net.send(this, new Uint8Array(bytes)); // copy: the caller may reuse its buffer
+      this.traceBytes("net_send", bytes.length);
+    }
     return clogged ? net.waitForWriteClog(this) : settled(this.scope, undefined);
   }
 
@@ -152,15 +155,27 @@ export class SimConnection implements Connection {
     const split = this.net.endFaults && !this.stable ? this.net.partialReadBytes(this) : 0;
     if (split > 0) {
       this.inboxBytes -= split;
+      this.traceBytes("net_recv", split);
       return takeBytes(this.inbox, split);
     }
     const total = this.inboxBytes;
+    this.traceBytes("net_recv", total);
     this.inboxBytes = 0;
     // One chunk (the common case): pop it and keep the array; a fresh array per read showed in GC time.
     if (this.inbox.length === 1) return this.inbox.pop()!;
     const out = concat(this.inbox, total);
     this.inbox = [];
     return out;
+  }
+
+  /**
+   * A debug fact for the replay's story: bytes this end wrote or read. Only built when debug is
+   * captured (the default info level skips it, so hashes and speed are unchanged).
+   */
+  private traceBytes(name: "net_send" | "net_recv", bytes: number): void {
+    const world = this.net.world;
+    if (!world.trace.captures("debug")) return;
+    world.emit(this.scope.actor, "debug", name, name === "net_send" ? { to: this.peerAddr, bytes } : { from: this.peerAddr, bytes });
   }
 
   /** Settles a waiting read after a delivery, a reset or the end of a read clog. */
