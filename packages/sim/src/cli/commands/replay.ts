@@ -2,8 +2,11 @@
  * `moonpool replay <simulation> --seed S [--recipe "..."]`: runs one timeline in this thread and
  * prints its full event trace (filtered by actor and level), then its failures. Exits 1 when the
  * timeline still fails. `--from report.json` takes the simulation, seed and recipe of a failure
- * recorded in a JSON report instead.
+ * recorded in a JSON report instead. `--html` also writes the timeline page of the seed into the
+ * report directory.
  */
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
 import { parseRecipe, RecipeParseError } from "../../engine/recipe.ts";
 import { Campaign } from "../../runner/campaign.ts";
@@ -17,6 +20,8 @@ import { discoverSimulations, findSimulation } from "../discovery.ts";
 import { EXIT_FAILED, EXIT_PASSED, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parsePositiveInteger, parseSeed, parseTraceLevel } from "../option-values.ts";
+import { replayCommand } from "../replay-command.ts";
+import { renderTimelineHtml, replayTimeline, timelineFileName } from "../reporters/html/index.ts";
 import { readRunReport } from "../run-report.ts";
 
 export interface ReplayFlags {
@@ -28,6 +33,7 @@ export interface ReplayFlags {
   readonly trace?: boolean;
   readonly from?: string;
   readonly failure?: string;
+  readonly html?: boolean;
 }
 
 /** `--actor node-1` matches `node-1@10.0.1.1` (the name before `@`) as well as the full actor. */
@@ -98,6 +104,16 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
       shown++;
     }
     io.stderr.write(`${shown} of ${events.length} trace events shown${actors.length > 0 ? ` (actors: ${actors.join(", ")})` : ""}, level >= ${minLevel}\n`);
+  }
+  if (flags.html === true) {
+    // Its own run, capturing debug events (messages): the printed trace hash stays the run's.
+    const command = replayCommand({ configArg: flags.config ?? null }, sim.name, target.seed, target.recipe);
+    const data = await replayTimeline(config, sim.name, target.seed, target.recipe, command);
+    await mkdir(fileConfig.reportDir, { recursive: true });
+    const page = path.join(fileConfig.reportDir, timelineFileName(sim.name, target.seed, target.recipe));
+    await writeFile(page, renderTimelineHtml(data));
+    const relative = path.relative(io.cwd, page);
+    io.stderr.write(`wrote ${relative.startsWith("..") || path.isAbsolute(relative) ? page : relative}\n`);
   }
   const timeline = `${sim.name} seed ${target.seed}${target.recipe.length > 0 ? ` recipe "${target.recipe}"` : ""}`;
   const facts = `sim=${formatDuration(result.simulatedTimeMs)} events=${result.eventsProcessed} hash=${result.traceHash}`;

@@ -20,6 +20,7 @@ import { WorkerPool } from "../../runner/pool/worker-pool.ts";
 import { EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../pool-campaign.ts";
 import { createProgress } from "../progress.ts";
 import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
+import { writeHtmlReport } from "../reporters/html/index.ts";
 import { renderJUnit } from "../reporters/junit.ts";
 import { renderSimulationText, statusLine, summaryLine } from "../reporters/text.ts";
 import { failureEntries, RUN_REPORT_KIND, simulationFailed, stringifyRunReport, type RunReportFile, type SimulationEntry } from "../run-report.ts";
@@ -189,6 +190,11 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     const target = path.join(outDir, reportFileName(shard, "xml").replace(/^report/, "junit"));
     await writeFile(target, renderJUnit(file));
     written.push(target);
+  }
+  if (reporters.includes("html")) {
+    // The campaign page, plus a timeline page of the first failing timeline of each property.
+    const configs = new Map(prepared.map((p) => [p.sim.name, p.config]));
+    written.push(...(await writeHtmlReport(file, configs, outDir, reportFileName(shard, "html"))));
   }
   for (const target of written) {
     const relative = path.relative(io.cwd, target);
