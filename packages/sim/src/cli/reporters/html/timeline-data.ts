@@ -149,13 +149,13 @@ function categorise(event: TraceEvent, kind: string, fields: Record<string, unkn
   return "fact";
 }
 
-/** Sorts lanes so that each group's lanes are adjacent (groups in first-seen order) and renumbers events. */
+/** Sorts lanes so that each group's lanes are adjacent (groups in first-seen order, lanes by name) and renumbers events. */
 function groupLanes(table: LaneTable, events: TimelineEvent[], arrows: TimelineArrow[]) {
   const groupName = (l: LaneTable["lanes"][number]) =>
     [l.role, l.zone === null ? null : `zone ${l.zone}`, l.machine === null ? null : `machine ${l.machine}`].filter((p) => p !== null).join(" · ");
   const groups: string[] = [];
   for (const lane of table.lanes) if (!groups.includes(groupName(lane))) groups.push(groupName(lane));
-  const order = table.lanes.map((lane, i) => ({ lane, i, g: groups.indexOf(groupName(lane)) })).sort((a, b) => a.g - b.g || a.i - b.i);
+  const order = table.lanes.map((lane, i) => ({ lane, i, g: groups.indexOf(groupName(lane)) })).sort((a, b) => a.g - b.g || a.lane.label.localeCompare(b.lane.label, "en", { numeric: true }) || a.i - b.i);
   const renumber = new Map(order.map((o, newIndex) => [o.i, newIndex]));
   const lanes = order.map((o) => ({ id: o.lane.id, label: o.lane.label, group: groupName(o.lane) }));
   return {
