@@ -94,6 +94,7 @@ export function createProgram(): Command {
     .option("--from <report.json>", "replay a failure recorded in a JSON report")
     .option("--failure <n>", "with --from: which failure (default 1)")
     .option("--html", "also write the timeline page (a self-contained HTML file) into the report directory")
+    .option("--out <dir>", "with --html: the folder to write the page into (default: reportDir of the config)")
     .option("--config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .action(async (simulation: string | undefined, flags: ReplayFlags) => {
       process.exitCode = await replayCommandRun(simulation, flags, io);

@@ -3,7 +3,7 @@
  * prints its full event trace (filtered by actor and level), then its failures. Exits 1 when the
  * timeline still fails. `--from report.json` takes the simulation, seed and recipe of a failure
  * recorded in a JSON report instead. `--html` also writes the timeline page of the seed into the
- * report directory.
+ * report directory (or `--out`).
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
@@ -34,6 +34,7 @@ export interface ReplayFlags {
   readonly from?: string;
   readonly failure?: string;
   readonly html?: boolean;
+  readonly out?: string;
 }
 
 /** `--actor node-1` matches `node-1@10.0.1.1` (the name before `@`) as well as the full actor. */
@@ -109,8 +110,9 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
     // Its own run, capturing debug events (messages): the printed trace hash stays the run's.
     const command = replayCommand({ configArg: flags.config ?? null }, sim.name, target.seed, target.recipe);
     const data = await replayTimeline(config, sim.name, target.seed, target.recipe, command);
-    await mkdir(fileConfig.reportDir, { recursive: true });
-    const page = path.join(fileConfig.reportDir, timelineFileName(sim.name, target.seed, target.recipe));
+    const outDir = flags.out === undefined ? fileConfig.reportDir : path.resolve(io.cwd, flags.out);
+    await mkdir(outDir, { recursive: true });
+    const page = path.join(outDir, timelineFileName(sim.name, target.seed, target.recipe));
     await writeFile(page, renderTimelineHtml(data));
     const relative = path.relative(io.cwd, page);
     io.stderr.write(`wrote ${relative.startsWith("..") || path.isAbsolute(relative) ? page : relative}\n`);

@@ -31,7 +31,8 @@ var Moonpool = (function () {
   }
   function duration(ms) {
     if (ms === null || ms === undefined || !isFinite(ms)) return "-";
-    if (ms < 1) return ms.toFixed(3) + " ms";
+    if (ms === 0) return "0";
+    if (Math.abs(ms) < 1) return ms.toFixed(3) + " ms";
     if (ms < 1000) return (ms < 10 ? ms.toFixed(2) : Math.round(ms)) + " ms";
     if (ms < 60000) return (ms / 1000).toFixed(2) + " s";
     return Math.floor(ms / 60000) + "m " + String(Math.floor((ms % 60000) / 1000)).padStart(2, "0") + "s";

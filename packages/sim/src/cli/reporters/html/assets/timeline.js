@@ -84,7 +84,7 @@
   var width = 0, height = 0, dpr = window.devicePixelRatio || 1;
   var ctx = canvas.getContext("2d");
   var drawn = [];      // [x, y, eventIndex] of the marks on screen, for hit-testing
-  var stats = { lanes: lanes.length, marks: 0, arrows: 0, failure: false, events: events.length, firstRenderMs: null };
+  var stats = { lanes: lanes.length, marks: 0, arrows: 0, failure: false, events: events.length, firstRenderMs: null, drawnAtMs: null, lastDrawMs: null };
   var selected = -1;
   var matches = null, matchList = [], matchAt = -1;
   var searchText = events.map(function (e) {
@@ -127,60 +127,71 @@
     }
   }
 
-  function mark(e, x, yy, dim) {
-    var c = COLORS[e.category];
-    ctx.globalAlpha = dim ? 0.18 : 1;
-    ctx.fillStyle = c; ctx.strokeStyle = c;
-    switch (e.category) {
-      case "failure":
-        ctx.beginPath(); ctx.arc(x, yy, 7, 0, 6.283); ctx.fill();
-        ctx.strokeStyle = "#fff"; ctx.lineWidth = 2; ctx.beginPath();
-        ctx.moveTo(x - 3, yy - 3); ctx.lineTo(x + 3, yy + 3); ctx.moveTo(x + 3, yy - 3); ctx.lineTo(x - 3, yy + 3); ctx.stroke(); ctx.lineWidth = 1;
-        break;
-      case "process":
-        if (/crash|kill|wipe/.test(e.kind)) {
-          ctx.lineWidth = 2.5; ctx.beginPath(); ctx.moveTo(x - 5, yy - 5); ctx.lineTo(x + 5, yy + 5); ctx.moveTo(x + 5, yy - 5); ctx.lineTo(x - 5, yy + 5); ctx.stroke(); ctx.lineWidth = 1;
-        } else {
-          ctx.beginPath(); ctx.moveTo(x, yy - 7); ctx.lineTo(x + 6, yy + 5); ctx.lineTo(x - 6, yy + 5); ctx.closePath(); ctx.fill();
-        }
-        break;
-      case "partition":
-        ctx.fillRect(x - 4, yy - 4, 8, 8);
-        break;
-      case "fault":
-        ctx.beginPath(); ctx.moveTo(x, yy + 5); ctx.lineTo(x + 4, yy - 3); ctx.lineTo(x - 4, yy - 3); ctx.closePath(); ctx.fill();
-        break;
-      default:
-        ctx.beginPath(); ctx.arc(x, yy, e.category === "fact" ? 4 : 3, 0, 6.283); ctx.fill();
+  // Marks and arrows are collected into batches of one style each, drawn as a few paths of at most
+  // CHUNK shapes: one stroke per shape is slow, and so is one huge path of overlapping shapes.
+  var CHUNK = 64, DENSE_EVENTS = 2000;
+  function shapeOf(e) {
+    if (e.category === "process") return /crash|kill|wipe/.test(e.kind) ? "cross" : "triangle";
+    if (e.category === "failure") return "failure";
+    if (e.category === "partition") return "square";
+    if (e.category === "fault") return "down";
+    return e.category === "fact" ? "dot" : "small";
+  }
+  // Fills close each shape themselves; an explicit closePath() is slow on a path of many shapes.
+  function addShape(path, shape, x, yy) {
+    switch (shape) {
+      case "failure": path.moveTo(x + 7, yy); path.arc(x, yy, 7, 0, 6.283); break;
+      case "cross": path.moveTo(x - 5, yy - 5); path.lineTo(x + 5, yy + 5); path.moveTo(x + 5, yy - 5); path.lineTo(x - 5, yy + 5); break;
+      case "triangle": path.moveTo(x, yy - 7); path.lineTo(x + 6, yy + 5); path.lineTo(x - 6, yy + 5); break;
+      case "square": path.rect(x - 4, yy - 4, 8, 8); break;
+      case "down": path.moveTo(x, yy + 5); path.lineTo(x + 4, yy - 3); path.lineTo(x - 4, yy - 3); break;
+      case "tiny": path.rect(x - 2.5, yy - 2.5, 5, 5); break;
+      case "dot": path.moveTo(x + 4, yy); path.arc(x, yy, 4, 0, 6.283); break;
+      default: path.moveTo(x + 3, yy); path.arc(x, yy, 3, 0, 6.283);
     }
-    ctx.globalAlpha = 1;
   }
-
-  function arrowLine(x0, y0, x1, y1, color, dashed, dim) {
-    ctx.globalAlpha = dim ? 0.12 : 0.7;
-    ctx.strokeStyle = color; ctx.fillStyle = color;
-    if (dashed) ctx.setLineDash([3, 3]);
-    ctx.beginPath(); ctx.moveTo(x0, y0); ctx.lineTo(x1, y1); ctx.stroke();
-    ctx.setLineDash([]);
+  function batch(batches, key, make) {
+    var b = batches[key];
+    if (!b) { b = batches[key] = make(); b.paths = [new Path2D()]; b.heads = [new Path2D()]; b.count = 0; }
+    return b;
+  }
+  /** The path the next shape of a batch goes into. */
+  function pathOf(b, list) {
+    if (b.count > 0 && b.count % CHUNK === 0 && list.length * CHUNK <= b.count) list.push(new Path2D());
+    return list[list.length - 1];
+  }
+  function addArrow(b, x0, y0, x1, y1, headless) {
+    var line = pathOf(b, b.paths), head = pathOf(b, b.heads);
+    b.count++;
+    line.moveTo(x0, y0); line.lineTo(x1, y1);
+    if (headless) return;
     var a = Math.atan2(y1 - y0, x1 - x0);
-    ctx.beginPath(); ctx.moveTo(x1, y1);
-    ctx.lineTo(x1 - 7 * Math.cos(a - 0.4), y1 - 7 * Math.sin(a - 0.4));
-    ctx.lineTo(x1 - 7 * Math.cos(a + 0.4), y1 - 7 * Math.sin(a + 0.4));
-    ctx.closePath(); ctx.fill();
-    ctx.globalAlpha = 1;
+    head.moveTo(x1, y1);
+    head.lineTo(x1 - 7 * Math.cos(a - 0.4), y1 - 7 * Math.sin(a - 0.4));
+    head.lineTo(x1 - 7 * Math.cos(a + 0.4), y1 - 7 * Math.sin(a + 0.4));
   }
 
-  var eventBySeq = {};
-  events.forEach(function (e, i) { eventBySeq[e.seq] = i; });
+  var maxSeq = events.reduce(function (m, e) { return Math.max(m, e.seq); }, 0);
+  var indexBySeq = new Int32Array(maxSeq + 1).fill(-1);
+  events.forEach(function (e, i) { indexBySeq[e.seq] = i; });
+  function eventIndex(seq) { return seq >= 0 && seq <= maxSeq ? indexBySeq[seq] : -1; }
+
+  var pending = 0;
+  /** Redraws on the next frame (pointer moves and wheel turns come faster than frames). */
+  function drawSoon() {
+    if (!pending) pending = requestAnimationFrame(function () { pending = 0; draw(); });
+  }
 
   function draw() {
+    var drawStart = performance.now();
     ctx.clearRect(0, 0, width, height);
     drawAxis();
-    // lanes
     groupRows.forEach(function (g) { ctx.fillStyle = "#f6f7fa"; ctx.fillRect(0, g.y, width, GROUP_H); });
-    ctx.strokeStyle = "#d5d9e2";
-    laneY.forEach(function (ly) { ctx.beginPath(); ctx.moveTo(0, Math.round(ly) + 0.5); ctx.lineTo(width, Math.round(ly) + 0.5); ctx.stroke(); });
-    // failure line under everything else
+    ctx.strokeStyle = "#d5d9e2"; ctx.lineWidth = 1;
+    var lanesPath = new Path2D();
+    laneY.forEach(function (ly) { lanesPath.moveTo(0, Math.round(ly) + 0.5); lanesPath.lineTo(width, Math.round(ly) + 0.5); });
+    ctx.stroke(lanesPath);
+    // The failure line goes under everything else.
     stats.failure = false;
     if (data.failure) {
       var fx = X(data.failure.timeMs);
@@ -191,57 +202,94 @@
         marker.style.display = "block"; marker.style.left = fx + "px"; marker.style.top = AXIS_H + 2 + "px";
       } else marker.style.display = "none";
     }
-    // arrows
-    var drawnArrows = 0, seenArrow = {};
+    // With thousands of events on screen, marks are squares and arrows lose their heads (both
+    // unreadable at that density anyway), which keeps a redraw cheap without a GPU.
+    var lo = firstAtOrAfter(view.t0 - (view.t1 - view.t0) * 0.005);
+    var dense = firstAtOrAfter(view.t1) - lo > DENSE_EVENTS;
+    // Arrows, one per pixel position.
+    var arrowBatches = {}, drawnArrows = 0, seenArrow = new Set();
     for (var a = 0; a < arrows.length; a++) {
       var ar = arrows[a];
       if (ar.toTimeMs < view.t0 || ar.fromTimeMs > view.t1) continue;
-      var src = events[eventBySeq[ar.seq]];
+      var si = eventIndex(ar.seq), src = si >= 0 ? events[si] : null;
       if (src && !visible(src)) continue;
       var x0 = X(ar.fromTimeMs), x1 = X(ar.toTimeMs);
-      var key = ar.fromLane + ":" + ar.toLane + ":" + Math.round(x0) + ":" + Math.round(x1);
-      if (seenArrow[key]) continue;
-      seenArrow[key] = 1;
-      var dim = matches !== null && !matches[eventBySeq[ar.seq]];
-      arrowLine(x0, laneY[ar.fromLane], x1, laneY[ar.toLane], src ? COLORS[src.category] : COLORS.message, !ar.delivered, dim);
+      var key = ((ar.fromLane * 4096 + ar.toLane) * 65536 + Math.round(x0)) * 65536 + Math.round(x1);
+      if (seenArrow.has(key)) continue;
+      seenArrow.add(key);
+      var dim = matches !== null && !(si >= 0 && matches[si]);
+      var category = src ? src.category : "message";
+      var b = batch(arrowBatches, category + (ar.delivered ? "" : "-") + (dim ? "d" : ""), function () {
+        return { color: COLORS[category], faint: !ar.delivered, dim: dim };
+      });
+      addArrow(b, x0, laneY[ar.fromLane], x1, laneY[ar.toLane], dense);
       drawnArrows++;
     }
-    // partitions connect the two sides
-    // marks: one per lane, pixel column and kind
+    Object.keys(arrowBatches).forEach(function (k) {
+      var b = arrowBatches[k];
+      // Arrows not known to be delivered are fainter (dashes would cost too much when dense).
+      ctx.globalAlpha = b.dim ? 0.12 : b.faint ? 0.45 : 0.75;
+      ctx.strokeStyle = b.color; ctx.fillStyle = b.color;
+      b.paths.forEach(function (path) { ctx.stroke(path); });
+      b.heads.forEach(function (path) { ctx.fill(path); });
+    });
+    ctx.globalAlpha = 1;
+    // Marks: one per lane, pixel column and kind.
     drawn = [];
-    var seen = {};
-    var lo = firstAtOrAfter(view.t0 - (view.t1 - view.t0) * 0.005);
+    var seen = new Set(), markBatches = {}, links = new Path2D(), rings = new Path2D(), kindIds = {}, kindCount = 0;
     for (var i = lo; i < events.length; i++) {
       var e = events[i];
       if (e.timeMs > view.t1) break;
       if (!visible(e)) continue;
       var x = X(e.timeMs), ly = laneY[e.lane];
       if (e.category === "partition" && typeof e.fields.to === "string" && laneById[e.fields.to] !== undefined) {
-        ctx.strokeStyle = COLORS.partition; ctx.setLineDash([2, 3]); ctx.beginPath(); ctx.moveTo(x, ly); ctx.lineTo(x, laneY[laneById[e.fields.to]]); ctx.stroke(); ctx.setLineDash([]);
+        links.moveTo(x, ly); links.lineTo(x, laneY[laneById[e.fields.to]]);
       }
-      var k = e.lane + ":" + Math.round(x) + ":" + e.kind;
-      if (seen[k] && i !== selected && e.category !== "failure") continue;
-      seen[k] = 1;
-      mark(e, x, ly, matches !== null && !matches[i]);
-      if (matches !== null && matches[i]) { ctx.strokeStyle = "#f5a623"; ctx.lineWidth = 2; ctx.beginPath(); ctx.arc(x, ly, 8, 0, 6.283); ctx.stroke(); ctx.lineWidth = 1; }
+      var kid = kindIds[e.kind] === undefined ? (kindIds[e.kind] = kindCount++) : kindIds[e.kind];
+      var k = (e.lane * 65536 + Math.round(x)) * 1024 + kid;
+      if (seen.has(k) && i !== selected && e.category !== "failure") continue;
+      seen.add(k);
+      var dimmed = matches !== null && !matches[i];
+      var shape = shapeOf(e);
+      if (dense && (shape === "dot" || shape === "small" || shape === "down")) shape = "tiny";
+      var mb = batch(markBatches, e.category + ":" + shape + (dimmed ? "d" : ""), function () {
+        return { color: COLORS[e.category], shape: shape, dim: dimmed, category: e.category };
+      });
+      addShape(pathOf(mb, mb.paths), shape, x, ly);
+      mb.count++;
+      if (matches !== null && matches[i]) { rings.moveTo(x + 8, ly); rings.arc(x, ly, 8, 0, 6.283); }
       drawn.push([x, ly, i]);
     }
+    ctx.strokeStyle = COLORS.partition; ctx.setLineDash([2, 3]); ctx.stroke(links); ctx.setLineDash([]);
+    // Failures last, so nothing covers them.
+    Object.keys(markBatches).sort(function (p, q) { return (markBatches[p].category === "failure") - (markBatches[q].category === "failure"); }).forEach(function (key) {
+      var mb = markBatches[key];
+      ctx.globalAlpha = mb.dim ? 0.18 : 1;
+      ctx.fillStyle = mb.color; ctx.strokeStyle = mb.color;
+      mb.paths.forEach(function (path) {
+        if (mb.shape === "cross") { ctx.lineWidth = 2.5; ctx.stroke(path); ctx.lineWidth = 1; } else ctx.fill(path);
+        if (mb.shape === "failure" && !mb.dim) { ctx.strokeStyle = "#fff"; ctx.lineWidth = 1.5; ctx.stroke(path); ctx.lineWidth = 1; }
+      });
+    });
+    ctx.globalAlpha = 1;
+    ctx.strokeStyle = "#f5a623"; ctx.lineWidth = 2; ctx.stroke(rings); ctx.lineWidth = 1;
     if (selected >= 0) {
-      var s = events[selected];
-      ctx.strokeStyle = "#1d2330"; ctx.lineWidth = 2; ctx.beginPath(); ctx.arc(X(s.timeMs), laneY[s.lane], 10, 0, 6.283); ctx.stroke(); ctx.lineWidth = 1;
+      var sel = events[selected];
+      ctx.strokeStyle = "#1d2330"; ctx.lineWidth = 2; ctx.beginPath(); ctx.arc(X(sel.timeMs), laneY[sel.lane], 10, 0, 6.283); ctx.stroke(); ctx.lineWidth = 1;
     }
     stats.marks = drawn.length;
     stats.arrows = drawnArrows;
+    stats.lastDrawMs = performance.now() - drawStart;
     status.textContent = "showing " + M.duration(Math.max(0, view.t0)) + " – " + M.duration(view.t1) + " · " + M.count(drawn.length) + " marks, " + M.count(drawnArrows) + " arrows on screen · wheel: zoom, drag: pan, click a mark: its fields";
   }
 
   // ---- interaction ----------------------------------------------------------------------------
-  function zoom(factor, atX) {
+  function zoom(factor, atX, soon) {
     var t = T(atX === undefined ? width / 2 : atX), span = (view.t1 - view.t0) * factor;
     span = Math.max(span, 0.001);
     var f = atX === undefined ? 0.5 : atX / width;
     view.t0 = t - span * f; view.t1 = view.t0 + span;
-    draw();
+    if (soon) drawSoon(); else draw();
   }
   function showRange(t0, t1) { view.t0 = t0; view.t1 = t1; draw(); }
   function nearest(px, py) {
@@ -291,7 +339,7 @@
       if (Math.abs(dx) > 3) { drag.moved = true; wrap.classList.add("dragging"); }
       if (drag.moved) {
         var dt = (dx / width) * (drag.t1 - drag.t0);
-        view.t0 = drag.t0 - dt; view.t1 = drag.t1 - dt; draw();
+        view.t0 = drag.t0 - dt; view.t1 = drag.t1 - dt; drawSoon();
         return;
       }
     }
@@ -313,8 +361,8 @@
   wrap.addEventListener("wheel", function (ev) {
     ev.preventDefault();
     var r = canvas.getBoundingClientRect();
-    if (ev.shiftKey) { var dt = ((ev.deltaY || ev.deltaX) / width) * (view.t1 - view.t0); view.t0 += dt; view.t1 += dt; draw(); }
-    else zoom(Math.pow(1.0015, ev.deltaY), ev.clientX - r.left);
+    if (ev.shiftKey) { var dt = ((ev.deltaY || ev.deltaX) / width) * (view.t1 - view.t0); view.t0 += dt; view.t1 += dt; drawSoon(); }
+    else zoom(Math.pow(1.0015, ev.deltaY), ev.clientX - r.left, true);
   }, { passive: false });
   toolbar.addEventListener("click", function (ev) {
     var action = ev.target.getAttribute && ev.target.getAttribute("data-action");
@@ -344,11 +392,13 @@
   resize();
   draw();
   stats.firstRenderMs = performance.now() - startedAt;
+  // performance.now() counts from the start of navigation: the time until the diagram was first on screen.
+  stats.drawnAtMs = performance.now();
   // A scripting handle for automation (and the tests): where an event is drawn, select it, what was drawn.
   window.moonpoolTimeline = {
     stats: function () { return JSON.parse(JSON.stringify(stats)); },
-    locate: function (seq) { var i = eventBySeq[seq]; if (i === undefined) return null; var p = clientOf(i); return { x: p.x, y: p.y }; },
-    select: function (seq) { if (eventBySeq[seq] !== undefined) select(eventBySeq[seq]); },
+    locate: function (seq) { var i = eventIndex(seq); if (i < 0) return null; var p = clientOf(i); return { x: p.x, y: p.y }; },
+    select: function (seq) { var i = eventIndex(seq); if (i >= 0) select(i); },
     showRange: showRange,
   };
   document.body.setAttribute("data-ready", "true");
