@@ -45,12 +45,25 @@ describe("html reporter", () => {
     expect(timeline.events.some((e: { name: string }) => e.name === "wrote")).toBe(true);
   });
 
-  it("writes no HTML without --reporter html", async () => {
+  it("writes no HTML without --reporter html; the JSON report says which seed first reached each sometimes signal", async () => {
     const out = await tempDir("nohtml");
-    const result = await runCli(["run", "planted-bug", "--base-seed", "3", "--workers", "1", "--reporter", "json", "--out", out]);
+    const result = await runCli(["run", "planted-bug", "--base-seed", "3", "--workers", "2", "--reporter", "json", "--out", out]);
     expect(result.code).toBe(1);
     expect(await readdir(out)).toEqual(["report.json"]);
     expect(result.stderr).not.toContain(".html");
+    const entry = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")).simulations[0];
+    // "a clean write" passes exactly in the seeds that pass: the first passing seed reached it.
+    const firstPassing = entry.report.seeds.find((s: { ok: boolean }) => s.ok).index;
+    expect(entry.sometimesFirstReached).toEqual([{ message: "a clean write", kind: "sometimes", seedIndex: firstPassing }]);
+  });
+
+  it("records no first-reached entries for a simulation without sometimes assertions", async () => {
+    const out = await tempDir("noreached");
+    const result = await runCli(["run", "gated", "--iterations", "3", "--base-seed", "1", "--workers", "1", "--reporter", "json", "--out", out]);
+    // (Its exploration may find the gated bug: the exit status is not the point here.)
+    const entry = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")).simulations[0];
+    expect(entry.report.assertionDetails.length, result.stderr).toBeGreaterThan(0);
+    expect(entry.sometimesFirstReached).toEqual([]);
   });
 
   it("replay --html writes the timeline page of one seed into the report directory", async () => {

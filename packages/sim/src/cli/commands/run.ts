@@ -132,7 +132,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
           progress.print(lines.join("\n"));
         },
       });
-      const { report, stoppedBy, timedOut } = outcome;
+      const { report, stoppedBy, timedOut, sometimesFirstReached } = outcome;
       if (timedOut !== null) {
         progress.print(
           errColors.red(`✗ ${sim.name}: seed ${timedOut.seed} (seed #${timedOut.index + 1}) ran longer than --timeout (${Math.round(timedOut.wallTimeMs)} ms of wall time) and was stopped`) +
@@ -153,6 +153,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         stoppedBy,
         timedOut,
         failures: failureEntries(report, context, sim.name, timedOut),
+        sometimesFirstReached,
         report: report.toJSON(),
       };
       entries.push(entry);

@@ -45,6 +45,8 @@ export interface CampaignSimulation {
   readonly saturation: Record<string, unknown> | null;
   readonly exploration: Record<string, unknown> | null;
   readonly failureGroups: readonly FailureGroup[];
+  /** When each sometimes signal was first reached (seed index); empty in reports without the data. */
+  readonly sometimesFirstReached: readonly { message: string; kind: string; seedIndex: number }[];
 }
 
 export interface CampaignData {
@@ -110,6 +112,7 @@ export function buildCampaignData(file: RunReportFile, links: readonly TimelineL
         saturation: r.saturation ?? null,
         exploration: r.exploration ?? null,
         failureGroups: failureGroups(entry, links),
+        sometimesFirstReached: entry.sometimesFirstReached ?? [],
       };
     }),
   };

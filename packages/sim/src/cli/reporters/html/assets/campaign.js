@@ -43,12 +43,14 @@
         figures = M.count(d.passCount) + " / " + M.count(total) + " hit (" + (total ? ((100 * d.passCount) / total).toFixed(1) : "0.0") + "%)";
       }
       var watermark = d.watermark === null || d.watermark === undefined ? "" : String(d.watermark);
+      var first = sim.sometimesFirstReached.filter(function (r) { return r.message === d.message; })[0];
       return el("tr", { "data-kind": d.kind, "data-status": d.status },
         el("td", {}, statusBadge(d.status)), el("td", { class: "mono" }, d.kind), el("td", {}, d.message),
-        el("td", {}, visual), el("td", { class: "num" }, figures), el("td", { class: "num mono" }, watermark));
+        el("td", {}, visual), el("td", { class: "num" }, figures), el("td", { class: "num mono" }, watermark),
+        el("td", { class: "num" }, first ? "seed #" + (first.seedIndex + 1) : ""));
     });
     return el("table", { class: "coverage-table" },
-      el("thead", {}, el("tr", {}, ["status", "kind", "assertion", "", "evaluations", "watermark"].map(function (h) { return el("th", {}, h); }))),
+      el("thead", {}, el("tr", {}, ["status", "kind", "assertion", "", "evaluations", "watermark", "first reached"].map(function (h) { return el("th", {}, h); }))),
       el("tbody", {}, rows));
   }
 
@@ -74,9 +76,10 @@
     var xs = points.map(function (p) { return p[0]; }), ys = points.map(function (p) { return p[1]; });
     var xMin = options.xMin !== undefined ? options.xMin : Math.min.apply(null, xs.concat([0]));
     var xMax = Math.max.apply(null, xs.concat([xMin + 1]));
-    var yMax = Math.max.apply(null, ys.concat([1]));
+    var yMax = options.yMax !== undefined ? options.yMax : Math.max.apply(null, ys.concat([1]));
     var X = function (x) { return pl + ((x - xMin) / (xMax - xMin || 1)) * (w - pl - pr); };
     var Y = function (y) { return h - pb - (y / yMax) * (h - pt - pb); };
+    node.__scale = function (x, y) { return [X(x), Y(y)]; };
     node.appendChild(svg("line", { x1: pl, y1: h - pb, x2: w - pr, y2: h - pb, stroke: "#c9ced8" }));
     node.appendChild(svg("line", { x1: pl, y1: pt, x2: pl, y2: h - pb, stroke: "#c9ced8" }));
     node.appendChild(svg("text", { x: pl - 4, y: pt + 4, "text-anchor": "end" }, options.yFormat ? options.yFormat(yMax) : M.count(yMax)));
@@ -95,6 +98,30 @@
           svg("title", {}, options.tip ? options.tip(i) : p[0] + ": " + p[1])));
       });
     }
+    return node;
+  }
+
+  /** Sometimes signals reached so far after each seed: a step line, one dot per newly reached signal. */
+  function coverageOverSeeds(sim) {
+    var reached = sim.sometimesFirstReached;
+    var total = sim.assertionDetails.filter(function (d) { return d.kind === "sometimes" || d.kind === "reachable" || d.kind === "sometimesAll"; }).length;
+    var lastIndex = sim.seeds.reduce(function (m, s) { return Math.max(m, s.index); }, 0);
+    var firstIndex = sim.seeds.reduce(function (m, s) { return Math.min(m, s.index); }, lastIndex);
+    var points = [[firstIndex + 1, 0]], count = 0;
+    reached.forEach(function (r) {
+      points.push([r.seedIndex + 1, count]);
+      count++;
+      points.push([r.seedIndex + 1, count]);
+    });
+    points.push([lastIndex + 1, count]);
+    var node = chart("sometimes signals reached over seeds (" + count + " of " + total + ")", points, { id: "coverage", kind: "line", xMin: firstIndex + 1, xLabel: "seeds", yMax: Math.max(total, 1) });
+    reached.forEach(function (r) {
+      var dot = node.ownerDocument.createElementNS("http://www.w3.org/2000/svg", "circle");
+      var p = node.__scale(r.seedIndex + 1, reached.indexOf(r) + 1);
+      dot.setAttribute("cx", p[0]); dot.setAttribute("cy", p[1]); dot.setAttribute("r", 3); dot.setAttribute("fill", "#2f6fdb");
+      dot.appendChild(svg("title", {}, "\"" + r.message + "\" (" + r.kind + ") first reached by seed #" + (r.seedIndex + 1)));
+      node.appendChild(dot);
+    });
     return node;
   }
 
@@ -132,18 +159,22 @@
     }));
   }
 
+  function failingTimeline(t) {
+    return el("div", {},
+      el("div", { class: "note" }, "seed " + t.seed + " (#" + (t.index + 1) + ")" + (t.recipe ? ", recipe \"" + t.recipe + "\"" : "") + ": " + t.message),
+      M.command(t.replayCommand),
+      t.timelineHref ? el("a", { href: t.timelineHref, class: "timeline-link" }, "open the timeline of this seed →") : null);
+  }
+
   function failures(sim) {
     if (!sim.failureGroups.length) return null;
     return el("div", { class: "failures" }, el("h3", {}, "Failures by property"), sim.failureGroups.map(function (g) {
       return el("div", { class: "failure-group" },
         el("div", { class: "prop" }, g.property, el("span", { class: "note" }, "  " + g.timelines.length + " failing timeline(s)")),
-        g.timelines.slice(0, 10).map(function (t) {
-          return el("div", {},
-            el("div", { class: "note" }, "seed " + t.seed + " (#" + (t.index + 1) + ")" + (t.recipe ? ", recipe \"" + t.recipe + "\"" : "") + ": " + t.message),
-            M.command(t.replayCommand),
-            t.timelineHref ? el("a", { href: t.timelineHref, class: "timeline-link" }, "open the timeline of this seed →") : null);
-        }),
-        g.timelines.length > 10 ? el("div", { class: "note" }, (g.timelines.length - 10) + " more in the JSON report") : null);
+        g.timelines.slice(0, 2).map(failingTimeline),
+        g.timelines.length > 2 ? el("details", {}, el("summary", { class: "note" }, (g.timelines.length - 2) + " more failing timeline(s)"),
+          g.timelines.slice(2, 50).map(failingTimeline),
+          g.timelines.length > 50 ? el("div", { class: "note" }, (g.timelines.length - 50) + " more in the JSON report") : null) : null);
     }));
   }
 
@@ -160,6 +191,7 @@
         color: function (i) { return sim.seeds[i].ok ? "#8fb4ee" : "#cf222e"; },
         tip: function (i) { var s = sim.seeds[i]; return "#" + (s.index + 1) + " seed " + s.seed + ": " + (s.ok ? "passed" : "FAILED") + ", " + M.duration(s.simulatedTimeMs) + ", " + M.count(s.eventsProcessed) + " events"; },
       }));
+    charts.appendChild(coverageOverSeeds(sim));
     var x = sim.exploration;
     var exploration = null;
     if (x) {
