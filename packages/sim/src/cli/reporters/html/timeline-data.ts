@@ -127,7 +127,7 @@ class LaneTable {
   }
 
   forIp(ip: string): number {
-    return this.byKey.get(ip) ?? this.lane(ip, ip, "ip");
+    return this.byKey.get(ip) ?? this.lane(ip, ip, "other addresses");
   }
 
   private lane(key: string, label: string, role: string): number {
