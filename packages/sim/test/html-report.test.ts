@@ -9,11 +9,26 @@ import { embedJson } from "../src/cli/reporters/html/page.ts";
 import { TraceEvent } from "../src/index.ts";
 import { chatterSimulation } from "./fixtures/chatter.ts";
 
-function ev(seq: number, timeMs: number, source: string, name: string, fields: Record<string, string | number | boolean> = {}, level: "debug" | "info" | "error" = "info") {
+function ev(
+  seq: number,
+  timeMs: number,
+  source: string,
+  name: string,
+  fields: Record<string, string | number | boolean> = {},
+  level: "debug" | "info" | "error" = "info",
+) {
   return new TraceEvent(seq, timeMs, source, level, name, fields);
 }
 
-const BASE = { simulation: "s", seed: 1, recipe: "", ok: false, simulatedTimeMs: 100, traceHash: "00000000", replayCommand: "npx moonpool replay s --seed 1" };
+const BASE = {
+  simulation: "s",
+  seed: 1,
+  recipe: "",
+  ok: false,
+  simulatedTimeMs: 100,
+  traceHash: "00000000",
+  replayCommand: "npx moonpool replay s --seed 1",
+};
 
 describe("timeline data", () => {
   it("pairs sends with receives per connection into arrows between the two lanes", () => {
@@ -24,9 +39,23 @@ describe("timeline data", () => {
       events: [
         ev(0, 0, "node-1@10.0.1.2", "process_started"),
         ev(1, 0, "node-0@10.0.1.1", "process_started"),
-        ev(2, 1, "node-0@10.0.1.1", "net_send", { from: "10.0.1.1", to: "10.0.1.2", bytes: 12, connection: 3 }, "debug"),
+        ev(
+          2,
+          1,
+          "node-0@10.0.1.1",
+          "net_send",
+          { from: "10.0.1.1", to: "10.0.1.2", bytes: 12, connection: 3 },
+          "debug",
+        ),
         ev(3, 2, "node-0@10.0.1.1", "net_send", { from: "10.0.1.1", to: "10.0.1.2", bytes: 5, connection: 3 }, "debug"),
-        ev(4, 4, "node-1@10.0.1.2", "net_recv", { from: "10.0.1.1", to: "10.0.1.2", bytes: 12, connection: 3 }, "debug"),
+        ev(
+          4,
+          4,
+          "node-1@10.0.1.2",
+          "net_recv",
+          { from: "10.0.1.1", to: "10.0.1.2", bytes: 12, connection: 3 },
+          "debug",
+        ),
         ev(5, 6, "node-1@10.0.1.2", "net_recv", { from: "10.0.1.1", to: "10.0.1.2", bytes: 5, connection: 3 }, "debug"),
         ev(6, 7, "node-1@10.0.1.2", "net_send", { from: "10.0.1.2", to: "10.0.1.1", bytes: 1, connection: 4 }, "debug"),
       ],
@@ -43,15 +72,23 @@ describe("timeline data", () => {
     expect(data.failure).toBeNull();
   });
 
-  it("puts faults on the lane of the IP they name, classifies lifecycle, partitions and faults, and places the failure", () => {
+  it("puts faults on the lane of their IP, classifies lifecycle, partitions and faults, places the failure", () => {
     const data = buildTimelineData({
       ...BASE,
-      failures: [{ kind: "assertion", message: 'assertAlways("x") failed', actor: "node-1@10.0.1.2", timeMs: 9, property: "x" }],
+      failures: [
+        { kind: "assertion", message: 'assertAlways("x") failed', actor: "node-1@10.0.1.2", timeMs: 9, property: "x" },
+      ],
       events: [
         ev(0, 0, "sim", "sim_fault", { kind: "process_crash", ip: "10.0.1.2", wipe: false }),
         ev(1, 1, "node-1@10.0.1.2", "process_started"),
         ev(2, 2, "sim", "sim_fault", { kind: "partition_created", from: "10.0.1.1", to: "10.0.1.2", durationMs: 5 }),
-        ev(3, 3, "sim", "sim_fault", { kind: "partial_write", connectionId: 1, from: "10.0.1.2", to: "10.0.1.1", sentBytes: 3 }),
+        ev(3, 3, "sim", "sim_fault", {
+          kind: "partial_write",
+          connectionId: 1,
+          from: "10.0.1.2",
+          to: "10.0.1.1",
+          sentBytes: 3,
+        }),
         ev(4, 4, "node-1@10.0.1.2", "value_chosen", { slot: 1, value: "a" }),
         ev(5, 9, "runner", "seed_failure", { kind: "assertion", message: "x" }, "error"),
       ],
@@ -67,9 +104,23 @@ describe("timeline data", () => {
     // The crash came before the actor showed up: its IP lane took the actor's name afterwards.
     expect(byKind.process_crash!.lane).toBe(lane("node-1@10.0.1.2"));
     expect(byKind.seed_failure!.lane).toBe(lane("node-1@10.0.1.2"));
-    expect(data.failure).toEqual({ timeMs: 9, lane: lane("node-1@10.0.1.2"), message: '[assertion] assertAlways("x") failed' });
+    expect(data.failure).toEqual({
+      timeMs: 9,
+      lane: lane("node-1@10.0.1.2"),
+      message: '[assertion] assertAlways("x") failed',
+    });
     // A connection fault links its two ends.
-    expect(data.arrows).toEqual([{ fromLane: lane("node-1@10.0.1.2"), toLane: lane("10.0.1.1"), fromTimeMs: 3, toTimeMs: 3, seq: 3, label: "partial_write", delivered: false }]);
+    expect(data.arrows).toEqual([
+      {
+        fromLane: lane("node-1@10.0.1.2"),
+        toLane: lane("10.0.1.1"),
+        fromTimeMs: 3,
+        toTimeMs: 3,
+        seq: 3,
+        label: "partial_write",
+        delivered: false,
+      },
+    ]);
   });
 
   it("groups lanes by role, then zone and machine when the trace names them", () => {
@@ -96,9 +147,12 @@ describe("timeline data", () => {
     expect(JSON.parse(text)).toEqual({ s: "</script><script>alert(1)</script><!--", big: "12" });
   });
 
-  it("a timeline page is a function of the seed: the same seed twice gives the same page, two seeds differ", async () => {
+  it("a timeline page is a function of the seed: the same seed twice, the same page; two seeds differ", async () => {
     const config = chatterSimulation({ processes: 3, messages: 40, failAt: 20 }).build();
-    const page = async (seed: number) => renderTimelineHtml(await replayTimeline(config, "chatter", seed, "", `npx moonpool replay chatter --seed ${seed}`));
+    const page = async (seed: number) =>
+      renderTimelineHtml(
+        await replayTimeline(config, "chatter", seed, "", `npx moonpool replay chatter --seed ${seed}`),
+      );
     const [a, b, c] = [await page(5), await page(5), await page(6)];
     expect(a).toBe(b);
     expect(c).not.toBe(a);

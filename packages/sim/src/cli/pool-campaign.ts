@@ -150,7 +150,9 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     if (hit > firstReached.size) {
       for (const d of table.details()) {
         const gated = d.kind === "sometimes" || d.kind === "reachable" || d.kind === "sometimesAll";
-        if (gated && !firstReached.has(d.message) && !unreached.includes(d.message)) firstReached.set(d.message, { message: d.message, kind: d.kind, seedIndex: index });
+        if (gated && !firstReached.has(d.message) && !unreached.includes(d.message)) {
+          firstReached.set(d.message, { message: d.message, kind: d.kind, seedIndex: index });
+        }
       }
     }
     const bugs = options.explore ? explorations.reduce((n, x) => n + x.bugsFound, 0) : failing;

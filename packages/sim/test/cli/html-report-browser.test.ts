@@ -6,7 +6,7 @@
  * more than 10,000 events takes to open. Skipped (with a message) when no browser is installed.
  */
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -14,7 +14,7 @@ import { chromium, type BrowserContext, type Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { renderTimelineHtml, replayTimeline } from "../../src/cli/reporters/html/index.ts";
 import { chatterSimulation } from "../fixtures/chatter.ts";
-import { runCli } from "./helpers.ts";
+import { FIXTURES, runCli } from "./helpers.ts";
 
 const CHROMIUM = process.env.MOONPOOL_CHROMIUM ?? "/usr/bin/chromium";
 const BROWSER_ARGS = [
@@ -32,7 +32,10 @@ const REPO = fileURLToPath(new URL("../../../../", import.meta.url));
 const REPORT_DIR = path.join(REPO, "moonpool-reports", "html-report-test");
 const hasBrowser = existsSync(CHROMIUM);
 if (!hasBrowser) {
-  console.warn(`skipping the HTML report browser tests: no browser at ${CHROMIUM} (apt-get install -y chromium, as .ci/run does; or set MOONPOOL_CHROMIUM)`);
+  console.warn(
+    `skipping the HTML report browser tests: no browser at ${CHROMIUM} ` +
+      "(apt-get install -y chromium, as .ci/run does; or set MOONPOOL_CHROMIUM)",
+  );
 }
 
 interface TimelineStats {
@@ -89,8 +92,20 @@ describe.skipIf(!hasBrowser)("HTML report in headless Chromium", () => {
     expect(await failed.count()).toBe(1);
     expect(await failed.locator(".bar > span.bad").count()).toBe(1);
     await expect(section.locator(".failure-group .prop").first().textContent()).resolves.toContain(property);
-    await expect(section.locator(".failure-group .cmd code").first().textContent()).resolves.toMatch(new RegExp(`^npx moonpool replay ${simulation} --seed \\d+`));
+    await expect(section.locator(".failure-group .cmd code").first().textContent()).resolves.toMatch(
+      new RegExp(`^npx moonpool replay ${simulation} --seed \\d+`),
+    );
     expect(await section.locator('svg.chart[data-chart="seeds"] rect').count()).toBeGreaterThan(0);
+    // Coverage over seeds: one dot per sometimes signal reached.
+    const reached = await page.evaluate(
+      (name) =>
+        JSON.parse((globalThis as any).document.getElementById("moonpool-data").textContent).simulations.find(
+          (s: { name: string }) => s.name === name,
+        ).sometimesFirstReached.length as number,
+      simulation,
+    );
+    expect(reached).toBeGreaterThan(0);
+    expect(await section.locator('svg.chart[data-chart="coverage"] circle').count()).toBe(reached);
     await page.screenshot({ path: path.join(dir, "campaign.png"), fullPage: true });
     const href = await section.locator("a.timeline-link").first().getAttribute("href");
     expect(href).toMatch(/^timeline-.*\.html$/);
@@ -112,7 +127,10 @@ describe.skipIf(!hasBrowser)("HTML report in headless Chromium", () => {
       const data = JSON.parse((globalThis as any).document.getElementById("moonpool-data").textContent);
       return data.events.find((e: { category: string }) => e.category === "failure").seq as number;
     });
-    const at = await page.evaluate((seq) => (globalThis as any).moonpoolTimeline.locate(seq) as { x: number; y: number }, failureSeq);
+    const at = await page.evaluate(
+      (seq) => (globalThis as any).moonpoolTimeline.locate(seq) as { x: number; y: number },
+      failureSeq,
+    );
     await page.mouse.click(at.x, at.y);
     const tooltip = page.locator("#tooltip");
     expect(await tooltip.isVisible()).toBe(true);
@@ -128,9 +146,14 @@ describe.skipIf(!hasBrowser)("HTML report in headless Chromium", () => {
     const after = await stats();
     expect(after.marks).toBeLessThan(before.marks);
     await page.locator('input[data-category="fault"]').check();
-    const failures = await page.evaluate(() => JSON.parse((globalThis as any).document.getElementById("moonpool-data").textContent).failures.length as number);
+    const failures = await page.evaluate(
+      () =>
+        JSON.parse((globalThis as any).document.getElementById("moonpool-data").textContent).failures.length as number,
+    );
     await page.locator("input[type=search]").fill("seed_failure");
-    await expect(page.locator(".toolbar .note").textContent()).resolves.toBe(failures === 1 ? "1 match" : `${failures} matches`);
+    await expect(page.locator(".toolbar .note").textContent()).resolves.toBe(
+      failures === 1 ? "1 match" : `${failures} matches`,
+    );
     // Zooming in shows a shorter stretch of time.
     const range = await page.locator(".statusline").textContent();
     await page.locator('button[data-action="zoom-in"]').click();
@@ -140,7 +163,10 @@ describe.skipIf(!hasBrowser)("HTML report in headless Chromium", () => {
   it("leader-election-vote-twice: the campaign page and the timeline of its split brain", async () => {
     const dir = path.join(REPORT_DIR, "leader-election-vote-twice");
     await rm(dir, { recursive: true, force: true });
-    const result = await runCli(["run", "leader-election-vote-twice", "--seed", "6904382702678391", "--reporter", "html", "--out", dir], { cwd: REPO });
+    const result = await runCli(
+      ["run", "leader-election-vote-twice", "--seed", "6904382702678391", "--reporter", "html", "--out", dir],
+      { cwd: REPO },
+    );
     expect(result.code, result.stderr).toBe(1);
     expect(result.stderr).toMatch(/^wrote .*leader-election-vote-twice[/\\]report\.html$/m);
     const timeline = await checkCampaign(dir, "leader-election-vote-twice", "one leader per term");
@@ -151,12 +177,40 @@ describe.skipIf(!hasBrowser)("HTML report in headless Chromium", () => {
   it("paxos-no-promise-check: the campaign page and the timeline of a planted Paxos bug", async () => {
     const dir = path.join(REPORT_DIR, "paxos-no-promise-check");
     await rm(dir, { recursive: true, force: true });
-    const result = await runCli(["run", "paxos-no-promise-check", "--seed", "1", "--reporter", "html", "--out", dir], { cwd: REPO });
+    const result = await runCli(["run", "paxos-no-promise-check", "--seed", "1", "--reporter", "html", "--out", dir], {
+      cwd: REPO,
+    });
     expect(result.code, result.stderr).toBe(1);
     const property = "acceptor never accepts below its promise";
     const timeline = await checkCampaign(dir, "paxos-no-promise-check", property);
     await checkTimeline(timeline, property, path.join(dir, "timeline.png"));
     console.log(`screenshots: ${path.join(dir, "campaign.png")}, ${path.join(dir, "timeline.png")}`);
+  });
+
+  it("an explored campaign: timelines and frontier charts, discoveries by kind, recipe tree to each bug", async () => {
+    const dir = path.join(REPORT_DIR, "gated-explore");
+    await rm(dir, { recursive: true, force: true });
+    const result = await runCli(
+      ["run", "gated", "--iterations", "4", "--base-seed", "1", "--reporter", "html,json", "--out", dir],
+      { cwd: FIXTURES },
+    );
+    const json = JSON.parse(await readFile(path.join(dir, "report.json"), "utf8"));
+    const bugs = json.simulations[0].report.exploration.bugRecipes as { recipe: string }[];
+    expect(bugs.length, result.stderr).toBeGreaterThan(0);
+    await open(path.join(dir, "report.html"));
+    const section = page.locator('section.sim[data-simulation="gated"]');
+    expect(await section.locator('svg.chart[data-chart="timelines"] path').count()).toBe(1);
+    expect(await section.locator('svg.chart[data-chart="frontier"] path').count()).toBe(1);
+    expect(await section.locator("table.discoveries tbody tr").count()).toBe(
+      Object.keys(json.simulations[0].report.exploration.discoveriesByKind).length,
+    );
+    expect(await section.locator(".recipe-tree .badge").count()).toBe(bugs.length);
+    // Every reseed point of the first bug's recipe is a node of the tree.
+    for (const step of bugs[0]!.recipe.split(" -> "))
+      expect(await section.locator(".recipe-tree code", { hasText: step }).count()).toBeGreaterThan(0);
+    // No sometimes assertion in this simulation: no coverage-over-seeds chart.
+    expect(await section.locator('svg.chart[data-chart="coverage"]').count()).toBe(0);
+    await page.screenshot({ path: path.join(dir, "campaign.png"), fullPage: true });
   });
 
   it("opens the timeline of a seed with more than 10,000 events (render time printed)", async () => {
@@ -189,9 +243,12 @@ describe.skipIf(!hasBrowser)("HTML report in headless Chromium", () => {
     });
     await page.screenshot({ path: path.join(REPORT_DIR, "timeline-10k.png") });
     console.log(
-      `timeline of ${data.events.length} events, ${data.arrows.length} arrows (${Math.round(html.length / 1024)} KiB): ` +
-        `drawn ${Math.round(drawn.drawnAtMs)} ms after navigation started (page script ${Math.round(drawn.firstRenderMs)} ms; ` +
-        `goto to ready as seen by the test ${Math.round(openMs)} ms), a full redraw ${Math.round(redrawMs)} ms; target: under 2000 ms`,
+      `timeline of ${data.events.length} events, ${data.arrows.length} arrows ` +
+        `(${Math.round(html.length / 1024)} KiB): ` +
+        `drawn ${Math.round(drawn.drawnAtMs)} ms after navigation started ` +
+        `(page script ${Math.round(drawn.firstRenderMs)} ms; ` +
+        `goto to ready as seen by the test ${Math.round(openMs)} ms), ` +
+        `a full redraw ${Math.round(redrawMs)} ms; target: under 2000 ms`,
     );
   });
 });

@@ -37,7 +37,14 @@ export interface CampaignSimulation {
   readonly successfulRuns: number;
   readonly failedRuns: number;
   readonly totalWallTimeMs: number;
-  readonly seeds: readonly { index: number; seed: number; ok: boolean; simulatedTimeMs: number; eventsProcessed: number; wallTimeMs: number }[];
+  readonly seeds: readonly {
+    index: number;
+    seed: number;
+    ok: boolean;
+    simulatedTimeMs: number;
+    eventsProcessed: number;
+    wallTimeMs: number;
+  }[];
   readonly assertionDetails: readonly Record<string, unknown>[];
   readonly bucketSummaries: readonly Record<string, unknown>[];
   readonly assertionViolations: readonly string[];
@@ -59,12 +66,17 @@ export interface CampaignData {
 /** Groups a simulation's failing timelines by property (first-seen order). */
 export function failureGroups(entry: SimulationEntry, links: readonly TimelineLink[]): FailureGroup[] {
   const groups = new Map<string, FailureGroup["timelines"][number][]>();
-  const seeds = entry.report.seeds as { seed: number; failures: { kind: string; property?: string; recipe?: string }[] }[];
+  const seeds = entry.report.seeds as {
+    seed: number;
+    failures: { kind: string; property?: string; recipe?: string }[];
+  }[];
   for (const failure of entry.failures) {
     const seedFailures = seeds.find((s) => s.seed === failure.seed)?.failures ?? [];
     const first = seedFailures.find((f) => (f.recipe ?? "") === failure.recipe) ?? seedFailures[0];
     const property = first?.property ?? failure.kind;
-    const link = links.find((l) => l.simulation === entry.name && l.seed === failure.seed && l.recipe === failure.recipe);
+    const link = links.find(
+      (l) => l.simulation === entry.name && l.seed === failure.seed && l.recipe === failure.recipe,
+    );
     let list = groups.get(property);
     if (list === undefined) groups.set(property, (list = []));
     list.push({

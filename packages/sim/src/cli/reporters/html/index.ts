@@ -27,7 +27,8 @@ export function renderCampaignHtml(file: RunReportFile, links: readonly Timeline
 }
 
 export function renderTimelineHtml(data: TimelineData): string {
-  const title = `${data.simulation} seed ${data.seed}${data.recipe === "" ? "" : ` (${data.recipe})`}: ${data.ok ? "passed" : "failed"}`;
+  const recipe = data.recipe === "" ? "" : ` (${data.recipe})`;
+  const title = `${data.simulation} seed ${data.seed}${recipe}: ${data.ok ? "passed" : "failed"}`;
   return renderPage("timeline", title, data);
 }
 
@@ -41,7 +42,11 @@ export async function replayTimeline(
 ): Promise<TimelineData> {
   let events: readonly TraceEvent[] = [];
   const campaign = new Campaign({ ...config, traceLevel: "debug" });
-  const { result } = await campaign.runSingleSeed(seed, { breakpoints: parseRecipe(recipe), explore: false, onTrace: (all) => (events = all) });
+  const { result } = await campaign.runSingleSeed(seed, {
+    breakpoints: parseRecipe(recipe),
+    explore: false,
+    onTrace: (all) => (events = all),
+  });
   return buildTimelineData({
     simulation,
     seed,

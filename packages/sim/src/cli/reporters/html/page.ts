@@ -24,7 +24,10 @@ export function escapeHtml(text: string): string {
 /** JSON safe inside `<script>`: `<` never appears, so no `</script>` or `<!--` can end the element. */
 export function embedJson(data: unknown): string {
   const text = JSON.stringify(data, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value));
-  return text.replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return text
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }
 
 export type PageKind = "campaign" | "timeline";

@@ -149,13 +149,17 @@ function categorise(event: TraceEvent, kind: string, fields: Record<string, unkn
   return "fact";
 }
 
-/** Sorts lanes so that each group's lanes are adjacent (groups in first-seen order, lanes by name) and renumbers events. */
+/** Sorts lanes so each group's lanes are adjacent (groups in first-seen order, lanes by name); renumbers events. */
 function groupLanes(table: LaneTable, events: TimelineEvent[], arrows: TimelineArrow[]) {
   const groupName = (l: LaneTable["lanes"][number]) =>
-    [l.role, l.zone === null ? null : `zone ${l.zone}`, l.machine === null ? null : `machine ${l.machine}`].filter((p) => p !== null).join(" · ");
+    [l.role, l.zone === null ? null : `zone ${l.zone}`, l.machine === null ? null : `machine ${l.machine}`]
+      .filter((p) => p !== null)
+      .join(" · ");
   const groups: string[] = [];
   for (const lane of table.lanes) if (!groups.includes(groupName(lane))) groups.push(groupName(lane));
-  const order = table.lanes.map((lane, i) => ({ lane, i, g: groups.indexOf(groupName(lane)) })).sort((a, b) => a.g - b.g || a.lane.label.localeCompare(b.lane.label, "en", { numeric: true }) || a.i - b.i);
+  const order = table.lanes
+    .map((lane, i) => ({ lane, i, g: groups.indexOf(groupName(lane)) }))
+    .sort((a, b) => a.g - b.g || a.lane.label.localeCompare(b.lane.label, "en", { numeric: true }) || a.i - b.i);
   const renumber = new Map(order.map((o, newIndex) => [o.i, newIndex]));
   const lanes = order.map((o) => ({ id: o.lane.id, label: o.lane.label, group: groupName(o.lane) }));
   return {
@@ -187,7 +191,16 @@ export function buildTimelineData(input: TimelineInput): TimelineData {
     if (typeof fields.machine === "string") laneInfo.machine = fields.machine;
     if (typeof fields.zone === "string") laneInfo.zone = fields.zone;
     if (typeof fields.role === "string") laneInfo.role = fields.role;
-    events.push({ seq: event.seq, timeMs: event.timeMs, lane, level: event.level, name: event.name, kind, category, fields });
+    events.push({
+      seq: event.seq,
+      timeMs: event.timeMs,
+      lane,
+      level: event.level,
+      name: event.name,
+      kind,
+      category,
+      fields,
+    });
 
     if (category === "message" && to !== null) {
       const sender = from ?? table.lanes[lane]!.id;
@@ -196,17 +209,43 @@ export function buildTimelineData(input: TimelineInput): TimelineData {
         // The receive event is on the receiver's lane; its send (if seen) becomes a delivered arrow.
         const pending = inFlight.get(key);
         const match = pending?.shift();
-        if (match !== undefined) arrows[match.arrow] = { ...arrows[match.arrow]!, toTimeMs: event.timeMs, delivered: true };
-        else arrows.push({ fromLane: table.forIp(sender), toLane: lane, fromTimeMs: event.timeMs, toTimeMs: event.timeMs, seq: event.seq, label: event.name, delivered: true });
+        if (match !== undefined)
+          arrows[match.arrow] = { ...arrows[match.arrow]!, toTimeMs: event.timeMs, delivered: true };
+        else
+          arrows.push({
+            fromLane: table.forIp(sender),
+            toLane: lane,
+            fromTimeMs: event.timeMs,
+            toTimeMs: event.timeMs,
+            seq: event.seq,
+            label: event.name,
+            delivered: true,
+          });
       } else {
-        arrows.push({ fromLane: lane, toLane: table.forIp(to), fromTimeMs: event.timeMs, toTimeMs: event.timeMs, seq: event.seq, label: event.name, delivered: false });
+        arrows.push({
+          fromLane: lane,
+          toLane: table.forIp(to),
+          fromTimeMs: event.timeMs,
+          toTimeMs: event.timeMs,
+          seq: event.seq,
+          label: event.name,
+          delivered: false,
+        });
         let list = inFlight.get(key);
         if (list === undefined) inFlight.set(key, (list = []));
         list.push({ arrow: arrows.length - 1 });
       }
     } else if (category === "fault" && from !== null && to !== null && from !== to) {
       // Faults on a connection (partial write, bit flip, close, clog) touch both ends.
-      arrows.push({ fromLane: table.forIp(from), toLane: table.forIp(to), fromTimeMs: event.timeMs, toTimeMs: event.timeMs, seq: event.seq, label: kind, delivered: false });
+      arrows.push({
+        fromLane: table.forIp(from),
+        toLane: table.forIp(to),
+        fromTimeMs: event.timeMs,
+        toTimeMs: event.timeMs,
+        seq: event.seq,
+        label: kind,
+        delivered: false,
+      });
     }
   }
   const grouped = groupLanes(table, events, arrows);
@@ -214,7 +253,8 @@ export function buildTimelineData(input: TimelineInput): TimelineData {
   let failure: TimelineData["failure"] = null;
   if (first !== undefined) {
     const failureEvent = grouped.events.find((e) => e.category === "failure");
-    const lane = failureEvent?.lane ?? (first.actor !== undefined ? grouped.lanes.findIndex((l) => l.label === first.actor) : -1);
+    const lane =
+      failureEvent?.lane ?? (first.actor !== undefined ? grouped.lanes.findIndex((l) => l.label === first.actor) : -1);
     failure = { timeMs: first.timeMs, lane, message: `[${first.kind}] ${first.message}` };
   }
   return {

@@ -13,7 +13,12 @@ var Moonpool = (function () {
   }
   function append(node, child) {
     if (child === null || child === undefined || child === false) return;
-    if (Array.isArray(child)) { child.forEach(function (c) { append(node, c); }); return; }
+    if (Array.isArray(child)) {
+      child.forEach(function (c) {
+        append(node, c);
+      });
+      return;
+    }
     node.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
   }
   var SVG = "http://www.w3.org/2000/svg";
@@ -22,7 +27,8 @@ var Moonpool = (function () {
     if (attrs) for (var k in attrs) node.setAttribute(k, attrs[k]);
     for (var i = 2; i < arguments.length; i++) {
       var c = arguments[i];
-      if (c !== null && c !== undefined) node.appendChild(typeof c === "object" ? c : document.createTextNode(String(c)));
+      if (c !== null && c !== undefined)
+        node.appendChild(typeof c === "object" ? c : document.createTextNode(String(c)));
     }
     return node;
   }
@@ -41,13 +47,23 @@ var Moonpool = (function () {
   function command(text) {
     var button = el("button", { type: "button", title: "copy to the clipboard" }, "Copy");
     button.addEventListener("click", function () {
-      var done = function () { button.textContent = "Copied"; setTimeout(function () { button.textContent = "Copy"; }, 1200); };
+      var done = function () {
+        button.textContent = "Copied";
+        setTimeout(function () {
+          button.textContent = "Copy";
+        }, 1200);
+      };
       if (navigator.clipboard && window.isSecureContext) navigator.clipboard.writeText(text).then(done, function () {});
       else {
         var area = el("textarea", {}, text);
         document.body.appendChild(area);
         area.select();
-        try { document.execCommand("copy"); done(); } catch (e) { /* the text stays selectable */ }
+        try {
+          document.execCommand("copy");
+          done();
+        } catch (e) {
+          /* the text stays selectable */
+        }
         area.remove();
       }
     });
