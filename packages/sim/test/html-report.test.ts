@@ -4,7 +4,13 @@
  * function of the seed.
  */
 import { describe, expect, it } from "vitest";
-import { buildTimelineData, renderTimelineHtml, replayTimeline } from "../src/cli/reporters/html/index.ts";
+import {
+  buildTimelineData,
+  renderTimelineHtml,
+  replayTimeline,
+  unpackTimelineEvents,
+} from "../src/cli/reporters/html/index.ts";
+import { packTimelineEvents } from "../src/cli/reporters/html/timeline-data.ts";
 import { embedJson } from "../src/cli/reporters/html/page.ts";
 import { TraceEvent } from "../src/index.ts";
 import { chatterSimulation } from "./fixtures/chatter.ts";
@@ -14,7 +20,7 @@ function ev(
   timeMs: number,
   source: string,
   name: string,
-  fields: Record<string, string | number | boolean> = {},
+  fields: Record<string, string | number | boolean | bigint> = {},
   level: "debug" | "info" | "error" = "info",
 ) {
   return new TraceEvent(seq, timeMs, source, level, name, fields);
@@ -141,6 +147,23 @@ describe("timeline data", () => {
     ]);
   });
 
+  it("packs events for the page and unpacks them unchanged", () => {
+    const data = buildTimelineData({
+      ...BASE,
+      ok: true,
+      failures: [],
+      events: [
+        ev(0, 0, "node-0@10.0.1.1", "process_started"),
+        ev(1, 0.5, "sim", "sim_fault", { kind: "partial_write", from: "10.0.1.1", to: "10.0.1.2", sentBytes: 3 }),
+        ev(2, 1, "node-0@10.0.1.1", "value_chosen", { slot: 1, value: "a", big: 2n ** 70n }, "debug"),
+      ],
+    });
+    const packed = packTimelineEvents(data.events);
+    expect(packed.rows).toHaveLength(3);
+    expect(new Set(packed.strings).size).toBe(packed.strings.length);
+    expect(unpackTimelineEvents(JSON.parse(embedJson(packed)))).toEqual(data.events);
+  });
+
   it("embeds data that cannot end its script element", () => {
     const text = embedJson({ s: "</script><script>alert(1)</script><!--", big: 12n });
     expect(text).not.toContain("<");
@@ -156,6 +179,6 @@ describe("timeline data", () => {
     const [a, b, c] = [await page(5), await page(5), await page(6)];
     expect(a).toBe(b);
     expect(c).not.toBe(a);
-    expect(a).toContain('"category":"message"');
+    expect(a).toContain('"message_sent"');
   });
 });

@@ -124,7 +124,7 @@ describe.skipIf(!hasBrowser)("HTML report in headless Chromium", () => {
     expect(await page.locator("#failure-marker").isVisible()).toBe(true);
 
     const failureSeq = await page.evaluate(() => {
-      const data = JSON.parse((globalThis as any).document.getElementById("moonpool-data").textContent);
+      const data = (globalThis as any).moonpoolTimeline.data();
       return data.events.find((e: { category: string }) => e.category === "failure").seq as number;
     });
     const at = await page.evaluate(

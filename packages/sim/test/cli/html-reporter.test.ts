@@ -6,6 +6,7 @@
 import { readdir, readFile } from "node:fs/promises";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { unpackTimelineEvents } from "../../src/cli/reporters/html/index.ts";
 import { runCli, tempDir } from "./helpers.ts";
 
 function pageData(html: string): any {
@@ -56,7 +57,7 @@ describe("html reporter", () => {
     expect(timeline.ok).toBe(false);
     expect(timeline.seed).toBe(sim.failureGroups[0].timelines[0].seed);
     expect(timeline.failure.message).toContain("writes are never corrupt");
-    expect(timeline.events.some((e: { name: string }) => e.name === "wrote")).toBe(true);
+    expect(unpackTimelineEvents(timeline.packedEvents).some((e) => e.name === "wrote")).toBe(true);
   });
 
   it("writes no HTML without --reporter html; the JSON says which seed first reached each signal", async () => {

@@ -12,10 +12,16 @@ import type { TraceEvent } from "../../../world/trace-log.ts";
 import type { RunReportFile } from "../../run-report.ts";
 import { buildCampaignData, failureGroups, type TimelineLink } from "./campaign-data.ts";
 import { renderPage } from "./page.ts";
-import { buildTimelineData, type TimelineData } from "./timeline-data.ts";
+import { buildTimelineData, packTimelineEvents, type TimelineData } from "./timeline-data.ts";
 
 export { buildCampaignData, type CampaignData } from "./campaign-data.ts";
-export { buildTimelineData, type TimelineData, type TimelineInput } from "./timeline-data.ts";
+export {
+  buildTimelineData,
+  unpackTimelineEvents,
+  type PackedEvents,
+  type TimelineData,
+  type TimelineInput,
+} from "./timeline-data.ts";
 
 /** Timeline pages written per simulation by `--reporter html` (one per violated property). */
 export const HTML_TIMELINES_PER_SIMULATION = 5;
@@ -29,7 +35,8 @@ export function renderCampaignHtml(file: RunReportFile, links: readonly Timeline
 export function renderTimelineHtml(data: TimelineData): string {
   const recipe = data.recipe === "" ? "" : ` (${data.recipe})`;
   const title = `${data.simulation} seed ${data.seed}${recipe}: ${data.ok ? "passed" : "failed"}`;
-  return renderPage("timeline", title, data);
+  const { events, ...rest } = data;
+  return renderPage("timeline", title, { ...rest, packedEvents: packTimelineEvents(events) });
 }
 
 /** Runs one timeline again in this thread, capturing trace events from `debug` up. */

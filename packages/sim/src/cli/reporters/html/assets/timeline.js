@@ -28,6 +28,20 @@
   var LANE_H = 30,
     GROUP_H = 20,
     AXIS_H = 26;
+  // Events arrive as rows with their strings in one table (see packTimelineEvents).
+  var strings = data.packedEvents.strings;
+  data.events = data.packedEvents.rows.map(function (r) {
+    return {
+      seq: r[0],
+      timeMs: r[1],
+      lane: r[2],
+      level: strings[r[3]],
+      name: strings[r[4]],
+      kind: strings[r[5]],
+      category: strings[r[6]],
+      fields: r[7],
+    };
+  });
   var events = data.events,
     lanes = data.lanes,
     arrows = data.arrows;
@@ -248,9 +262,8 @@
   var matches = null,
     matchList = [],
     matchAt = -1;
-  var searchText = events.map(function (e) {
-    return (e.name + " " + e.kind + " " + lanes[e.lane].label + " " + JSON.stringify(e.fields)).toLowerCase();
-  });
+  // Built on the first search, so opening the page does not pay for it.
+  var searchText = null;
 
   function resize() {
     width = Math.max(100, wrap.clientWidth);
@@ -754,6 +767,11 @@
     }
     matches = new Uint8Array(events.length);
     matchList = [];
+    if (searchText === null) {
+      searchText = events.map(function (e) {
+        return (e.name + " " + e.kind + " " + lanes[e.lane].label + " " + JSON.stringify(e.fields)).toLowerCase();
+      });
+    }
     for (var i = 0; i < events.length; i++)
       if (searchText[i].indexOf(q) >= 0) {
         matches[i] = 1;
@@ -796,6 +814,10 @@
       if (i >= 0) select(i);
     },
     showRange: showRange,
+    /** The page's data with its events unpacked. */
+    data: function () {
+      return data;
+    },
   };
   document.body.setAttribute("data-ready", "true");
 })();
