@@ -62,7 +62,7 @@ export function isSimulationDefinition(value: unknown): value is SimulationDefin
 }
 
 /** The reporters `moonpool run --reporter` knows. */
-export const REPORTER_NAMES = ["text", "json", "junit"] as const;
+export const REPORTER_NAMES = ["text", "json", "junit", "html"] as const;
 export type ReporterName = (typeof REPORTER_NAMES)[number];
 
 /** `moonpool.config.ts`: project defaults. Command-line flags take precedence over every field. */

@@ -92,7 +92,7 @@ export function createProgram(): Command {
     .option("-j, --workers <n>", "worker threads (default: config, else the number of cores)")
     .option("--explore", "explore every root seed in depth (exploration with default settings, unless the simulation configures it)")
     .option("--shard <i/n>", "run shard i of n (or auto/n: i from JOB_COMPLETION_INDEX or MOONPOOL_SHARD_INDEX)")
-    .option("-r, --reporter <name>", "text, json, junit; repeat or comma-separate for several (default: config, else text)", collect, [])
+    .option("-r, --reporter <name>", "text, json, junit, html; repeat or comma-separate for several (default: config, else text)", collect, [])
     .option("-o, --out <dir>", "folder for json and junit reports (default: config, else moonpool-reports)")
     .option("--bail [n]", "stop after n failing seeds, in seed order (default n: 1)")
     .option("-x", "stop at the first failing seed (--bail 1)")
@@ -117,6 +117,8 @@ export function createProgram(): Command {
     .option("--no-trace", "print only the outcome, not the trace")
     .option("--from <report.json>", "replay a failure recorded in a JSON report")
     .option("--failure <n>", "with --from: which failure (default 1)")
+    .option("--html", "also write the timeline page (a self-contained HTML file) into the report directory")
+    .option("--out <dir>", "with --html: the folder to write the page into (default: reportDir of the config)")
     .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .action(async (simulation: string | undefined, flags: ReplayFlags) => {
       process.exitCode = await replayCommandRun(simulation, flags, io);

@@ -10,6 +10,7 @@ import { AssertionTable } from "../chaos/assertions/index.ts";
 import { SimulationReport } from "../runner/report.ts";
 import { ReportMergeError } from "./errors.ts";
 import { mergeExplorationReports } from "./exploration-merge.ts";
+import { sortFirstReached, type FirstReached } from "./pool-campaign.ts";
 import type { ExplorationReport } from "../runner/exploration.ts";
 import { RUN_REPORT_KIND, simulationStatus, type RunReportFile, type SimulationEntry } from "./run-report.ts";
 import type { Shard } from "./shard.ts";
@@ -97,8 +98,21 @@ function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boo
     stoppedBy,
     timedOut: shards.map((s) => s.entry.timedOut).find((t) => t !== null) ?? null,
     failures: shards.flatMap((s) => s.entry.failures),
+    sometimesFirstReached: mergeFirstReached(shards.map((s) => s.entry.sometimesFirstReached)),
     report: merged.toJSON(),
   };
+}
+
+/** Across shards, a signal was first reached by the earliest seed (by campaign position) that reached it. */
+function mergeFirstReached(lists: readonly (readonly FirstReached[])[]): FirstReached[] {
+  const first = new Map<string, FirstReached>();
+  for (const list of lists) {
+    for (const r of list) {
+      const known = first.get(r.message);
+      if (known === undefined || r.seedIndex < known.seedIndex) first.set(r.message, r);
+    }
+  }
+  return sortFirstReached([...first.values()]);
 }
 
 export function mergeRunReports(inputs: readonly NamedReport[]): RunReportFile {

@@ -78,6 +78,20 @@ export interface PoolCampaignResult {
   readonly report: SimulationReport;
   readonly stoppedBy: StopReason | null;
   readonly timedOut: TimedOutSeed | null;
+  /** When each sometimes-family signal was first reached, in the order reached. */
+  readonly sometimesFirstReached: readonly FirstReached[];
+}
+
+/** By seed index, then message: the same order for a whole run and for merged shards. */
+export function sortFirstReached(list: FirstReached[]): FirstReached[] {
+  return list.sort((a, b) => a.seedIndex - b.seedIndex || (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
+}
+
+/** A sometimes, reachable or sometimes-all assertion and the seed (campaign position) that first reached it. */
+export interface FirstReached {
+  readonly message: string;
+  readonly kind: string;
+  readonly seedIndex: number;
 }
 
 class Stop extends Error {
@@ -96,6 +110,7 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
   const batch = {};
   const wallStartMs = performance.now();
   let failing = 0;
+  const firstReached = new Map<string, FirstReached>();
   let stoppedBy: StopReason | null = null;
   let timedOut: TimedOutSeed | null = null;
 
@@ -133,7 +148,15 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
       failing++;
       options.onFailure?.(result, index);
     }
-    const { hit, total } = table.sometimesCoverage();
+    const { hit, total, unreached } = table.sometimesCoverage();
+    if (hit > firstReached.size) {
+      for (const d of table.details()) {
+        const gated = d.kind === "sometimes" || d.kind === "reachable" || d.kind === "sometimesAll";
+        if (gated && !firstReached.has(d.message) && !unreached.includes(d.message)) {
+          firstReached.set(d.message, { message: d.message, kind: d.kind, seedIndex: index });
+        }
+      }
+    }
     const bugs = options.explore ? explorations.reduce((n, x) => n + x.bugsFound, 0) : failing;
     options.onProgress?.({ done: results.length, failing, sometimesHit: hit, sometimesTotal: total, bugs });
     if (options.bail && !result.ok && failing >= (options.bailAfter ?? 1)) throw new Stop("bail");
@@ -160,7 +183,7 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     steppingMode: options.steppingMode,
     exploration: options.explore ? mergeExplorationReports(explorations) : null,
   });
-  return { report, stoppedBy, timedOut };
+  return { report, stoppedBy, timedOut, sometimesFirstReached: sortFirstReached([...firstReached.values()]) };
 }
 
 type SeedOutcome = TaskOutcome<SingleSeedOutcome>;

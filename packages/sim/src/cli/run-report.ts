@@ -12,7 +12,7 @@ import { readFile } from "node:fs/promises";
 import { PACKAGE_VERSION, REPORT_SCHEMA_VERSION, type SimulationReport } from "../runner/report.ts";
 import { formatFailure, type SeedResult } from "../runner/seed-result.ts";
 import { ReportMergeError } from "./errors.ts";
-import type { StopReason, TimedOutSeed } from "./pool-campaign.ts";
+import type { FirstReached, StopReason, TimedOutSeed } from "./pool-campaign.ts";
 import { replayCommand, type ReplayCommandContext } from "./replay-command.ts";
 import type { SeedPlan } from "./seed-plan.ts";
 import type { IndexRange, Shard } from "./shard.ts";
@@ -53,6 +53,8 @@ export interface SimulationEntry {
   readonly stoppedBy: StopReason | null;
   readonly timedOut: TimedOutSeed | null;
   readonly failures: readonly FailureEntry[];
+  /** The seed that first reached each sometimes-family assertion, by seed index (coverage over seeds). */
+  readonly sometimesFirstReached: readonly FirstReached[];
   /** `SimulationReport.toJSON()`. */
   readonly report: Record<string, any>;
 }

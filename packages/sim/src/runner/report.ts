@@ -17,9 +17,11 @@ import { userFrames } from "./source-location.ts";
  * Version of the `toJSON()` schema; bump on any incompatible change.
  * 2: `seeds[].index` (the seed's position in its campaign) and `assertionTable` (the table
  *    snapshot that `moonpool merge` absorbs); `node`/`v8` are the versions the seeds ran on.
+ * 3: the run report's `simulations[].sometimesFirstReached` (the seed that first reached each
+ *    sometimes-family assertion: coverage over seeds).
  * The schema is `packages/sim/report.schema.json`.
  */
-export const REPORT_SCHEMA_VERSION = 2;
+export const REPORT_SCHEMA_VERSION = 3;
 export const PACKAGE_VERSION = "0.1.0";
 
 export interface SaturationReport {

@@ -3,8 +3,11 @@
  * prints its story (`../replay-story.ts`: filtered by actor and level, injected faults folded,
  * stopping shortly after the failure), then its failures. Exits 1 when the
  * timeline still fails. `--from report.json` takes the simulation, seed and recipe of a failure
- * recorded in a JSON report instead.
+ * recorded in a JSON report instead. `--html` also writes the timeline page of the seed into the
+ * report directory (or `--out`).
  */
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
 import { TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
 import { parseRecipe, RecipeParseError } from "../../engine/recipe.ts";
 import { Campaign } from "../../runner/campaign.ts";
@@ -19,6 +22,8 @@ import { EXIT_FAILED, EXIT_PASSED, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parsePositiveInteger, parseSeed, parseTraceLevel } from "../option-values.ts";
 import { AFTER_FAILURE_MS, buildStory } from "../replay-story.ts";
+import { replayCommand } from "../replay-command.ts";
+import { renderTimelineHtml, replayTimeline, timelineFileName } from "../reporters/html/index.ts";
 import { readRunReport } from "../run-report.ts";
 
 export { actorMatches } from "../replay-story.ts";
@@ -36,6 +41,8 @@ export interface ReplayFlags {
   readonly faults?: boolean;
   /** Go on to the end of the run (default: stop shortly after the failure). */
   readonly full?: boolean;
+  readonly html?: boolean;
+  readonly out?: string;
 }
 
 function levelColour(level: TraceLevel, text: string, c: Colors): string {
@@ -102,6 +109,17 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
     if (story.cut > 0) io.stdout.write(c.dim(`… the trace stops ${AFTER_FAILURE_MS} ms after the failure: ${story.cut} more events to the end of the run (--full shows them)`) + "\n");
     const foldedText = story.folded > 0 ? `, ${story.folded} injected faults folded` : "";
     io.stderr.write(`${story.shown} of ${events.length} trace events shown${foldedText}${actors.length > 0 ? ` (actors: ${actors.join(", ")})` : ""}, level >= ${minLevel}\n`);
+  }
+  if (flags.html === true) {
+    // Its own run, capturing debug events (messages): the printed trace hash stays the run's.
+    const command = replayCommand({ configArg: flags.config ?? null }, sim.name, target.seed, target.recipe);
+    const data = await replayTimeline(config, sim.name, target.seed, target.recipe, command);
+    const outDir = flags.out === undefined ? fileConfig.reportDir : path.resolve(io.cwd, flags.out);
+    await mkdir(outDir, { recursive: true });
+    const page = path.join(outDir, timelineFileName(sim.name, target.seed, target.recipe));
+    await writeFile(page, renderTimelineHtml(data));
+    const relative = path.relative(io.cwd, page);
+    io.stderr.write(`wrote ${relative.startsWith("..") || path.isAbsolute(relative) ? page : relative}\n`);
   }
   const timeline = `${sim.name} seed ${target.seed}${target.recipe.length > 0 ? ` recipe "${target.recipe}"` : ""}`;
   const facts = `sim=${formatDuration(result.simulatedTimeMs)} events=${result.eventsProcessed} hash=${result.traceHash}`;

@@ -22,6 +22,7 @@ import { packageModuleUrl } from "../../runner/module-url.ts";
 import { EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../pool-campaign.ts";
 import { createProgress } from "../progress.ts";
 import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
+import { writeHtmlReport } from "../reporters/html/index.ts";
 import { renderJUnit } from "../reporters/junit.ts";
 import { renderSimulationText, statusLine, summaryLine } from "../reporters/text.ts";
 import { plural } from "../../runner/failure-groups.ts";
@@ -197,7 +198,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
           progress.print(lines.join("\n"));
         },
       });
-      const { report, stoppedBy, timedOut } = outcome;
+      const { report, stoppedBy, timedOut, sometimesFirstReached } = outcome;
       failingSeeds += report.failedRuns;
       if (timedOut !== null) {
         progress.print(
@@ -223,6 +224,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         stoppedBy,
         timedOut,
         failures: failureEntries(report, context, sim.name, timedOut),
+        sometimesFirstReached,
         report: report.toJSON(),
       };
       entries.push(entry);
@@ -261,6 +263,11 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     const target = path.join(outDir, reportFileName(shard, "xml").replace(/^report/, "junit"));
     await writeFile(target, renderJUnit(file, context));
     written.push(target);
+  }
+  if (reporters.includes("html")) {
+    // The campaign page, plus a timeline page of the first failing timeline of each property.
+    const configs = new Map(prepared.map((p) => [p.sim.name, p.config]));
+    written.push(...(await writeHtmlReport(file, configs, outDir, reportFileName(shard, "html"))));
   }
   for (const target of written) {
     const relative = path.relative(io.cwd, target);

@@ -1,0 +1,131 @@
+/**
+ * The data of the campaign page, taken from the JSON run report: per simulation its outcome, seeds,
+ * assertion coverage, exploration, and its failures grouped by the property they violated, each
+ * with the command that replays it and, when one was written, the timeline page of that seed.
+ */
+import type { RunReportFile, SimulationEntry } from "../../run-report.ts";
+
+export interface TimelineLink {
+  readonly simulation: string;
+  readonly seed: number;
+  readonly recipe: string;
+  /** The timeline page, relative to the campaign page. */
+  readonly href: string;
+}
+
+export interface FailureGroup {
+  /** The violated property, or the failure kind when no property is named. */
+  readonly property: string;
+  readonly timelines: readonly {
+    readonly seed: number;
+    readonly index: number;
+    readonly recipe: string;
+    readonly message: string;
+    readonly replayCommand: string;
+    readonly timelineHref: string | null;
+  }[];
+}
+
+export interface CampaignSimulation {
+  readonly name: string;
+  readonly description: string;
+  readonly file: string;
+  readonly status: string;
+  readonly stoppedBy: string | null;
+  readonly explore: boolean;
+  readonly iterations: number;
+  readonly successfulRuns: number;
+  readonly failedRuns: number;
+  readonly totalWallTimeMs: number;
+  readonly seeds: readonly {
+    index: number;
+    seed: number;
+    ok: boolean;
+    simulatedTimeMs: number;
+    eventsProcessed: number;
+    wallTimeMs: number;
+  }[];
+  readonly assertionDetails: readonly Record<string, unknown>[];
+  readonly bucketSummaries: readonly Record<string, unknown>[];
+  readonly assertionViolations: readonly string[];
+  readonly coverageViolations: readonly string[];
+  readonly saturation: Record<string, unknown> | null;
+  readonly exploration: Record<string, unknown> | null;
+  readonly failureGroups: readonly FailureGroup[];
+  /** When each sometimes signal was first reached (seed index); empty in reports without the data. */
+  readonly sometimesFirstReached: readonly { message: string; kind: string; seedIndex: number }[];
+}
+
+export interface CampaignData {
+  readonly generatedBy: string;
+  readonly interrupted: boolean;
+  readonly wallTimeMs: number | null;
+  readonly simulations: readonly CampaignSimulation[];
+}
+
+/** Groups a simulation's failing timelines by property (first-seen order). */
+export function failureGroups(entry: SimulationEntry, links: readonly TimelineLink[]): FailureGroup[] {
+  const groups = new Map<string, FailureGroup["timelines"][number][]>();
+  const seeds = entry.report.seeds as {
+    seed: number;
+    failures: { kind: string; property?: string; recipe?: string }[];
+  }[];
+  for (const failure of entry.failures) {
+    const seedFailures = seeds.find((s) => s.seed === failure.seed)?.failures ?? [];
+    const first = seedFailures.find((f) => (f.recipe ?? "") === failure.recipe) ?? seedFailures[0];
+    const property = first?.property ?? failure.kind;
+    const link = links.find(
+      (l) => l.simulation === entry.name && l.seed === failure.seed && l.recipe === failure.recipe,
+    );
+    let list = groups.get(property);
+    if (list === undefined) groups.set(property, (list = []));
+    list.push({
+      seed: failure.seed,
+      index: failure.index,
+      recipe: failure.recipe,
+      message: failure.message,
+      replayCommand: failure.replayCommand,
+      timelineHref: link?.href ?? null,
+    });
+  }
+  return [...groups].map(([property, timelines]) => ({ property, timelines }));
+}
+
+export function buildCampaignData(file: RunReportFile, links: readonly TimelineLink[]): CampaignData {
+  return {
+    generatedBy: `moonpool ${file.packageVersion} (Node ${file.node})`,
+    interrupted: file.interrupted,
+    wallTimeMs: file.host?.wallTimeMs ?? null,
+    simulations: file.simulations.map((entry) => {
+      const r = entry.report;
+      return {
+        name: entry.name,
+        description: entry.description,
+        file: entry.file,
+        status: entry.status,
+        stoppedBy: entry.stoppedBy,
+        explore: entry.explore,
+        iterations: r.iterations,
+        successfulRuns: r.successfulRuns,
+        failedRuns: r.failedRuns,
+        totalWallTimeMs: r.totalWallTimeMs,
+        seeds: (r.seeds as Record<string, any>[]).map((s) => ({
+          index: s.index,
+          seed: s.seed,
+          ok: s.ok,
+          simulatedTimeMs: s.simulatedTimeMs,
+          eventsProcessed: s.eventsProcessed,
+          wallTimeMs: s.wallTimeMs,
+        })),
+        assertionDetails: r.assertionDetails,
+        bucketSummaries: r.bucketSummaries,
+        assertionViolations: r.assertionViolations,
+        coverageViolations: r.coverageViolations,
+        saturation: r.saturation ?? null,
+        exploration: r.exploration ?? null,
+        failureGroups: failureGroups(entry, links),
+        sometimesFirstReached: entry.sometimesFirstReached ?? [],
+      };
+    }),
+  };
+}
