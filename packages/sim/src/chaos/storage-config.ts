@@ -194,8 +194,8 @@ export function applyStorageKnobs(
 
 /** What a seed's storage ran with. */
 export interface StorageChaosRecord {
-  /** "baseline" (no Chaos.storage entry) or the Chaos.storage mode. */
-  readonly mode: "baseline" | ChaosMode;
+  /** "baseline" (no Chaos.storage entry), "custom" (`.storageFaults(config)`) or the Chaos.storage mode. */
+  readonly mode: "baseline" | "custom" | ChaosMode;
   /** Swarm only: each family the mask left on (true) or switched off (false). */
   readonly swarmMask: StorageSwarmMask | null;
   /** Whether `Chaos.buggifyKnobs()` applied to storage. */
@@ -209,8 +209,15 @@ export interface StorageChaosRecord {
  * The storage configuration of one seed. Draw order: random parameters (`sim`), the swarm mask
  * (`config`), then the knobs (`sim`, through buggify). Baseline draws nothing.
  */
-export function resolveStorageChaos(mode: ChaosMode | null, knobs: boolean, streams: SeedStreams, buggify: Buggify): StorageChaosRecord {
+export function resolveStorageChaos(
+  mode: ChaosMode | null,
+  knobs: boolean,
+  streams: SeedStreams,
+  buggify: Buggify,
+  fixed: StorageConfig | null = null,
+): StorageChaosRecord {
   if (mode === null) {
+    if (fixed !== null) return Object.freeze({ mode: "custom", swarmMask: null, buggifyKnobs: false, spikedKnobs: {}, config: fixed });
     return Object.freeze({ mode: "baseline", swarmMask: null, buggifyKnobs: false, spikedKnobs: {}, config: DEFAULT_STORAGE_CONFIG });
   }
   let config: StorageConfig;

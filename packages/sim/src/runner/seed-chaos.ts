@@ -20,6 +20,7 @@ import { Incarnation } from "../engine/incarnation.ts";
 import type { Buggify } from "../chaos/buggify.ts";
 import { clockDriftMaxUs, describeNetworkChaos, installNetworkChaos, resolveNetworkChaos, type NetworkChaosRecord } from "../chaos/network-chaos.ts";
 import { describeStorageChaos, installStorageChaos, resolveStorageChaos, type StorageChaosRecord } from "../chaos/storage-config.ts";
+import { describeClockChaos, resolveClockChaos, SeedClocks, type ClockChaosRecord } from "../chaos/clock-chaos.ts";
 import { describeAttritionChaos, resolveAttritionChaos, type AttritionChaosRecord } from "../chaos/attrition.ts";
 import { AttritionInjector } from "./attrition-injector.ts";
 import type { ProcessLifecycle, RebootStats } from "./reboot.ts";
@@ -35,6 +36,8 @@ import { Topology, type TopologyRegistry } from "./topology.ts";
 export interface SeedChaosRecord {
   readonly network: NetworkChaosRecord;
   readonly storage: StorageChaosRecord;
+  /** The seed's clock faults (absent in records read back from older report files). */
+  readonly clock?: ClockChaosRecord;
   /** The `Chaos.attrition` entries as this seed runs them (mode, swarm mask, values); empty without attrition. */
   readonly attrition: readonly AttritionChaosRecord[];
   /** The reboots that happened this seed (by injectors and attrition); filled in when the seed ends. */
@@ -50,11 +53,13 @@ export function describeSeedChaos(record: SeedChaosRecord): string {
   const window = record.chaosDurationMs === null ? "window=none (faults for the whole run)" : `window=${record.chaosDurationMs}ms`;
   const injector = record.faultInjector === null ? "" : ` injector=${record.faultInjector}`;
   const storage = record.storage.mode === "baseline" ? "" : ` ${describeStorageChaos(record.storage)}`;
+  const clockLine = record.clock === undefined ? "" : describeClockChaos(record.clock);
+  const clock = clockLine === "" ? "" : ` ${clockLine}`;
   // Records read back from older report files may lack the lifecycle fields.
   const attrition = (record.attrition ?? []).map((a) => ` ${describeAttritionChaos(a)}`).join("");
   const r = record.reboots;
   const reboots = r === null || r === undefined || r.graceful + r.crash + r.crashAndWipe + r.ignored === 0 ? "" : ` reboots=[graceful:${r.graceful},crash:${r.crash},wipe:${r.crashAndWipe},forceKills:${r.forceKills},ignored:${r.ignored}]`;
-  return `${describeNetworkChaos(record.network)}${storage}${attrition} ${window}${injector}${reboots}`;
+  return `${describeNetworkChaos(record.network)}${storage}${clock}${attrition} ${window}${injector}${reboots}`;
 }
 
 /** The built-in reachable assertion at the chaos cutoff (as in moonpool). */
@@ -64,28 +69,36 @@ export const FAULT_INJECTOR_IP = "0.0.0.0";
 
 type Fail = (kind: "faultInjector", message: string, extra: { actor?: string; stack?: string }) => void;
 
-/** Draws and installs the seed's network chaos; returns the record and each process clock's drift bound. */
-export function setUpSeedChaos(world: World, config: SimulationConfig, registry: TopologyRegistry, buggify: Buggify): { record: SeedChaosRecord; driftMaxUs: number } {
+/**
+ * Draws and installs the seed's chaos; returns the record, each process clock's drift bound and
+ * the seed's clocks (each IP's skew).
+ */
+export function setUpSeedChaos(world: World, config: SimulationConfig, registry: TopologyRegistry, buggify: Buggify): { record: SeedChaosRecord; driftMaxUs: number; clocks: SeedClocks } {
   const sim = world.engine.streams.sim;
   const network = resolveNetworkChaos(config.chaos, config.networkFaults, world.engine.streams, buggify);
   installNetworkChaos(world, network, buggify);
   // Storage draws after the network's, and none at all without a Chaos.storage entry.
-  const storage = resolveStorageChaos(config.chaos.storage ?? null, config.chaos.buggifyKnobs, world.engine.streams, buggify);
+  const storage = resolveStorageChaos(config.chaos.storage ?? null, config.chaos.buggifyKnobs, world.engine.streams, buggify, config.storageFaults ?? null);
   installStorageChaos(world, storage);
   // Attrition's swarm masks: 4 config-stream draws per swarm entry, after storage's.
   const attrition = resolveAttritionChaos(config.chaos.attrition ?? [], world.engine.streams.config);
+  // Clocks draw last (nothing at all with exact clocks), so the other surfaces' draws are unchanged.
+  const clockRecord = resolveClockChaos(config.chaos.clock ?? null, config.clockFaults ?? "none", config.chaos.buggifyKnobs, world.engine.streams, buggify);
+  const ips = [...registry.processes.map((p) => p.ip), ...registry.workloadIps];
+  const clocks = new SeedClocks(clockRecord, world, ips);
   if (config.linkLatency !== null) {
     world.network.linkLatencyUs = linkLatencySampler(config.linkLatency, (ip) => registry.byIp(ip)?.locality, sim);
   }
   const record: SeedChaosRecord = Object.freeze({
     network,
     storage,
+    clock: clockRecord,
     attrition,
     reboots: null,
     chaosDurationMs: config.chaosDurationMs,
     faultInjector: null,
   });
-  return { record, driftMaxUs: clockDriftMaxUs(network.config) };
+  return { record, driftMaxUs: clockDriftMaxUs(network.config), clocks };
 }
 
 function errorText(error: unknown): { message: string; stack?: string } {
