@@ -6,6 +6,7 @@ import type { World } from "../world/world.ts";
 import type { StateBoard } from "./state-board.ts";
 import type { Topology } from "./topology.ts";
 import type { SimContext } from "./types.ts";
+import type { ChaosWindowView } from "./seed-chaos.ts";
 
 export class SimContextImpl extends ActorScope implements SimContext {
   constructor(
@@ -17,6 +18,7 @@ export class SimContextImpl extends ActorScope implements SimContext {
     readonly clientCount: number,
     readonly topology: Topology,
     readonly state: StateBoard,
+    readonly chaosWindow: ChaosWindowView,
   ) {
     super(world, incarnation, null, clock, myIp);
   }

@@ -16,7 +16,7 @@
  */
 import { abortError, assertReachable, isAbortError } from "@moonpool/core";
 import { msToUs } from "../engine/engine.ts";
-import { Incarnation } from "../engine/incarnation.ts";
+import { Incarnation, never, type PendingOp, type TaskState } from "../engine/incarnation.ts";
 import type { Buggify } from "../chaos/buggify.ts";
 import { clockDriftMaxUs, describeNetworkChaos, installNetworkChaos, resolveNetworkChaos, type NetworkChaosRecord } from "../chaos/network-chaos.ts";
 import { describeStorageChaos, installStorageChaos, resolveStorageChaos, type StorageChaosRecord } from "../chaos/storage-config.ts";
@@ -106,8 +106,30 @@ function errorText(error: unknown): { message: string; stack?: string } {
   return { message: String(error) };
 }
 
+/** What a workload or process sees of the chaos window: `ctx.chaosWindow`. */
+export interface ChaosWindowView {
+  /** The configured window (`.chaosDuration(ms)`), or null: faults last the whole run. */
+  readonly durationMs: number | null;
+  /** True once the cutoff happened (recovery mode: no new configuration-driven fault). */
+  readonly ended: boolean;
+  /**
+   * Resolves at the cutoff (at once when it already happened). Never resolves without a window.
+   * Like every wait it stops when its process crashes and rejects with an `AbortError` on
+   * graceful shutdown.
+   */
+  whenEnded(): Promise<void>;
+  /**
+   * Simulated ms of the recovery tail left: from the cutoff (or now, once past it) to the end of
+   * the run phase's budget (`.runTimeBudget(ms)`). Null without a window or before the run phase.
+   */
+  recoveryTimeLeftMs(): number | null;
+}
+
 export class ChaosWindow {
   private readonly controller = new AbortController();
+  /** True simulated time the run phase started at (µs), once it did. */
+  private runStartUs: number | null = null;
+  private readonly waiters: PendingOp<void>[] = [];
   /** Owner of the cutoff event: dead once the run phase is over. */
   private readonly cutoffOwner = { actor: "runner", alive: true };
   private injector: { readonly name: string; readonly incarnation: Incarnation } | null = null;
@@ -127,6 +149,7 @@ export class ChaosWindow {
   /** The run phase starts: schedule the cutoff and start this seed's injector and attrition. */
   start(attrition: readonly AttritionChaosRecord[] = []): void {
     const durationMs = this.config.chaosDurationMs;
+    this.runStartUs = this.world.engine.nowUs;
     if (durationMs === null) return; // no window: configuration faults for the whole run, injectors never run
     this.world.engine.schedule(msToUs(durationMs), () => this.cutoff(), null, EventTag.runner, this.cutoffOwner);
     if (this.config.faultFactory !== null) this.startInjector(this.config.faultFactory);
@@ -146,6 +169,36 @@ export class ChaosWindow {
     this.controller.abort(reason);
     this.injector?.incarnation.beginShutdown(reason);
     this.attrition?.stop();
+    for (const op of this.waiters.splice(0)) Incarnation.resolve(op, undefined);
+  }
+
+  /** The view of the window the actor of `incarnation` (and task `task`) gets. */
+  viewFor(incarnation: Incarnation, task: TaskState | null): ChaosWindowView {
+    const window = this;
+    return Object.freeze({
+      durationMs: this.config.chaosDurationMs,
+      get ended(): boolean {
+        return window.controller.signal.aborted;
+      },
+      whenEnded: () => this.waitForCutoff(incarnation, task),
+      recoveryTimeLeftMs: () => this.recoveryTimeLeftMs(),
+    });
+  }
+
+  private waitForCutoff(incarnation: Incarnation, task: TaskState | null): Promise<void> {
+    if (this.controller.signal.aborted) return Promise.resolve();
+    const op = incarnation.begin<void>(task, true, "chaos window end");
+    if (op === null) return never<void>();
+    if (this.config.chaosDurationMs !== null) this.waiters.push(op);
+    return op.promise;
+  }
+
+  private recoveryTimeLeftMs(): number | null {
+    const durationMs = this.config.chaosDurationMs;
+    if (durationMs === null || this.runStartUs === null) return null;
+    const budgetEndUs = this.runStartUs + msToUs(this.config.runTimeBudgetMs);
+    const fromUs = Math.max(this.world.engine.nowUs, this.runStartUs + msToUs(durationMs));
+    return Math.max(0, budgetEndUs - fromUs) / 1000;
   }
 
   /** The run phase is over: stop the injector, drop chaos events, keep faults off from here on. */

@@ -6,6 +6,7 @@ import type { NodeContext } from "@moonpool/core";
 import type { TraceQuery } from "../world/trace-log.ts";
 import type { Topology } from "./topology.ts";
 import type { StateBoard } from "./state-board.ts";
+import type { ChaosWindowView } from "./seed-chaos.ts";
 
 /** Everything simulated code receives. Processes and workloads each get their own. */
 export interface SimContext extends NodeContext {
@@ -16,6 +17,8 @@ export interface SimContext extends NodeContext {
   readonly topology: Topology;
   /** A key/value board shared by every actor of one seed. */
   readonly state: StateBoard;
+  /** The chaos window: await its cutoff, read the recovery tail left (see `ChaosWindowView`). */
+  readonly chaosWindow: ChaosWindowView;
 }
 
 /**
