@@ -1,8 +1,8 @@
 /**
- * The explorer against the two search benchmarks of the Rust examples.
+ * The explorer against two search benchmarks: the maze and the dungeon examples.
  *
  * Maze: root seeds 1..20, each explored on its own (a fresh campaign per root, so every root
- * starts with empty latches) with the spec's settings; how many timelines each root needed to
+ * starts with empty latches) with the default exploration settings; how many timelines each root needed to
  * reach its first bug; then plain random root seeds under the same total number of timelines.
  * Dungeon: the same for a few root seeds. Distinct bugs are counted per (root seed, violated
  * property), not per failing timeline: most failing timelines are clones of one branch point.
@@ -10,7 +10,7 @@
  * (each root its own run(), so each pays its pool's start-up: threads, tsx, module loading),
  * timelines per second of each; the two explorations must be identical.
  */
-import { SimulationBuilder, type SimulationReport } from "../packages/sim/src/index.ts";
+import type { SimulationBuilder, SimulationReport } from "../packages/sim/src/index.ts";
 import { mazeSimulation } from "../examples/maze/maze.ts";
 import { availableParallelism } from "node:os";
 import { dungeonSimulation } from "../examples/dungeon/dungeon.ts";

@@ -6,7 +6,7 @@
  * ROUND_TRIPS round trips are done or SIM_BUDGET_MS of simulated time passed. A message is one
  * request or one response that arrived: two per round trip.
  *
- * - baselineMsgsPerSec: moonpool's baseline network (no Chaos entry).
+ * - baselineMsgsPerSec: the baseline network (no Chaos entry).
  * - swarmMsgsPerSec: `Chaos.network("swarm")` for the whole run (no chaos window): the cost of
  *   the fault machinery plus the work faults cause (timeouts, reconnects, held bytes).
  * Both over the same seeds, in interleaved rounds in this process; medians of the rounds.

@@ -84,7 +84,7 @@ export class Maze {
     const bit = 1 << lock;
     const needs = PREREQUISITES[lock]!;
     if ((this.locks & bit) !== 0 || (this.locks & needs) !== needs) return;
-    // `locks` is the number of open locks when this lock's attempt starts (as in the Rust maze).
+    // `locks` is the number of open locks when this lock's attempt starts: deeper gates need more.
     const locks = popcount4(this.locks);
     // Gate d guards the assertion of depth d + 1; passing all five opens the lock.
     for (let depth = 1; depth <= GATES_PER_LOCK; depth++) {

@@ -1,5 +1,5 @@
 /**
- * The Paxos showcase, as the spec's workflow runs it: a smoke seed, each chaos axis alone, the full
+ * The Paxos showcase, run the way a new system should be: a smoke seed, each chaos axis alone, the full
  * campaign on fixed seeds (network, storage and attrition swarmed, buggify knobs, crash-restart
  * cycles, the recovery tail), every planted bug found and replayed from its recipe on a fresh
  * builder while the correct protocol passes the same campaign, and a determinism check.

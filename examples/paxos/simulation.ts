@@ -46,7 +46,7 @@ export const PAXOS_ATTRITION: AttritionConfig = Object.freeze({
 
 export interface PaxosSimulationOptions extends PaxosOptions {
   /**
-   * Network faults: "none" (baseline timing, no faults), "baseline" (the default: moonpool's
+   * Network faults: "none" (baseline timing, no faults), "baseline" (the default: the
    * baseline faults), or `Chaos.network("random" | "swarm")` drawn per seed.
    */
   readonly network?: "none" | "baseline" | "random" | "swarm";
@@ -134,7 +134,7 @@ export function paxosCampaign(options: PaxosOptions = {}): SimulationBuilder {
 export const PAXOS_STAGES = {
   /** One seed, a network without faults, no isolation: the happy path against the model. */
   smoke: (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "none", isolation: false }),
-  /** Moonpool's baseline network faults (timing, connect failures, partial I/O, rare corruption). */
+  /** The baseline network faults (timing, connect failures, partial I/O, rare corruption). */
   baseline: (options: PaxosOptions = {}) => paxosSimulation({ ...options, isolation: false }),
   /** + a node cut off from everyone now and then, inside the chaos window. */
   isolation: (options: PaxosOptions = {}) => paxosSimulation(options),

@@ -23,7 +23,7 @@
  */
 import { IoError } from "./errors.ts";
 
-/** How `StorageProvider.open` opens a file (the flags of POSIX `open` / Rust's `OpenOptions`). */
+/** How `StorageProvider.open` opens a file (the flags of POSIX `open`). */
 export interface OpenOptions {
   /** Reads allowed. */
   readonly read?: boolean;
@@ -39,7 +39,7 @@ export interface OpenOptions {
   readonly append?: boolean;
 }
 
-/** The usual option sets (Rust's `OpenOptions` presets plus read-write). */
+/** The usual option sets, by name. */
 export const OpenOptions = Object.freeze({
   /** An existing file, read only. */
   readOnly: Object.freeze({ read: true }) as OpenOptions,
@@ -141,7 +141,7 @@ export function checkStoragePath(path: unknown): IoError | null {
   return null;
 }
 
-/** Why `options` cannot open a file, as an `IoError("EINVAL")` (Rust's rules), or null. */
+/** Why `options` cannot open a file, as an `IoError("EINVAL")` (e.g. `create` without `write` or `append`), or null. */
 export function checkOpenOptions(options: unknown): IoError | null {
   if (typeof options !== "object" || options === null) {
     return new IoError("EINVAL", "open(path, options) needs an options object such as { read: true } (see OpenOptions presets)");

@@ -33,6 +33,7 @@ export abstract class TaskHandleBase<T> implements TaskHandle<T> {
     });
   }
 
+  // biome-ignore lint/suspicious/noThenProperty: a task handle is awaitable on purpose (PromiseLike).
   then<R1 = TaskOutcome<T>, R2 = never>(
     onFulfilled?: ((value: TaskOutcome<T>) => R1 | PromiseLike<R1>) | null,
     onRejected?: ((reason: unknown) => R2 | PromiseLike<R2>) | null,

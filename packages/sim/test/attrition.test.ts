@@ -89,7 +89,7 @@ describe("attrition budgets and victims", () => {
       kinds.wipe += t.wipe;
     }
     expect(rec.seeds).toHaveLength(1_000);
-    // A fresh attrition injector every seed (moonpool lost user injectors after the first, quirk 17).
+    // A fresh attrition injector every seed, so every seed sees the same kind of chaos.
     expect(rec.seeds.filter((s) => starts(s.faults).length > 0).length).toBeGreaterThan(990);
     expect(reboots).toBeGreaterThan(5_000);
     expect(peakAcceptors).toBe(1);

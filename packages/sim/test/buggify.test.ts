@@ -15,7 +15,7 @@ function simStream(seed: number): RandomStream {
 const SEEDS = Array.from({ length: 2000 }, (_, i) => deriveSeed(20240601, i));
 
 describe("constants", () => {
-  it("match the spec", () => {
+  it("are 50 % activation and 25 % firing", () => {
     expect(BUGGIFY_ACTIVATION_PROBABILITY).toBe(0.5);
     expect(BUGGIFY_FIRE_PROBABILITY).toBe(0.25);
     expect(BUGGIFY_KNOB_FIRE_PROBABILITY).toBe(0.25);

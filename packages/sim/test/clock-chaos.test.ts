@@ -23,7 +23,7 @@ import { leaseSimulation } from "./fixtures/lease.ts";
 
 const IP = "10.0.1.1";
 
-function clockOn(world: World, skew: { offsetUs?: number; rateError?: number; monotonicOriginUs?: number }, steps: ClockSteps | null = null, firstStepAtUs = Infinity): ProcessClock {
+function clockOn(skew: { offsetUs?: number; rateError?: number; monotonicOriginUs?: number }, steps: ClockSteps | null = null, firstStepAtUs = Infinity): ProcessClock {
   const clock = new ProcessClock(IP);
   clock.setSkew({ offsetUs: skew.offsetUs ?? 0, rateError: skew.rateError ?? 0, monotonicOriginUs: skew.monotonicOriginUs ?? 0 }, steps, firstStepAtUs);
   return clock;
@@ -36,8 +36,8 @@ function faultsOf(world: World, kind: string) {
 describe("per-process clock properties", () => {
   it("offset on: the wall clock reads true time plus the offset; off: exact", () => {
     const world = new World({ seed: 1 });
-    const ahead = clockOn(world, { offsetUs: 250_000 });
-    const behind = clockOn(world, { offsetUs: -400_000 });
+    const ahead = clockOn({ offsetUs: 250_000 });
+    const behind = clockOn({ offsetUs: -400_000 });
     const exact = new ProcessClock(IP);
     world.engine.nowUs = 1_000_000;
     expect(ahead.wall(world)).toBe(1_250);
@@ -48,8 +48,8 @@ describe("per-process clock properties", () => {
 
   it("rate error on: both clocks advance (1 + e) times as fast as true time, in both directions; off: exact", () => {
     const world = new World({ seed: 1 });
-    const fast = clockOn(world, { rateError: 0.01 });
-    const slow = clockOn(world, { rateError: -0.02 });
+    const fast = clockOn({ rateError: 0.01 });
+    const slow = clockOn({ rateError: -0.02 });
     const exact = new ProcessClock(IP);
     world.engine.nowUs = 10_000_000;
     expect([fast.wall(world), fast.read(world)]).toEqual([10_100, 10_100]);
@@ -63,7 +63,7 @@ describe("per-process clock properties", () => {
   it("steps on: the wall clock jumps forwards and backwards, each a clock_step event; none after the cutoff", () => {
     const world = new World({ seed: 7 });
     const steps: ClockSteps = { meanIntervalUs: 100_000, maxUs: 50_000, cutoffUs: Infinity };
-    const clock = clockOn(world, {}, steps, 100_000);
+    const clock = clockOn({}, steps, 100_000);
     const jumps: number[] = [];
     let previous = clock.wall(world);
     for (let t = 1; t <= 1_000; t++) {
@@ -90,7 +90,7 @@ describe("per-process clock properties", () => {
 
   it("steps off: the wall clock never jumps and no clock_step event", () => {
     const world = new World({ seed: 7 });
-    const clock = clockOn(world, { offsetUs: 3_000, rateError: 0.001 });
+    const clock = clockOn({ offsetUs: 3_000, rateError: 0.001 });
     let previous = clock.wall(world);
     for (let t = 1; t <= 1_000; t++) {
       world.engine.nowUs = t * 10_000;
@@ -103,7 +103,7 @@ describe("per-process clock properties", () => {
 
   it("monotonic: timer() never goes back while the wall clock steps back; exact clocks are monotonic too", () => {
     const world = new World({ seed: 11 });
-    const clock = clockOn(world, { rateError: -0.05, monotonicOriginUs: 77_000 }, { meanIntervalUs: 50_000, maxUs: 500_000, cutoffUs: Infinity }, 50_000);
+    const clock = clockOn({ rateError: -0.05, monotonicOriginUs: 77_000 }, { meanIntervalUs: 50_000, maxUs: 500_000, cutoffUs: Infinity }, 50_000);
     const exact = new ProcessClock(IP);
     let wallWentBack = false;
     let [wall, timer, exactTimer] = [clock.wall(world), clock.read(world), exact.read(world)];

@@ -166,7 +166,7 @@ describe("console capture", () => {
   });
 });
 
-describe("quiescence under Vitest (findings Q8)", () => {
+describe("quiescence under Vitest, which swaps process.nextTick around console output", () => {
   it("never runs a step while continuations of the previous one are pending, even with console output and nextTick chains", async () => {
     let inFlight = 0;
     let checks = 0;

@@ -35,7 +35,7 @@ function record(plan: ChaosPlan, seed: number): { rec: NetworkChaosRecord; confi
 const SEEDS_1000 = Array.from({ length: 1000 }, (_, i) => i);
 
 describe("network configuration per seed", () => {
-  it("no Chaos.network entry: moonpool's baseline (§9.2), without any draw", () => {
+  it("no Chaos.network entry: the baseline, without any draw", () => {
     const { rec } = record({ network: null, buggifyKnobs: false }, 1);
     expect(rec.mode).toBe("baseline");
     expect(rec.config).toBe(NETWORK_BASELINE);
@@ -66,7 +66,7 @@ describe("network configuration per seed", () => {
     expect(NETWORK_BASELINE.latency.connect).toEqual({ shape: "uniform", rangeUs: [1_000, 11_000] });
   });
 
-  it("random: every parameter drawn per seed within the §9.3 ranges, all modes, strategies and shapes reached", () => {
+  it("random: every parameter drawn per seed within the documented ranges, all modes, strategies and shapes reached", () => {
     const seen = { modes: new Set<string>(), strategies: new Set<string>(), shapes: new Set<string>() };
     const within = (x: number, [lo, hi, scale]: readonly [number, number, number]) => x >= lo * scale - 1e-12 && x <= (hi - 1) * scale + 1e-12;
     const r = RANDOM_NETWORK_RANGES;

@@ -1,12 +1,11 @@
 import { describe, expect, it } from "vitest";
 import { abortError, IoError, type Connection, type Listener } from "@moonpool/core";
 import { Incarnation } from "../src/engine/incarnation.ts";
-import type { StopReason } from "../src/engine/engine.ts";
 import { World } from "../src/world/world.ts";
 import { Actor, runWorld as run } from "./fixtures/drive-world.ts";
 import { ActorScope } from "../src/world/scope.ts";
 import { ProcessClock } from "../src/world/time.ts";
-import { BASELINE_LATENCY, EPHEMERAL_PORT_FIRST } from "../src/world/network.ts";
+import { BASELINE_LATENCY, EPHEMERAL_PORT_FIRST } from "../src/world/network/index.ts";
 
 const SERVER_IP = "10.0.1.1";
 const CLIENT_IP = "10.0.0.1";
@@ -278,7 +277,7 @@ describe("SimNetwork", () => {
       const conn = await listener.accept();
       return await conn.read();
     });
-    const cli = new Actor(async () => {
+    new Actor(async () => {
       await client.time.sleep(1);
       const conn = await client.network.connect(SERVER_ADDR);
       await conn.write(bytes("ghost"));

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { isAbortError, OpenOptions } from "@moonpool/core";
 import { SimulationBuilder, type FaultContext, type FaultInjector, type Process, type Topology } from "../src/index.ts";
-import { checkTimeline, Idle, lifecycleRecorder, P } from "./fixtures/reboot-helpers.ts";
+import { checkTimeline, Idle, lifecycleRecorder } from "./fixtures/reboot-helpers.ts";
 
 describe("topology queries", () => {
   it("peers, groups, tags, localities and the machine registry come back sorted and complete", async () => {

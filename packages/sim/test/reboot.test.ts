@@ -13,7 +13,6 @@ import {
   type FaultContext,
   type FaultInjector,
   type Process,
-  type SimContext,
   type Workload,
   WorkloadCount,
 } from "../src/index.ts";

@@ -1,5 +1,5 @@
 /**
- * Storage chaos configurations (inventory §10.2): the baseline, `random` (every value within its
+ * Storage chaos configurations: the baseline, `random` (every value within its
  * range), `swarm` (9 config-stream draws in the documented order, each family on for about half of
  * the seeds), the buggify knobs, validation, and the report description.
  */
@@ -11,7 +11,6 @@ import {
   applyStorageKnobs,
   describeStorageChaos,
   describeStorageConfig,
-  drawStorageSwarmMask,
   enabledStorageFamilies,
   installStorageChaos,
   randomStorageConfig,
@@ -27,7 +26,7 @@ import { World } from "../src/world/world.ts";
 const SEEDS = 1_000;
 
 describe("storage configurations", () => {
-  it("the baseline has moonpool's timing and every fault family off", () => {
+  it("the baseline has the default timing and every fault family off", () => {
     expect(DEFAULT_STORAGE_CONFIG).toMatchObject({
       iops: 25_000,
       bandwidthBytesPerSec: 150_000_000,
@@ -39,7 +38,7 @@ describe("storage configurations", () => {
     expect(new World({ seed: 1 }).storage.config).toBe(DEFAULT_STORAGE_CONFIG);
   });
 
-  it("random mode draws every value within moonpool's ranges, from the sim stream only", () => {
+  it("random mode draws every value within its documented range, from the sim stream only", () => {
     for (let seed = 0; seed < 300; seed++) {
       const streams = seedStreams(seed);
       const c = randomStorageConfig(streams.sim);

@@ -1,5 +1,5 @@
 /**
- * Storage fault families (inventory §10.2): each fires, with its `sim_fault` event and its effect on
+ * Storage fault families: each fires, with its `sim_fault` event and its effect on
  * the bytes, when its probability is on; none fires when it is off; recovery mode turns them all
  * off; per-IP overrides stay on their IP. Plus ownership (files per IP, surviving reboots), crash
  * and wipe, waits that graceful shutdown does not abort, and determinism of the trace hash.

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { OpenOptions, type StorageFile } from "@moonpool/core";
 import { RandomStream, STREAM_KEYS } from "../src/engine/rng.ts";
-import { uniform } from "../src/world/network-config.ts";
+import { uniform } from "../src/world/network/config.ts";
 import { DEFAULT_STORAGE_CONFIG, METADATA_LATENCY_US, type StorageConfig } from "../src/world/storage/config.ts";
 import { STORAGE_FAULT_KINDS } from "../src/world/storage/faults.ts";
 import { DiskEpisodes, transferUs } from "../src/world/storage/latency.ts";
@@ -72,7 +72,7 @@ describe("storage latency formula", () => {
     expect(transferUs(4096, 2_000, 4_000_000)).toBe(1_524);
   });
 
-  it("the baseline draws base latencies uniformly from moonpool's ranges", async () => {
+  it("the baseline draws base latencies uniformly from the default ranges", async () => {
     const world = hashedWorld(2, DEFAULT_STORAGE_CONFIG);
     const { scope } = boot(world);
     const samples = await runActor(world, async () => {

@@ -13,7 +13,7 @@
  */
 import { TaskHandleBase } from "../task-handle.ts";
 import { TaskCancelled } from "../errors.ts";
-import type { Channel, RandomProvider, TaskHandle, TaskOutcome, TaskProvider, TaskScope } from "../providers.ts";
+import type { Channel, RandomProvider, TaskHandle, TaskProvider, TaskScope } from "../providers.ts";
 import type { Tracer } from "../trace.ts";
 import { ChannelRegistry } from "./channel.ts";
 import { Halt, never } from "./halt.ts";

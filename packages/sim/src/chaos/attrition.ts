@@ -1,5 +1,5 @@
 /**
- * Attrition (inventory §6, spec Stage 8): the built-in background reboots.
+ * Attrition: the built-in background reboots.
  *
  *   Chaos.attrition({ maxDead: 1, probGraceful: 1, probCrash: 2, probWipe: 0 }, "swarm")
  *   Chaos.attrition({ maxDead: 1, probGraceful: 0, probCrash: 1, probWipe: 0, victims: AttritionVictims.group("acceptor") }, "random")
@@ -9,7 +9,7 @@
  *   (`.group("acceptor")`, named after its process) or a tag (`.tagged("role", "storage")`).
  * - `maxDead` counts the dead processes of the victim pool (whatever killed them): attrition
  *   reboots nothing that would take the pool above it, and never picks a process that is already
- *   dead (moonpool did, quirk 4).
+ *   dead (see docs/departures.md).
  * - `scope`: `"process"` (default) reboots one process; `"machine"`, `"zone"` or `"datacenter"`
  *   (needs `.cluster(...)`) picks one failure domain holding live victims and reboots all its live
  *   victims together, with one kind, if the budget allows the whole domain. Victims outside the
@@ -37,7 +37,7 @@ import {
   normalizeDelayRange,
   type DelayRangeMs,
   type RebootKind,
-} from "../runner/reboot.ts";
+} from "./reboot-kinds.ts";
 import type { ChaosMode } from "./chaos.ts";
 import { drawFamilyMask } from "./random-draws.ts";
 

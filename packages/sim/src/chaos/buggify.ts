@@ -1,5 +1,5 @@
 /**
- * Buggify: cooperative fault injection at points the application chooses (spec Stage 7).
+ * Buggify: cooperative fault injection at points the application chooses.
  *
  * Two decisions, both drawn from the counted `sim` stream so recipes replay them:
  * 1. Activation: the first time a seed meets a point id, the point is activated for the whole
@@ -17,7 +17,7 @@
 import { BUGGIFY_FIRE_PROBABILITY } from "@moonpool/core";
 import { assertSeed, splitmix64, type RandomStream } from "../engine/rng.ts";
 
-/** Probability that a buggify point is activated for a seed when first encountered (spec: 50 %). */
+/** Probability that a buggify point is activated for a seed when first encountered: 50 %. */
 export const BUGGIFY_ACTIVATION_PROBABILITY = 0.5;
 /** Firing probability of an active `buggifyKnob` point (the same 25 % as `buggify`). */
 export const BUGGIFY_KNOB_FIRE_PROBABILITY = BUGGIFY_FIRE_PROBABILITY;
@@ -25,7 +25,7 @@ export { BUGGIFY_FIRE_PROBABILITY };
 
 /** Operation ids of the swarm alphabet are bytes. */
 export const MAX_SWARM_OP_ID = 255;
-/** Key mixed into the seed for the swarm mask ("opmasksr" in ASCII, as in the Rust code). */
+/** Key mixed into the seed for the swarm mask ("opmasksr" in ASCII), so it is independent of the other streams. */
 const SWARM_OP_KEY = 0x6f706d61736b7372n;
 const MASK_64 = (1n << 64n) - 1n;
 
@@ -89,7 +89,7 @@ export class Buggify {
   /**
    * `defaultValue` normally; when the point fires (25 %), a uniform value in `[lo, hi)`: an
    * integer when both bounds are safe integers, a float otherwise. An empty range yields `lo`
-   * (not the default, as in the spec).
+   * (not the default).
    */
   knob(id: string, defaultValue: number, lo: number, hi: number): number {
     checkId(id, "buggifyKnob");

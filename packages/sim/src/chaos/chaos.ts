@@ -5,13 +5,13 @@
  *
  *   .enableChaos([Chaos.network("swarm"), Chaos.buggifyKnobs()])
  *
- * - `Chaos.network(mode)`: network faults drawn per seed ("random", inventory §9.3) or drawn and
- *   then thinned by a per-seed mask ("swarm", §9.4). Without it the baseline of §9.2 applies.
+ * - `Chaos.network(mode)`: network faults drawn per seed ("random") or drawn and then thinned by
+ *   a per-seed mask ("swarm"). Without it the baseline network configuration applies.
  * - `Chaos.storage(mode)`: storage faults drawn per seed ("random") or drawn and masked ("swarm"),
- *   inventory §10.2 (see `storage-config.ts`). Without it storage faults are off.
- * - `Chaos.attrition(config, mode)`: built-in process reboots within the chaos window (inventory
- *   §6, see `attrition.ts`); one entry per victim pool, a later one for the same pool replaces it.
- * - `Chaos.buggifyKnobs()`: spikes the knobs of the enabled surfaces (§9.5) on the seeds where
+ *   (see `storage-config.ts`). Without it storage faults are off.
+ * - `Chaos.attrition(config, mode)`: built-in process reboots within the chaos window (see
+ *   `attrition.ts`); one entry per victim pool, a later one for the same pool replaces it.
+ * - `Chaos.buggifyKnobs()`: spikes the knobs of the enabled surfaces on the seeds where
  *   their buggify points fire; it needs at least one such surface.
  * Later entries override earlier ones for the same surface.
  */
@@ -47,7 +47,7 @@ export const Chaos = Object.freeze({
   },
   /**
    * Storage fault families (read/write corruption, phantom and misdirected writes and reads, sync
-   * failures, crash damage, stalls, throttling) drawn per seed (`"random"`, inventory §10.2) or
+   * failures, crash damage, stalls, throttling) drawn per seed (`"random"`) or
    * drawn and masked (`"swarm"`, 9 families). Without it storage faults are off.
    */
   storage(mode: ChaosMode): Chaos {

@@ -1,16 +1,16 @@
 /**
- * Which network configuration a seed runs with (inventory §9.2–9.5), and installing it into the
+ * Which network configuration a seed runs with, and installing it into the
  * world:
  *
- * - No `Chaos.network` entry: `NETWORK_BASELINE` (§9.2), the same for every seed. The builder's
+ * - No `Chaos.network` entry: `NETWORK_BASELINE`, the same for every seed. The builder's
  *   `.networkFaults("none" | config)` replaces the baseline with no faults or a fixed configuration.
- * - `Chaos.network("random")`: every parameter drawn from the seed's `sim` stream (§9.3) within
+ * - `Chaos.network("random")`: every parameter drawn from the seed's `sim` stream within
  *   `RANDOM_NETWORK_RANGES`.
  * - `Chaos.network("swarm")`: the random configuration, then one `config`-stream draw per family in
- *   `SWARM_NETWORK_FAMILIES` order (8 draws) switches that family off with probability 1/2 (§9.4).
+ *   `SWARM_NETWORK_FAMILIES` order (8 draws) switches that family off with probability 1/2.
  *   The all-off subset is allowed.
  * - `Chaos.buggifyKnobs()` (only with `Chaos.network`): three knobs spike on the seeds where their
- *   buggify points fire (§9.5); a family the swarm mask switched off stays off.
+ *   buggify points fire; a family the swarm mask switched off stays off.
  *
  * The resulting `NetworkChaosRecord` (mode, mask, spiked knobs, every value) goes into the seed's
  * result, so a failing seed says which faults were on.
@@ -22,11 +22,10 @@ import {
   NETWORK_FAULT_KINDS,
   NETWORK_NO_FAULTS,
   PARTITION_STRATEGIES,
-  uniform,
   BASELINE_LATENCY_SHAPES,
   type NetworkConfig,
   type RangeUs,
-} from "../world/network-config.ts";
+} from "../world/network/config.ts";
 import type { World } from "../world/world.ts";
 import type { Buggify } from "./buggify.ts";
 import { draw, drawFamilyMask, drawRange, randomLatency, type Draw, type LatencyDraw } from "./random-draws.ts";
@@ -39,8 +38,8 @@ const MS = 1000;
 const SECOND = 1_000_000;
 
 /**
- * moonpool's `ChaosConfiguration::default()` (§9.2): the baseline every simulation without a
- * `Chaos.network` entry runs with. Each value is moonpool's default.
+ * The baseline every simulation without a `Chaos.network` entry runs with: realistic timing plus
+ * rare, buggify-gated faults (values in docs/fault-catalogue.md).
  */
 export const NETWORK_BASELINE: NetworkConfig = Object.freeze({
   /** bind 50–150 µs, accept 1–6 ms, connect 1–11 ms, write 100–600 µs, all uniform. */
@@ -79,12 +78,9 @@ export const NETWORK_BASELINE: NetworkConfig = Object.freeze({
   buggifiedDelayProbability: 0.25,
 });
 
-/** A value drawn as `rangeInt(lo, hi) · scale` (lo inclusive, hi exclusive). */
-/** A latency range: one bound drawn from each of these ranges (µs, ordered if they cross); the shape is drawn 1/3 each. */
-
 /**
- * §9.3: the ranges `Chaos.network("random")` draws each parameter from (sim stream, in the order
- * listed). moonpool's network `read_latency` is not drawn: it was never used (quirk 12).
+ * The ranges `Chaos.network("random")` draws each parameter from (sim stream, in the order
+ * listed). Reads have no latency of their own: a read waits for a delivery, which has one.
  */
 export const RANDOM_NETWORK_RANGES = Object.freeze({
   latency: Object.freeze({
@@ -93,7 +89,6 @@ export const RANDOM_NETWORK_RANGES = Object.freeze({
     connect: { startUs: [1_000, 50_000], endUs: [10_000, 100_000] },
     write: { startUs: [50, 1_000], endUs: [200, 2_000] },
   } satisfies Record<"bind" | "accept" | "connect" | "write", LatencyDraw>),
-  /** A bimodal shape's slow mode: `end .. 10·end`, chosen with probability 0.001–0.009. */
   /** Clog probability 0–19 %, duration from `[50..300) ms` to `[100..500) ms`. */
   clogProbability: [0, 20, 0.01] as Draw,
   clogDurationStartUs: [50 * MS, 300 * MS] as RangeUs,
@@ -124,13 +119,13 @@ export const RANDOM_NETWORK_RANGES = Object.freeze({
   partialReadMaxBytes: [100, 2_000, 1] as Draw,
 });
 
-/** §9.4: the families the swarm mask may switch off, in the order of their `config`-stream draws. */
+/** The families the swarm mask may switch off, in the order of their `config`-stream draws. */
 export const SWARM_NETWORK_FAMILIES = ["clog", "partition", "bitFlip", "randomClose", "connectFailure", "clockDrift", "buggifiedDelay", "pairLatency"] as const;
 export type SwarmNetworkFamily = (typeof SWARM_NETWORK_FAMILIES)[number];
 /** Probability that the swarm mask switches one family off for a seed. */
 export const SWARM_FAMILY_OFF_PROBABILITY = 0.5;
 
-/** §9.5: the knobs `Chaos.buggifyKnobs()` spikes, their buggify ids and spike ranges `[lo, hi)`. */
+/** The knobs `Chaos.buggifyKnobs()` spikes, their buggify ids and spike ranges `[lo, hi)`. */
 export const NETWORK_KNOBS = Object.freeze({
   clogProbability: { id: "chaos.network.clogProbability", range: [0.5, 1.0] as const },
   partitionProbability: { id: "chaos.network.partitionProbability", range: [0.3, 0.8] as const },
@@ -152,7 +147,7 @@ export interface NetworkChaosRecord {
   readonly config: NetworkConfig;
 }
 
-/** §9.3: a configuration with every parameter drawn from `sim`. */
+/** A configuration with every parameter drawn from `sim`. */
 export function randomNetworkConfig(sim: RandomStream): NetworkConfig {
   const r = RANDOM_NETWORK_RANGES;
   const latency = {
@@ -206,7 +201,7 @@ export function randomNetworkConfig(sim: RandomStream): NetworkConfig {
   });
 }
 
-/** §9.4: the swarm mask, 8 `config`-stream draws in `SWARM_NETWORK_FAMILIES` order (true = family stays on). */
+/** The swarm mask, 8 `config`-stream draws in `SWARM_NETWORK_FAMILIES` order (true = family stays on). */
 export function drawSwarmMask(config: RandomStream): Record<SwarmNetworkFamily, boolean> {
   return drawFamilyMask(config, SWARM_NETWORK_FAMILIES, SWARM_FAMILY_OFF_PROBABILITY);
 }
@@ -229,7 +224,7 @@ export function applySwarmMask(config: NetworkConfig, mask: Readonly<Record<Swar
 
 const KNOB_FAMILY: Record<KnobName, SwarmNetworkFamily> = { clogProbability: "clog", partitionProbability: "partition", randomCloseProbability: "randomClose" };
 
-/** §9.5: spikes the knobs whose buggify points fire, leaving masked-off families off. */
+/** Spikes the knobs whose buggify points fire, leaving masked-off families off. */
 function spikeKnobs(config: NetworkConfig, buggify: Buggify, mask: Readonly<Record<SwarmNetworkFamily, boolean>> | null): { config: NetworkConfig; spiked: Partial<Record<KnobName, number>> } {
   const spiked: Partial<Record<KnobName, number>> = {};
   const next: Record<KnobName, number> = { clogProbability: config.clogProbability, partitionProbability: config.partitionProbability, randomCloseProbability: config.randomCloseProbability };
@@ -273,8 +268,7 @@ export function clockDriftMaxUs(config: NetworkConfig): number {
 }
 
 /**
- * The buggified sleep delay of `config` (moonpool: every sleep, with probability p, adds
- * `max · u^1000`): a power law that is almost always below a microsecond and now and then long.
+ * The buggified sleep delay of `config` (every sleep, with probability p, adds `max · u^1000`): a power law that is almost always below a microsecond and now and then long.
  */
 export function buggifiedSleepDelay(world: World, config: NetworkConfig): (ip: string) => number {
   const p = config.buggifiedDelayProbability;

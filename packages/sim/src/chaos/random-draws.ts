@@ -1,10 +1,10 @@
 /**
- * Drawing randomized configurations (inventory §9.3, §10.2): integer ranges scaled to a unit,
+ * Drawing randomized network and storage configurations: integer ranges scaled to a unit,
  * ranges whose two bounds are both drawn, and the one-third-each mix of latency shapes that the
  * network and storage share.
  */
 import type { RandomStream } from "../engine/rng.ts";
-import { uniform, type LatencyDistribution, type RangeUs } from "../world/network-config.ts";
+import { uniform, type LatencyDistribution, type RangeUs } from "../world/network/config.ts";
 
 /** `[lo, hi, scale]`: a uniform integer in `[lo, hi)` times `scale` (e.g. per-100,000 rates). */
 export type Draw = readonly [lo: number, hi: number, scale: number];

@@ -1,5 +1,5 @@
 /**
- * Which storage configuration a seed runs with (inventory §10.2), as the chaos layer decides it:
+ * Which storage configuration a seed runs with, as the chaos layer decides it:
  *
  * - No `Chaos.storage` entry: `DEFAULT_STORAGE_CONFIG` (realistic timing, every fault off).
  * - `Chaos.storage("random")`: every parameter drawn from the seed's `sim` stream, within
@@ -29,27 +29,23 @@ import type { ChaosMode } from "./chaos.ts";
 const MS = 1000;
 const SECOND = 1_000_000;
 
-/** A value drawn as `rangeInt(lo, hi) · scale` (lo inclusive, hi exclusive). */
-/** A latency range: its start and end are drawn from these ranges (µs); the shape is drawn 1/3 each. */
-
-/** §10.2 `random_for_seed`: the ranges `Chaos.storage("random")` draws from (sim stream, in this order). */
+/** The ranges `Chaos.storage("random")` draws from (sim stream, in this order; see docs/fault-catalogue.md). */
 export const RANDOM_STORAGE_RANGES = Object.freeze({
   /** 10,000–100,000 IOPS. */
   iops: [10_000, 100_001, 1] as Draw,
   /** 50–500 MB/s. */
   bandwidthBytesPerSec: [50, 501, 1_000_000] as Draw,
-  /** Base latencies: start and end of the range drawn separately, shape as the network's (§9.3). */
+  /** Base latencies: start and end of the range drawn separately, the shape 1/3 each (as the network's). */
   readLatency: { startUs: [20, 100], endUs: [100, 500] } as LatencyDraw,
   writeLatency: { startUs: [50, 200], endUs: [200, 1_000] } as LatencyDraw,
   syncLatency: { startUs: [500, 2_000], endUs: [2_000, 10_000] } as LatencyDraw,
-  /** A bimodal shape's slow mode: `end .. 10·end`, chosen with probability 0.001–0.009. */
   /** Per sector read / written: 0–99 in 100,000. */
   readFaultProbability: [0, 100, 1e-5] as Draw,
   writeFaultProbability: [0, 100, 1e-5] as Draw,
   /** Per write: 0–19 in 100,000 phantom, 0–9 in 100,000 misdirected. */
   phantomWriteProbability: [0, 20, 1e-5] as Draw,
   misdirectedWriteProbability: [0, 10, 1e-5] as Draw,
-  /** Per read: 0–9 in 100,000 misdirected (inert in moonpool, quirk 12; live here). */
+  /** Per read: 0–9 in 100,000 misdirected. */
   misdirectedReadProbability: [0, 10, 1e-5] as Draw,
   /** Per sync: 0–49 in 100,000 fail. */
   syncFailureProbability: [0, 50, 1e-5] as Draw,
@@ -70,7 +66,7 @@ export const RANDOM_STORAGE_RANGES = Object.freeze({
   crashLostWriteRatio: [0, 101, 0.01] as Draw,
 });
 
-/** §10.2: the families the swarm mask may switch off, in the order of their `config`-stream draws. */
+/** The families the swarm mask may switch off, in the order of their `config`-stream draws. */
 export const SWARM_STORAGE_FAMILIES = ["read", "write", "crash", "misdirectRead", "misdirectWrite", "phantom", "sync", "stall", "throttle"] as const;
 export type SwarmStorageFamily = (typeof SWARM_STORAGE_FAMILIES)[number];
 export type StorageSwarmMask = Readonly<Record<SwarmStorageFamily, boolean>>;
@@ -101,7 +97,7 @@ export const STORAGE_FAMILY_PROBABILITY: Readonly<Record<SwarmStorageFamily, Sto
   throttle: "throttleProbability",
 });
 
-/** §10.2 BuggifyKnobs: what `Chaos.buggifyKnobs()` spikes, with buggify ids and spike ranges `[lo, hi)`. */
+/** What `Chaos.buggifyKnobs()` spikes, with buggify ids and spike ranges `[lo, hi)`. */
 export const STORAGE_KNOBS = Object.freeze({
   iops: { id: "chaos.storage.iops", range: [100, 5_000] as const, family: null },
   bandwidthBytesPerSec: { id: "chaos.storage.bandwidth", range: [1_000_000, 20_000_000] as const, family: null },
@@ -114,7 +110,7 @@ export const STORAGE_KNOBS = Object.freeze({
 } satisfies Record<string, { id: string; range: readonly [number, number]; family: SwarmStorageFamily | null }>);
 export type StorageKnobName = keyof typeof STORAGE_KNOBS;
 
-/** §10.2 `random_for_seed`: every parameter drawn from `sim`, in `RANDOM_STORAGE_RANGES` order. */
+/** A configuration with every parameter drawn from `sim`, in `RANDOM_STORAGE_RANGES` order. */
 export function randomStorageConfig(sim: RandomStream): StorageConfig {
   const r = RANDOM_STORAGE_RANGES;
   const iops = draw(sim, r.iops);
@@ -159,7 +155,7 @@ export function randomStorageConfig(sim: RandomStream): StorageConfig {
   });
 }
 
-/** §10.2: the swarm mask, 9 `config`-stream draws in `SWARM_STORAGE_FAMILIES` order (true = family stays on). */
+/** The swarm mask, 9 `config`-stream draws in `SWARM_STORAGE_FAMILIES` order (true = family stays on). */
 export function drawStorageSwarmMask(config: RandomStream): Record<SwarmStorageFamily, boolean> {
   return drawFamilyMask(config, SWARM_STORAGE_FAMILIES, SWARM_STORAGE_FAMILY_OFF_PROBABILITY);
 }
@@ -171,7 +167,7 @@ export function applyStorageSwarmMask(config: StorageConfig, mask: StorageSwarmM
   return Object.freeze({ ...config, ...off });
 }
 
-/** §10.2 `swarm_for_seed`: the random configuration (`sim`), then the mask (`config`). */
+/** The swarm configuration: the random configuration (`sim`), then the mask (`config`). */
 export function swarmStorageConfig(sim: RandomStream, config: RandomStream): { config: StorageConfig; mask: StorageSwarmMask } {
   const random = randomStorageConfig(sim);
   const mask = Object.freeze(drawStorageSwarmMask(config));
@@ -179,7 +175,7 @@ export function swarmStorageConfig(sim: RandomStream, config: RandomStream): { c
 }
 
 /**
- * §10.2 BuggifyKnobs: each knob asks buggify (`sim` draws) whether it spikes this seed, in
+ * Buggify knobs: each knob asks buggify (`sim` draws) whether it spikes this seed, in
  * `STORAGE_KNOBS` order; knobs of families `mask` switched off are skipped (no draw).
  */
 export function applyStorageKnobs(

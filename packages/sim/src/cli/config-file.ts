@@ -92,7 +92,7 @@ export async function loadConfig(cwd: string, explicitPath?: string): Promise<Re
     exclude: [...ALWAYS_EXCLUDED, ...(config.exclude === undefined ? [] : stringList(file, config.exclude, "exclude"))],
     iterations: config.iterations === undefined ? null : positiveInteger(file, config.iterations, "iterations"),
     untilStable,
-    // One worker per core (findings Q7: going past the core count lost throughput).
+    // One worker per core: going past the core count lost throughput (docs/decisions.md D12).
     workers: config.workers === undefined ? availableParallelism() : positiveInteger(file, config.workers, "workers"),
     reportDir: path.resolve(rootDir, config.reportDir ?? DEFAULT_REPORT_DIR),
     reporters: reporters as ReporterName[],

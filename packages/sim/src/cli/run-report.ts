@@ -9,7 +9,7 @@
  * `totalWallTimeMs` inside the simulation reports. Everything else is a function of the seeds.
  */
 import { readFile } from "node:fs/promises";
-import { PACKAGE_VERSION, REPORT_SCHEMA_VERSION, SimulationReport } from "../runner/report.ts";
+import { PACKAGE_VERSION, REPORT_SCHEMA_VERSION, type SimulationReport } from "../runner/report.ts";
 import { formatFailure, type SeedResult } from "../runner/seed-result.ts";
 import { ReportMergeError } from "./errors.ts";
 import type { StopReason, TimedOutSeed } from "./pool-campaign.ts";

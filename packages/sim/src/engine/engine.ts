@@ -3,10 +3,10 @@
  *
  * One step = pop one event, apply it (which settles engine-owned promises), let every resulting
  * promise continuation run to quiescence, then run the after-step hook (invariants).
- * Quiescence uses tickHopSafe (findings Q1): from a microtask, queue a `nextTick`; Node runs it
+ * Quiescence uses tickHopSafe (docs/decisions.md D1): from a microtask, queue a `nextTick`; Node runs it
  * only once V8 emptied the microtask queue; if user code queued ticks meanwhile, go round again.
- * Every `YIELD_EVERY_STEPS` steps the loop yields to the real event loop with `setImmediate` so
- * I/O, the test runner and rejection tracking can run. The "paranoid" mode yields after every
+ * Between steps the loop yields to the real event loop with `setImmediate` (see
+ * `YIELD_AFTER_WALL_MS`) so I/O, the test runner and rejection tracking can run. The "paranoid" mode yields after every
  * step instead (a macrotask boundary is a certain quiescence point); both modes must give the
  * same trace, which the test suite checks.
  */

@@ -7,7 +7,7 @@
  * The patches are installed once per `run()` and consult `armed`: the engine disarms them while
  * it yields to the real event loop, so the test runner's own timers and clocks keep working.
  * `console.*` is captured the same way: while armed it becomes a trace event of the current actor
- * (no test-runner code runs inside a step: Vitest's console calls Date.now, findings Q8).
+ * (no test-runner code runs inside a step: Vitest's console calls Date.now).
  */
 import { createRequire, syncBuiltinESMExports } from "node:module";
 import { format } from "node:util";
@@ -69,15 +69,15 @@ const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
   child_process: "more simulated processes (builder.processes)",
 };
 
+/** Name lookups, the same in `node:dns` and `node:dns/promises`. */
+const DNS_QUERIES = ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny", "resolveCname", "resolveMx", "resolveNs", "resolveSrv", "resolveTxt", "reverse"];
+
 /**
  * The real-I/O entry points guarded per module. Synchronous reads (readFileSync, statSync,
  * existsSync, ...) stay open: Node's module loader uses them when code `require`s lazily inside a
  * step, and a read-only startup file is the user's call. Everything asynchronous, and every
  * synchronous write, is guarded.
  */
-/** Name lookups, the same in `node:dns` and `node:dns/promises`. */
-const DNS_QUERIES = ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny", "resolveCname", "resolveMx", "resolveNs", "resolveSrv", "resolveTxt", "reverse"];
-
 const IO_ENTRY_POINTS: readonly { readonly module: string; readonly name: GuardedGlobal; readonly functions: readonly string[] }[] = [
   { module: "node:net", name: "net", functions: ["connect", "createConnection", "createServer"] },
   { module: "node:tls", name: "tls", functions: ["connect", "createServer"] },
@@ -248,7 +248,7 @@ export class EscapeGuard {
       }
     }
     // ESM named imports of builtins (`import { randomUUID } from "node:crypto"`) read a facade
-    // that only follows the CommonJS exports after this call (findings Q5).
+    // that only follows the CommonJS exports after this call (a copy taken before would stay native).
     syncBuiltinESMExports();
   }
 

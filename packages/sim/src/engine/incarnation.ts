@@ -4,13 +4,13 @@
  * the spawned task inside it.
  *
  * - Crash (`kill`): the pending set is dropped and its resolvers are released; nothing settles,
- *   no `finally` runs, and the suspended async frames become garbage (findings Q3).
+ *   no `finally` runs, and the suspended async frames become garbage (docs/decisions.md D5).
  * - Graceful shutdown (`beginShutdown`): the `shutdown` signal aborts and every abortable pending
  *   operation rejects with an `AbortError`, waking the process so it can flush and exit.
  * - Task abort: only the operations of that task are dropped.
  *
  * One engine-side Set per incarnation, not one AbortSignal listener per operation: the latter
- * halved throughput (findings Q3).
+ * halved throughput (docs/decisions.md D6).
  */
 
 const NEVER: Promise<never> = new Promise<never>(() => {});

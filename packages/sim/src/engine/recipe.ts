@@ -57,7 +57,7 @@ function fnv64(hash: bigint, text: string): bigint {
 /**
  * The seed of the `childIndex`-th continuation branched at `coordinate` of a timeline: derived
  * from the root seed, the parent recipe and the branch point, so different marks get different
- * children (the Rust explorer's root children were identical for every mark: quirk 10).
+ * children.
  */
 export function childSeed(rootSeed: number, parent: Recipe, branchAt: string, childIndex: number): number {
   let h = fnv64(FNV64_OFFSET, `${rootSeed}|${formatRecipe(parent)}|${branchAt}|${childIndex}`);

@@ -1,6 +1,6 @@
 /**
  * Seeded random streams: a hand-written xoshiro128** with an always-on draw counter
- * (findings Q6: ~2 ns per draw, counting is nearly free).
+ * (~2 ns per draw, counting is nearly free: docs/decisions.md D9).
  *
  * The `sim` stream also supports reseed breakpoints, which is how an exploration recipe
  * (`"count@seed -> count@seed"`) replays a timeline: after `count` draws in the current segment,

@@ -1,5 +1,5 @@
 /**
- * Counting `process.nextTick` for tickHopSafe quiescence detection (findings Q1, Q8).
+ * Counting `process.nextTick` for tickHopSafe quiescence detection (docs/decisions.md D1, D3).
  *
  * The engine knows the microtask queue is empty when a `nextTick` it queued from inside a
  * microtask runs. User code may queue its own ticks, which then run around ours; we count them

@@ -1,12 +1,12 @@
 /**
- * The replay-from-start explorer (DESIGN.md "Exploration without fork()"). For each root seed:
+ * The replay-from-start explorer (docs/decisions.md D13). For each root seed:
  * run the root timeline, turn its discoveries into frontier entries, then repeatedly take the
  * frontier's best entry and run `branchingFactor` continuations of it — each replays the prefix
  * from the start and reseeds the `sim` stream at the entry's draw coordinate — until the root
  * seed's timeline budget is spent or the frontier is empty. A failing continuation marks its root
  * seed failed and becomes a bug recipe; every distinct violated property is kept.
  */
-import type { AssertionTable, DiscoveryKind } from "../chaos/assertions.ts";
+import type { AssertionTable, DiscoveryKind } from "../chaos/assertions/index.ts";
 import type { SeedFailure, SeedResult } from "../runner/seed-result.ts";
 import type { ExplorationConfig, ExplorationSettings } from "../runner/exploration-config.ts";
 import type { BatchRunner, BugRecipe, ExplorationReport, RootExploration, RootSeedStrategy, TimelineRunner } from "../runner/exploration.ts";

@@ -1,5 +1,5 @@
 /**
- * The built-in attrition injector (inventory §6): one loop per `Chaos.attrition` entry, from the
+ * The built-in attrition injector: one loop per `Chaos.attrition` entry, from the
  * start of the run phase to the chaos cutoff. Each loop sleeps 1000..5000 ms (sim stream), then:
  *
  * - scope "process": if the pool already has `maxDead` dead processes, it does nothing

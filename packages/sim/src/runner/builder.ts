@@ -19,7 +19,7 @@ import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
 import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";
 import { clockConfigErrors, type ClockConfig } from "../world/clock-config.ts";
 import { validateStorageConfig, type StorageConfig } from "../world/storage/config.ts";
-import { networkConfigErrors, type NetworkConfig } from "../world/network-config.ts";
+import { networkConfigErrors, type NetworkConfig } from "../world/network/config.ts";
 import type { FaultInjector } from "./fault-context.ts";
 import { checkLinkLatency, DEFAULT_LINK_LATENCY, localityCountRange, type LinkLatencyConfig, type LocalityConfig } from "./locality.ts";
 import {
@@ -106,7 +106,7 @@ export class SimulationBuilder {
       if (min > max) throw new InvalidConfiguration(`processes([min, max]): min ${min} is greater than max ${max}`);
       if (max > MAX_PROCESSES_PER_GROUP) throw new InvalidConfiguration(`processes([min, max]): at most ${MAX_PROCESSES_PER_GROUP} processes per group, got max ${max}`);
     }
-    // The factory runs once now to learn the group's name (like the Rust builder).
+    // The factory runs once now to learn the group's name.
     const name = checkProcess(factory(), "processes(count, factory): factory").name;
     if (this.groups.some((g) => g.name === name)) {
       throw new InvalidConfiguration(`processes(): a group named '${name}' is already registered; call processes() once per role (or give the roles different names)`);
@@ -118,7 +118,7 @@ export class SimulationBuilder {
   }
 
   /**
-   * Registers one role laid out as a cluster (inventory §4.5): `config` gives datacenters, zones
+   * Registers one role laid out as a cluster: `config` gives datacenters, zones
    * per datacenter, machines per zone and processes per machine, each fixed or `[min, max]` drawn
    * per seed; the group's size is their product. It is an ordinary group otherwise (named after
    * the process, `10.0.{n}.x` addresses, `.tags()` applies to it), and only its processes have a
@@ -155,7 +155,7 @@ export class SimulationBuilder {
   /**
    * Chaos surfaces, e.g. `[Chaos.network("swarm"), Chaos.buggifyKnobs()]`. Entries accumulate over
    * calls; a later entry overrides an earlier one for the same surface. Without a network entry
-   * every seed runs moonpool's baseline network faults (see `networkFaults`); without a storage
+   * every seed runs the baseline network faults (see `networkFaults`); without a storage
    * entry (`Chaos.storage(mode)`) storage faults are off; without `Chaos.attrition(config, mode)`
    * no process is rebooted (except by a fault injector). Attrition entries are kept one per victim
    * pool (a later entry for the same victims replaces the earlier one).
@@ -189,7 +189,7 @@ export class SimulationBuilder {
 
   /**
    * The network configuration when there is no `Chaos.network` entry: "baseline" (the default,
-   * moonpool's §9.2: timing variation, connect failures, partial I/O, rare corruption and close,
+   * see docs/fault-catalogue.md: timing variation, connect failures, partial I/O, rare corruption and close,
    * clock drift, buggified sleep delay), "none" (baseline timing, no fault at all: for tests of
    * the engine rather than of the system), or a full `NetworkConfig` (e.g. one family on).
    */

@@ -34,11 +34,11 @@ export type IterationControl =
   | { readonly kind: "fixed"; readonly iterations: number }
   | { readonly kind: "untilCoverageStable"; readonly quietSeeds: number; readonly maxSeeds: number };
 
-/** Default stop rule: 10 quiet seeds, at most 1,000 seeds (inventory §2.1). */
+/** Default stop rule: 10 quiet seeds, at most 1,000 seeds. */
 export const DEFAULT_ITERATION_CONTROL: IterationControl = { kind: "untilCoverageStable", quietSeeds: 10, maxSeeds: 1000 };
-/** Default run-time budget: one simulated hour (inventory §2.1). */
+/** Default run-time budget: one simulated hour. */
 export const DEFAULT_RUN_TIME_BUDGET_MS = 3_600_000;
-/** Settling after processes stop may take at most five simulated minutes (inventory §3). */
+/** Settling after processes stop may take at most five simulated minutes. */
 export const SETTLE_BUDGET_MS = 300_000;
 
 export interface SimulationConfig {
@@ -61,7 +61,7 @@ export interface SimulationConfig {
   readonly exploration: ExplorationConfig | null;
   /** The `enableChaos([...])` surfaces. */
   readonly chaos: ChaosPlan;
-  /** The network configuration without a `Chaos.network` entry (default: moonpool's baseline). */
+  /** The network configuration without a `Chaos.network` entry (default: the baseline). */
   readonly networkFaults: NetworkFaultsSetting;
   /** Clock faults without a `Chaos.clock` entry (default "none": exact wall clocks). */
   readonly clockFaults?: ClockFaultsSetting;

@@ -20,8 +20,8 @@
  * rebooted. After the cutoff reboots are ignored and traced, as partitions are.
  */
 import type { RandomProvider, TimeProvider, Tracer } from "@moonpool/core";
-import { parseAddr } from "../world/network.ts";
-import { partitionDurationUs } from "../world/partitions.ts";
+import { parseAddr } from "../world/network/index.ts";
+import { partitionDurationUs } from "../world/network/partitions.ts";
 import type { ActorScope } from "../world/scope.ts";
 import type { World } from "../world/world.ts";
 import type { DomainLevel } from "./locality.ts";
@@ -38,7 +38,7 @@ import {
 } from "./reboot.ts";
 import type { Topology } from "./topology.ts";
 
-/** How long a partition lasts when no duration is given (moonpool: one hour; the cutoff heals it earlier). */
+/** How long a partition lasts when no duration is given: one hour (the chaos cutoff heals it earlier). */
 export const DEFAULT_MANUAL_PARTITION_MS = 3_600_000;
 
 export interface FaultInjector {

@@ -1,5 +1,5 @@
 /**
- * Cluster locality (inventory §4.5) and distance latency (spec `.linkLatency`).
+ * Cluster locality and distance latency (`.linkLatency`).
  *
  * `.cluster(config, factory)` registers one process group laid out as datacenters × zones per
  * datacenter × machines per zone × processes per machine; each count is fixed or `[min, max]`

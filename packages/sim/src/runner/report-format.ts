@@ -1,5 +1,5 @@
 /**
- * Text renderings of a report (inventory §15.2): a plain one for logs and files, and a coloured
+ * Text renderings of a report: a plain one for logs and files, and a coloured
  * one for terminals. Both show the same facts in the same order.
  */
 import pc from "picocolors";
@@ -144,8 +144,7 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
   const s = report.saturation;
   if (s !== null) {
     const state = s.saturated ? c.green("saturated") : c.yellow("NOT saturated");
-    // The gate counts boolean sometimes/reachable and sometimes-all sites only (as the Rust runner
-    // does); say so, and point at numeric gaps, so "saturated" never reads as "no coverage gap".
+    // The gate counts boolean sometimes/reachable and sometimes-all sites only; say so, and point at numeric gaps, so "saturated" never reads as "no coverage gap".
     const gaps = report.coverageViolations.length;
     const gapNote = gaps > 0 ? ` · ${gaps} coverage gap${gaps === 1 ? "" : "s"} outside the gate (see Coverage Gaps)` : "";
     out.push(`${state}: ${s.sometimesHit}/${s.sometimesTotal} sometimes/reachable hit · assertion coverage stable for ${s.plateauSeeds} seeds (needs ${s.requiredQuietSeeds})${gapNote}`);

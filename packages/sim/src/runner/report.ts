@@ -1,12 +1,12 @@
 /**
- * The campaign report (inventory §15 in camelCase): counts, per-seed metrics, assertion details
+ * The campaign report: counts, per-seed metrics, assertion details
  * with PASS/FAIL/MISS, violations, coverage gaps, buckets, saturation. `print()` writes the
  * readable summary to stderr, `toJSON()` the versioned schema, `assertPassed()` throws with the
  * summary in any test runner.
  */
 import { MoonpoolError } from "@moonpool/core";
 import type { SteppingMode } from "../engine/engine.ts";
-import { AssertionTable, type AssertionDetail, type AssertionTableState, type BucketSiteSummary, type AssertionOverflow } from "../chaos/assertions.ts";
+import { AssertionTable, type AssertionDetail, type AssertionTableState, type BucketSiteSummary, type AssertionOverflow } from "../chaos/assertions/index.ts";
 import { formatFailure, type SeedResult } from "./seed-result.ts";
 import { formatText, formatPretty, type RenderOptions } from "./report-format.ts";
 import type { ExplorationReport } from "./exploration.ts";
@@ -69,7 +69,7 @@ export class SimulationReport {
   readonly iterations: number;
   readonly successfulRuns: number;
   readonly failedRuns: number;
-  /** Summed over successful seeds only (inventory §15.1). */
+  /** Summed over successful seeds only. */
   readonly metrics: CampaignMetrics;
   /** Every seed in run order with its metrics, trace hash and failures. */
   readonly seeds: readonly SeedResult[];
@@ -193,7 +193,7 @@ export class SimulationReport {
   /**
    * Throws `SimulationFailed` with the report when a seed failed or a safety assertion was
    * violated. With `{ strictCoverage: true }` also on coverage gaps and convergence timeout
-   * (the spec's CI policy for campaigns that establish coverage).
+   * (the CI policy for campaigns that establish coverage).
    */
   assertPassed(options: { strictCoverage?: boolean } = {}): void {
     const coverageFailed = options.strictCoverage === true && (this.coverageViolations.length > 0 || this.convergenceTimeout);

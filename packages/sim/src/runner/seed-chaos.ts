@@ -62,7 +62,7 @@ export function describeSeedChaos(record: SeedChaosRecord): string {
   return `${describeNetworkChaos(record.network)}${storage}${clock}${attrition} ${window}${injector}${reboots}`;
 }
 
-/** The built-in reachable assertion at the chaos cutoff (as in moonpool). */
+/** The built-in reachable assertion at the chaos cutoff: shows in every report that the cutoff was reached. */
 export const CHAOS_ENDED_ASSERTION = "phase: chaos ended";
 /** The IP an injector's scope uses (it has no network of its own). */
 export const FAULT_INJECTOR_IP = "0.0.0.0";

@@ -1,5 +1,5 @@
 /**
- * One seed, start to finish, as inventory §3 describes: boot processes → concurrent workload
+ * One seed, start to finish: boot processes → concurrent workload
  * setup with a barrier → run (the first finished workload triggers shutdown) → stop processes →
  * settle → concurrent checks. Every way user code can go wrong becomes a `SeedFailure` of this
  * seed; nothing here throws for a user error, so the campaign always continues with the next seed.
@@ -10,7 +10,7 @@ import { wallNowMs, natives } from "../engine/natives.ts";
 import type { StopReason } from "../engine/engine.ts";
 import { msToUs } from "../engine/engine.ts";
 import { Buggify } from "../chaos/buggify.ts";
-import type { AssertionTable } from "../chaos/assertions.ts";
+import type { AssertionTable } from "../chaos/assertions/index.ts";
 import { ProcessClock } from "../world/time.ts";
 import type { SeedClocks } from "../chaos/clock-chaos.ts";
 import { CONSOLE_EVENT_NAME } from "../world/trace-log.ts";
@@ -69,14 +69,14 @@ const CONSOLE_LEVEL: Readonly<Record<string, TraceLevel>> = {
   trace: "debug",
 };
 
-/**
- * The running seed. The campaign keeps a reference to the current one so the simulation hook
- * (assertions, buggify, select) and the escape guard can reach it.
- */
 // Phase conditions are checked before every step: module-level predicates, no closure per check.
 const isSetupDone = (w: WorkloadSlot): boolean => w.setupDone;
 const isRunDone = (w: WorkloadSlot): boolean => w.runDone;
 
+/**
+ * The running seed. The campaign keeps a reference to the current one so the simulation hook
+ * (assertions, buggify, select) and the escape guard can reach it.
+ */
 export class SeedSession {
   readonly world: World;
   readonly buggify: Buggify;
@@ -172,7 +172,7 @@ export class SeedSession {
     };
   }
 
-  /** Draws and installs the seed's network chaos (after the topology, as in moonpool's setup order). */
+  /** Draws and installs the seed's network chaos (after the topology: the draws depend on it). */
   private setUpChaos(): void {
     const { record, driftMaxUs, clocks } = setUpSeedChaos(this.world, this.config, this.registry, this.buggify);
     this.chaosRecord = record;
@@ -311,7 +311,7 @@ export class SeedSession {
     );
   }
 
-  /** The first finished workload asks everyone to wind down (inventory §3). */
+  /** The first finished workload asks everyone to wind down. */
   private triggerShutdown(by: string): void {
     if (this.shutdownTriggered) return;
     this.shutdownTriggered = true;
@@ -385,7 +385,7 @@ export class SeedSession {
     // reboots under way dropped (no kill or restart after this point).
     this.chaosWindow.end();
     this.processLifecycle.stop();
-    // Stop every process and workload leftover: a kill, not a graceful stop (inventory §3).
+    // Stop every process and workload leftover: a kill, not a graceful stop.
     this.triggerShutdown("runner");
     for (const p of this.processes) if (p.incarnation !== null) this.world.crash(p.incarnation);
     for (const w of this.workloads) this.world.crash(w.incarnation);
@@ -400,7 +400,7 @@ export class SeedSession {
     }
 
     // Checks run with fresh contexts once the world is quiet, even after a failed run, so the
-    // retained model can still be validated; a rejected check fails the seed (quirk 8 fixed).
+    // retained model can still be validated; a rejected check fails the seed.
     if (runOk || this.workloads.every((w) => w.runDone)) {
       for (const w of this.workloads) {
         w.incarnation = new Incarnation(`${w.actor}`);

@@ -54,7 +54,9 @@ export function validate(root: Schema, value: unknown): string[] {
       }).length;
       if (!needed(passing)) errors.push(`${at}: ${passing} of the ${keyword} alternatives match`);
     }
-    if (Array.isArray(v) && schema.items !== undefined) v.forEach((item, i) => check(schema.items, item, `${at}[${i}]`, errors));
+    if (Array.isArray(v) && schema.items !== undefined) v.forEach((item, i) => {
+      check(schema.items, item, `${at}[${i}]`, errors);
+    });
     if (typeOf(v) === "object") {
       const o = v as Record<string, unknown>;
       for (const key of schema.required ?? []) if (!(key in o)) errors.push(`${at}: missing required '${key}'`);

@@ -67,7 +67,7 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
     if (flags.seed === undefined) throw new UsageError(`replay ${simulationArg}: --seed S is required (the failing seed printed by moonpool run)`);
     target = { simulation: simulationArg, seed: parseSeed(flags.seed, "--seed"), recipe: flags.recipe ?? "" };
   }
-  let recipe;
+  let recipe: ReturnType<typeof parseRecipe>;
   try {
     recipe = parseRecipe(target.recipe);
   } catch (error) {

@@ -8,6 +8,7 @@ import type { RunReportFile, SimulationEntry } from "../run-report.ts";
 /** Escapes text for XML content and attribute values, dropping characters XML 1.0 forbids. */
 export function escapeXml(text: string): string {
   return text
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is removed.
     .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "")
     .replace(/&/g, "&amp;")
     .replace(/</g, "&lt;")

@@ -1,6 +1,6 @@
 /**
- * A persistent pool of `worker_threads` running simulation tasks (findings Q7: threads start in
- * ~60 ms and cost ~9 MB each; one per core is the sweet spot). Each worker runs one task at a
+ * A persistent pool of `worker_threads` running simulation tasks (threads start in ~60 ms and
+ * cost ~9 MB each; one per core is the sweet spot: docs/decisions.md D12). Each worker runs one task at a
  * time; tasks wait in a FIFO queue. `run()` never rejects: a task ends done, in error, timed out
  * or cancelled. A worker that crashes or times out is terminated and replaced, so one bad task
  * does not take the campaign down. Used by the explorer (continuations) and by `moonpool run`

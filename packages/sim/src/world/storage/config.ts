@@ -1,13 +1,13 @@
 /**
- * The storage configuration of a world (inventory §10.2): disk performance and the probability of
- * every fault family. The defaults are moonpool's `StorageConfiguration::default()`: realistic
+ * The storage configuration of a world: disk performance and the probability of
+ * every fault family. The defaults (`DEFAULT_STORAGE_CONFIG`) are realistic
  * SSD-like timing and every fault off. `chaos/storage-config.ts` derives the per-seed random and
  * swarm configurations from these.
  */
 import { InvalidConfiguration } from "@moonpool/core";
-import { uniform, type LatencyDistribution, type RangeUs } from "../network-config.ts";
+import { uniform, type LatencyDistribution, type RangeUs } from "../network/config.ts";
 
-/** Latency shapes are the network's (moonpool `LatencyDistribution`: uniform, exponential, bimodal). */
+/** Latency shapes are the network's: uniform, exponential, bimodal. */
 export type { LatencyDistribution };
 
 function uniformUs(minUs: number, maxUs: number): LatencyDistribution {
@@ -55,9 +55,9 @@ export interface StorageConfig {
   readonly throttleBandwidthMultiplier: number;
 }
 
-/** Default IOPS of a disk (moonpool: 25,000). */
+/** Default IOPS of a disk: 25,000. */
 export const DEFAULT_STORAGE_IOPS = 25_000;
-/** Default bandwidth of a disk (moonpool: 150 MB/s). */
+/** Default bandwidth of a disk: 150 MB/s. */
 export const DEFAULT_STORAGE_BANDWIDTH_BYTES_PER_SEC = 150_000_000;
 /** Default base read latency: uniform 50–200 µs. */
 export const DEFAULT_READ_LATENCY_US = uniformUs(50, 200);
@@ -66,12 +66,12 @@ export const DEFAULT_WRITE_LATENCY_US = uniformUs(100, 500);
 /** Default sync latency: uniform 1–5 ms. */
 export const DEFAULT_SYNC_LATENCY_US = uniformUs(1_000, 5_000);
 /**
- * Share of crash-damaged writes that are lost rather than torn. Not in moonpool, whose only crash
- * damage is a torn sector (unsynced data otherwise survives): losing whole unsynced writes is the
- * failure a missing `sync()` meets on real disks, so half of the damage is that.
+ * Share of crash-damaged writes that are lost rather than torn (the rest tear one sector): losing
+ * whole unsynced writes is the failure a missing `sync()` meets on real disks, so half of the
+ * damage is that.
  */
 export const DEFAULT_CRASH_LOST_WRITE_RATIO = 0.5;
-/** Latency of metadata operations (`open`, `exists`, `delete`, `rename`, `list`): moonpool's 1 µs. */
+/** Latency of metadata operations (`open`, `exists`, `delete`, `rename`, `list`): 1 µs. */
 export const METADATA_LATENCY_US = 1;
 
 /** The baseline: realistic timing, every fault family off (storage faults are off unless chaos asks). */
@@ -97,7 +97,7 @@ export const DEFAULT_STORAGE_CONFIG: StorageConfig = Object.freeze({
   throttleBandwidthMultiplier: 1,
 });
 
-/** moonpool's `fast_local()`: 1M IOPS, 1 GB/s, 1 µs latencies, faults off (fast unit tests). */
+/** A fast local disk: 1M IOPS, 1 GB/s, 1 µs latencies, faults off (fast unit tests). */
 export const FAST_LOCAL_STORAGE_CONFIG: StorageConfig = Object.freeze({
   ...DEFAULT_STORAGE_CONFIG,
   iops: 1_000_000,

@@ -1,5 +1,5 @@
 /**
- * The storage fault decisions (inventory §10.2). Each draws from the `sim` stream only when its
+ * The storage fault decisions. Each draws from the `sim` stream only when its
  * probability is above zero, so the baseline (every fault off) makes no fault draw at all and a
  * family that is off can never fire.
  */
@@ -43,7 +43,7 @@ export const STORAGE_FAULT_KINDS = Object.freeze({
 
 export type WriteFate = "normal" | "phantom" | "misdirected";
 
-/** Phantom is checked first; misdirection only for writes that are not phantom (moonpool's order). */
+/** Phantom is checked first; misdirection only for writes that are not phantom (a write that never lands cannot land elsewhere). */
 export function decideWriteFate(config: StorageConfig, sim: RandomStream): WriteFate {
   if (config.phantomWriteProbability > 0 && sim.ratio() < config.phantomWriteProbability) return "phantom";
   if (config.misdirectedWriteProbability > 0 && sim.ratio() < config.misdirectedWriteProbability) return "misdirected";

@@ -164,7 +164,9 @@ export class SimFile {
     const writes = this.unsyncedWrites();
     if (fates.length !== writes.length) throw new Error(`crash: ${fates.length} fates for ${writes.length} unsynced writes`);
     const fateOf = new Map<UnsyncedWrite, CrashFate>();
-    writes.forEach((w, i) => fateOf.set(w as UnsyncedWrite, fates[i]!));
+    writes.forEach((w, i) => {
+      fateOf.set(w as UnsyncedWrite, fates[i]!);
+    });
     const damage: CrashDamage[] = [];
     this.image.flattenAll();
     // Newest first: a lost write puts back what it overwrote, except where a later write survives.

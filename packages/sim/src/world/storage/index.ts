@@ -1,4 +1,4 @@
-/** Simulated storage: one disk per IP, the sector model, latency and fault families (inventory §10). */
+/** Simulated storage: one disk per IP, the sector model, latency and fault families. */
 export { SimStorage, Disk } from "./storage.ts";
 export { SimStorageProvider } from "./provider.ts";
 export { SimFileHandle } from "./handle.ts";

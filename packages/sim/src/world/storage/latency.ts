@@ -1,5 +1,5 @@
 /**
- * How long a storage operation takes (inventory §10.1, FoundationDB's formula):
+ * How long a storage operation takes (FoundationDB's formula):
  *
  *   read/write:  base sample + 1e6 / iops + sizeBytes * 1e6 / bandwidth   (µs)
  *   sync:        sync sample
@@ -12,7 +12,7 @@
  * episode probability is above zero, so the baseline makes no draw for it.
  */
 import type { RandomStream } from "../../engine/rng.ts";
-import { sampleLatencyUs, type LatencyDistribution } from "../network-config.ts";
+import { sampleLatencyUs, type LatencyDistribution } from "../network/config.ts";
 import type { StorageConfig } from "./config.ts";
 
 export const US_PER_SECOND = 1_000_000;

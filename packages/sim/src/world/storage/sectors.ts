@@ -1,5 +1,5 @@
 /**
- * The content of one simulated file (inventory §10.1, TigerBeetle's in-memory storage pattern):
+ * The content of one simulated file (TigerBeetle's in-memory storage pattern):
  *
  * - `pristine` bytes: what was written, as written. Bytes past `sizeBytes` are always zero.
  * - 512-byte sectors with two flags each: `written` (some write landed in the sector since it was
@@ -21,7 +21,7 @@
  * `setLength` costs nothing until the new bytes are written.
  */
 export const SECTOR_SIZE_BYTES = 512;
-/** Misdirected writes kept as overlays per file (moonpool: 2); the oldest is folded in beyond that. */
+/** Misdirected writes kept as overlays per file; the oldest is folded in beyond that. */
 export const MAX_OVERLAYS_PER_FILE = 2;
 /** Largest simulated file, so that a stray offset cannot allocate the machine's memory. */
 export const MAX_SIM_FILE_SIZE_BYTES = 1 << 30;

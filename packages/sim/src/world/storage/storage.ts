@@ -1,5 +1,5 @@
 /**
- * The simulated storage of one world (inventory §10): one disk per IP. A disk holds the files of
+ * The simulated storage of one world: one disk per IP. A disk holds the files of
  * every process that ran on that IP, so files survive the process's reboots; `crash(ip)` applies
  * the crash faults to what was not synced and closes every handle, `wipe(ip)` deletes everything.
  *

@@ -2,11 +2,11 @@
  * Byte-level helpers of the network faults: flipping bits and splitting reads. Pure functions of
  * their inputs and the `sim` stream, so they are tested on their own.
  */
-import type { RandomStream } from "../engine/rng.ts";
+import type { RandomStream } from "../../engine/rng.ts";
 
 /**
  * Bits one bit-flip fault flips: `clamp(1 + clz32(u), minBits, maxBits)` for a uniform u32 `u`,
- * a power law (1 bit half of the time, 2 bits a quarter, ...), as in moonpool.
+ * a power law (1 bit half of the time, 2 bits a quarter, ...): small corruptions are the common case.
  */
 export function bitFlipCount(sim: RandomStream, minBits: number, maxBits: number): number {
   return Math.min(maxBits, Math.max(minBits, 1 + Math.clz32(sim.u32())));

@@ -1,22 +1,22 @@
 /**
  * What the simulated network can do wrong, as plain data: latency shapes and every fault family
- * of moonpool §9.2. The network (`network.ts`) applies a `NetworkConfig`; which configuration a
+ * (docs/fault-catalogue.md). The network (`network.ts`) applies a `NetworkConfig`; which configuration a
  * seed gets (baseline, random, swarm, knobs) is the chaos layer's decision (`chaos/network-chaos.ts`).
  *
  * Durations are integer microseconds (`…Us`): network latencies are far below a millisecond.
  * A range `[minUs, maxUs]` is half-open, drawn uniformly from the `sim` stream; `[x, x]` means x.
  *
  * The families gated by buggify (connect failure, partial I/O, bit flips, random close) first
- * need their buggify point activated for the seed (50 %), as in moonpool: a world without an
+ * need their buggify point activated for the seed (50 %): a world without an
  * active simulation (`NEVER_FIRES`) never injects them.
  */
 import { BUGGIFY_FIRE_PROBABILITY } from "@moonpool/core";
-import type { RandomStream } from "../engine/rng.ts";
+import type { RandomStream } from "../../engine/rng.ts";
 
 /** A half-open range of microseconds `[minUs, maxUs)`; `[x, x]` always yields x. */
 export type RangeUs = readonly [minUs: number, maxUs: number];
 
-/** How one operation's latency is drawn (moonpool `LatencyDistribution`). */
+/** How one operation's latency is drawn. */
 export type LatencyDistribution =
   | { readonly shape: "uniform"; readonly rangeUs: RangeUs }
   /** `minUs + meanUs · (−ln(1 − u))`: mostly fast, with a long tail. */
@@ -35,7 +35,7 @@ export interface NetworkLatencyShapes {
   readonly write: LatencyDistribution;
 }
 
-/** Connect failure modes (moonpool `ConnectFailureMode`). */
+/** Connect failure modes. */
 export type ConnectFailureMode =
   /** Connects never fail by chaos. */
   | "disabled"
@@ -45,7 +45,7 @@ export type ConnectFailureMode =
   | "probabilistic";
 export const CONNECT_FAILURE_MODES: readonly ConnectFailureMode[] = ["disabled", "alwaysFail", "probabilistic"];
 
-/** How a random partition picks the IPs cut off from the rest (moonpool `PartitionStrategy`). */
+/** How a random partition picks the IPs cut off from the rest. */
 export type PartitionStrategy =
   /** Each IP joins the cut-off side with probability 1/2 (nothing happens if a side is empty). */
   | "random"
@@ -107,7 +107,7 @@ export interface NetworkConfig {
   readonly buggifiedDelayProbability: number;
 }
 
-/** The baseline latency ranges of moonpool's default network configuration (§9.2, all uniform). */
+/** The baseline latency ranges of the default network configuration (all uniform). */
 export const BASELINE_LATENCY = Object.freeze({
   bindUs: [50, 150] as const,
   acceptUs: [1_000, 6_000] as const,
