@@ -71,8 +71,14 @@ describe("ctx.chaosWindow", () => {
   it("adds no randomness: the same seed gives the same trace hash twice", async () => {
     const run = () =>
       new SimulationBuilder()
-        .processes(2, () => ({ name: "p", run: async (ctx: SimContext) => void (await ctx.chaosWindow.whenEnded().catch(() => undefined)) }))
-        .workloadFactory(() => ({ name: "w", run: async (ctx: SimContext) => void (await ctx.chaosWindow.whenEnded(), await ctx.time.sleep(500)) }))
+        .processes(2, () => ({
+          name: "p",
+          run: async (ctx: SimContext) => void (await ctx.chaosWindow.whenEnded().catch(() => undefined)),
+        }))
+        .workloadFactory(() => ({
+          name: "w",
+          run: async (ctx: SimContext) => void (await ctx.chaosWindow.whenEnded(), await ctx.time.sleep(500)),
+        }))
         .chaosDuration(2_000)
         .enableChaos([Chaos.network("swarm")])
         .setDebugSeeds([1, 2])

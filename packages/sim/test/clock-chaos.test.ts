@@ -23,9 +23,17 @@ import { leaseSimulation } from "./fixtures/lease.ts";
 
 const IP = "10.0.1.1";
 
-function clockOn(skew: { offsetUs?: number; rateError?: number; monotonicOriginUs?: number }, steps: ClockSteps | null = null, firstStepAtUs = Infinity): ProcessClock {
+function clockOn(
+  skew: { offsetUs?: number; rateError?: number; monotonicOriginUs?: number },
+  steps: ClockSteps | null = null,
+  firstStepAtUs = Infinity,
+): ProcessClock {
   const clock = new ProcessClock(IP);
-  clock.setSkew({ offsetUs: skew.offsetUs ?? 0, rateError: skew.rateError ?? 0, monotonicOriginUs: skew.monotonicOriginUs ?? 0 }, steps, firstStepAtUs);
+  clock.setSkew(
+    { offsetUs: skew.offsetUs ?? 0, rateError: skew.rateError ?? 0, monotonicOriginUs: skew.monotonicOriginUs ?? 0 },
+    steps,
+    firstStepAtUs,
+  );
   return clock;
 }
 
@@ -103,7 +111,11 @@ describe("per-process clock properties", () => {
 
   it("monotonic: timer() never goes back while the wall clock steps back; exact clocks are monotonic too", () => {
     const world = new World({ seed: 11 });
-    const clock = clockOn({ rateError: -0.05, monotonicOriginUs: 77_000 }, { meanIntervalUs: 50_000, maxUs: 500_000, cutoffUs: Infinity }, 50_000);
+    const clock = clockOn(
+      { rateError: -0.05, monotonicOriginUs: 77_000 },
+      { meanIntervalUs: 50_000, maxUs: 500_000, cutoffUs: Infinity },
+      50_000,
+    );
     const exact = new ProcessClock(IP);
     let wallWentBack = false;
     let [wall, timer, exactTimer] = [clock.wall(world), clock.read(world), exact.read(world)];
@@ -141,7 +153,12 @@ async function clockReadings(entries: readonly Chaos[], seed = 3) {
       readings.length = 0;
       faults.length = 0;
       for (const e of q.snapshot("clock_read")) {
-        readings.push({ ip: String(e.fields.ip), trueMs: e.timeMs, wallMs: e.fields.wallMs as number, timerMs: e.fields.timerMs as number });
+        readings.push({
+          ip: String(e.fields.ip),
+          trueMs: e.timeMs,
+          wallMs: e.fields.wallMs as number,
+          timerMs: e.fields.timerMs as number,
+        });
       }
       for (const e of q.snapshot(SIM_FAULT_EVENT_NAME)) faults.push(String(e.fields.kind));
     })
@@ -156,7 +173,10 @@ async function clockReadings(entries: readonly Chaos[], seed = 3) {
 describe("Chaos.clock through the runner", () => {
   it("random: every process gets its own offset and rate within the drawn bounds, recorded with the seed", async () => {
     const report = await new SimulationBuilder()
-      .processes(4, () => ({ name: "p", run: async (ctx: SimContext) => void (await ctx.time.sleep(1).catch(() => undefined), ctx.time.now()) }))
+      .processes(4, () => ({
+        name: "p",
+        run: async (ctx: SimContext) => void (await ctx.time.sleep(1).catch(() => undefined), ctx.time.now()),
+      }))
       .workloadFactory(() => ({ name: "w", run: (ctx: SimContext) => ctx.time.sleep(100) }))
       .networkFaults("none")
       .enableChaos([Chaos.clock("random")])
@@ -188,31 +208,46 @@ describe("Chaos.clock through the runner", () => {
     const off = await clockReadings([]);
     expect(off.readings.length).toBeGreaterThan(500);
     expect(off.readings.every((r) => r.wallMs === r.trueMs && r.timerMs === r.trueMs)).toBe(true);
-    expect(off.faults.filter((k) => k === CLOCK_FAULT_KINDS.clockSkew || k === CLOCK_FAULT_KINDS.clockStep)).toEqual([]);
+    expect(off.faults.filter((k) => k === CLOCK_FAULT_KINDS.clockSkew || k === CLOCK_FAULT_KINDS.clockStep)).toEqual(
+      [],
+    );
   });
 
   it("clockFaults(config) runs every seed with that configuration; bad input gets a typed error", async () => {
-    const report = await leaseSimulation("margin", []).clockFaults(SAMPLE_CLOCK_CONFIG).setBaseSeed(1).setIterations(3).run();
-    expect(report.seeds.every((s) => s.chaos.clock!.mode === "custom" && s.chaos.clock!.config.rateErrorMax === SAMPLE_CLOCK_CONFIG.rateErrorMax)).toBe(true);
+    const report = await leaseSimulation("margin", [])
+      .clockFaults(SAMPLE_CLOCK_CONFIG)
+      .setBaseSeed(1)
+      .setIterations(3)
+      .run();
+    expect(
+      report.seeds.every(
+        (s) =>
+          s.chaos.clock!.mode === "custom" && s.chaos.clock!.config.rateErrorMax === SAMPLE_CLOCK_CONFIG.rateErrorMax,
+      ),
+    ).toBe(true);
     const builder = new SimulationBuilder();
     expect(() => builder.clockFaults({ ...SAMPLE_CLOCK_CONFIG, rateErrorMax: 0.5 })).toThrow(InvalidConfiguration);
-    expect(() => builder.clockFaults({ ...SAMPLE_CLOCK_CONFIG, rateErrorMax: 0.5 })).toThrow(/rateErrorMax must be a fraction between 0 and 0.1/);
+    expect(() => builder.clockFaults({ ...SAMPLE_CLOCK_CONFIG, rateErrorMax: 0.5 })).toThrow(
+      /rateErrorMax must be a fraction between 0 and 0.1/,
+    );
     expect(() => builder.clockFaults("some" as never)).toThrow(/"none" or a ClockConfig/);
     expect(() => Chaos.clock("wild" as never)).toThrow(/Chaos.clock\(mode\)/);
-    await expect(leaseSimulation("margin").clockFaults(SAMPLE_CLOCK_CONFIG).setIterations(1).run()).rejects.toThrow(/contradicts Chaos.clock/);
+    await expect(leaseSimulation("margin").clockFaults(SAMPLE_CLOCK_CONFIG).setIterations(1).run()).rejects.toThrow(
+      /contradicts Chaos.clock/,
+    );
   });
 });
 
 describe("a lease that trusts its own clock", () => {
   const firstFailure = (report: SimulationReport) => report.seeds.findIndex((s) => !s.ok);
 
-  it("with the expiry in the acquirer's wall clock: fails within 200 seeds under Chaos.clock(\"random\")", async () => {
+  it('with the expiry in the acquirer\'s wall clock: fails within 200 seeds under Chaos.clock("random")', async () => {
     const report = await leaseSimulation("wallExpiry").setBaseSeed(1).setIterations(200).run();
     expect(firstFailure(report)).toBeGreaterThanOrEqual(0);
     expect(report.seeds.find((s) => !s.ok)!.failures[0]!.message).toMatch(/only the current holder acts/);
   });
 
-  it("timed on its monotonic clock without a margin: fails within 200 seeds under Chaos.clock(\"random\")", async () => {
+  it('timed on its monotonic clock without a margin: fails within 200 seeds under Chaos.clock("random")', async () => {
     const report = await leaseSimulation("noMargin").setBaseSeed(1).setIterations(200).run();
     expect(firstFailure(report)).toBeGreaterThanOrEqual(0);
   });
@@ -224,8 +259,11 @@ describe("a lease that trusts its own clock", () => {
     }
   });
 
-  it("with a margin for the documented rate bound: passes 2,000 seeds of Chaos.clock(\"random\") with spiked knobs", async () => {
-    const report = await leaseSimulation("margin", [Chaos.clock("random"), Chaos.buggifyKnobs()]).setBaseSeed(1).setIterations(2_000).run();
+  it('with a margin for the documented rate bound: passes 2,000 seeds of Chaos.clock("random") with spiked knobs', async () => {
+    const report = await leaseSimulation("margin", [Chaos.clock("random"), Chaos.buggifyKnobs()])
+      .setBaseSeed(1)
+      .setIterations(2_000)
+      .run();
     expect(report.seeds).toHaveLength(2_000);
     expect(firstFailure(report)).toBe(-1);
     expect(report.seeds.some((s) => Object.keys(s.chaos.clock!.spikedKnobs).length > 0)).toBe(true);
@@ -239,7 +277,9 @@ describe("clock chaos determinism", () => {
       const run = () => leaseSimulation("margin", entries).setDebugSeeds(seeds).setIterations(seeds.length).run();
       const [a, b] = [await run(), await run()];
       expect(b.seeds.map((s) => s.traceHash)).toEqual(a.seeds.map((s) => s.traceHash));
-      expect(b.seeds.map((s) => JSON.stringify(s.chaos.clock))).toEqual(a.seeds.map((s) => JSON.stringify(s.chaos.clock)));
+      expect(b.seeds.map((s) => JSON.stringify(s.chaos.clock))).toEqual(
+        a.seeds.map((s) => JSON.stringify(s.chaos.clock)),
+      );
       expect(new Set(a.seeds.map((s) => s.traceHash)).size).toBe(seeds.length);
     }, 120_000);
   }

@@ -15,7 +15,9 @@ import {
   type SimContext,
 } from "../src/index.ts";
 
-async function rebootOnce(kind: "crash" | "graceful"): Promise<{ ok: boolean; faults: { kind: string; graceMs: unknown }[]; returned: boolean }> {
+async function rebootOnce(
+  kind: "crash" | "graceful",
+): Promise<{ ok: boolean; faults: { kind: string; graceMs: unknown }[]; returned: boolean }> {
   const faults: { kind: string; graceMs: unknown }[] = [];
   let returned = false;
   const report = await new SimulationBuilder()
@@ -32,7 +34,8 @@ async function rebootOnce(kind: "crash" | "graceful"): Promise<{ ok: boolean; fa
     }))
     .invariantFn("faults", (q) => {
       faults.length = 0;
-      for (const e of q.snapshot(SIM_FAULT_EVENT_NAME)) faults.push({ kind: String(e.fields.kind), graceMs: e.fields.gracePeriodMs });
+      for (const e of q.snapshot(SIM_FAULT_EVENT_NAME))
+        faults.push({ kind: String(e.fields.kind), graceMs: e.fields.gracePeriodMs });
     })
     .setDebugSeeds([1])
     .setIterations(1)
@@ -73,7 +76,9 @@ describe("the attrition line", () => {
   });
 
   it("says that every reboot is a crash when the mask zeroed every weight", () => {
-    expect(describeAttritionChaos(record([0, 0, 0], 1))).toMatch(/weights=0\/0\/0 \(all zero: crashes only\) off=\[graceful,crash,wipe\]/);
+    expect(describeAttritionChaos(record([0, 0, 0], 1))).toMatch(
+      /weights=0\/0\/0 \(all zero: crashes only\) off=\[graceful,crash,wipe\]/,
+    );
   });
 
   it("says nothing extra with a weight left, or with no reboot at all", () => {

@@ -7,7 +7,14 @@ import { describe, expect, it } from "vitest";
 import { InvalidConfiguration } from "@moonpool/core";
 import { RandomStream } from "../src/engine/rng.ts";
 import { randomStorageConfig } from "../src/chaos/storage-config.ts";
-import { Chaos, DEFAULT_STORAGE_CONFIG, RANDOM_STORAGE_RANGES, SimulationBuilder, STORAGE_KNOBS, type SimulationReport } from "../src/index.ts";
+import {
+  Chaos,
+  DEFAULT_STORAGE_CONFIG,
+  RANDOM_STORAGE_RANGES,
+  SimulationBuilder,
+  STORAGE_KNOBS,
+  type SimulationReport,
+} from "../src/index.ts";
 import { logSimulation } from "./fixtures/fsync-log.ts";
 
 const firstFailure = (report: SimulationReport) => report.seeds.findIndex((s) => !s.ok);
@@ -29,8 +36,13 @@ describe("crash damage ranges", () => {
   });
 
   it("Chaos.buggifyKnobs() raises crash damage to 90–100 % on the seeds where its point fires", async () => {
-    const report = await logSimulation("correct", [Chaos.storage("random"), Chaos.buggifyKnobs()]).setBaseSeed(3).setIterations(40).run();
-    const spiked = report.seeds.map((s) => s.chaos.storage.spikedKnobs.crashFaultProbability).filter((v) => v !== undefined);
+    const report = await logSimulation("correct", [Chaos.storage("random"), Chaos.buggifyKnobs()])
+      .setBaseSeed(3)
+      .setIterations(40)
+      .run();
+    const spiked = report.seeds
+      .map((s) => s.chaos.storage.spikedKnobs.crashFaultProbability)
+      .filter((v) => v !== undefined);
     expect(spiked.length).toBeGreaterThan(0);
     const [lo, hi] = STORAGE_KNOBS.crashFaultProbability.range;
     expect(spiked.every((v) => v! >= lo && v! < hi)).toBe(true);
@@ -38,7 +50,7 @@ describe("crash damage ranges", () => {
 });
 
 describe("an acknowledge-before-fsync log", () => {
-  it("fails within 500 seeds under Chaos.storage(\"swarm\") with crash attrition", async () => {
+  it('fails within 500 seeds under Chaos.storage("swarm") with crash attrition', async () => {
     const report = await logSimulation("ackBeforeSync").setBaseSeed(1).setIterations(500).run();
     const index = firstFailure(report);
     expect(index).toBeGreaterThanOrEqual(0);
@@ -53,22 +65,36 @@ describe("an acknowledge-before-fsync log", () => {
 
   it("storageFaults(config) with every unsynced write lost at a crash finds it at once; recorded as custom", async () => {
     const config = { ...DEFAULT_STORAGE_CONFIG, crashFaultProbability: 1, crashLostWriteRatio: 1 };
-    const report = await logSimulation("ackBeforeSync", []).storageFaults(config).setBaseSeed(1).setIterations(40).run();
+    const report = await logSimulation("ackBeforeSync", [])
+      .storageFaults(config)
+      .setBaseSeed(1)
+      .setIterations(40)
+      .run();
     expect(firstFailure(report)).toBeGreaterThanOrEqual(0);
-    expect(report.seeds.every((s) => s.chaos.storage.mode === "custom" && s.chaos.storage.config.crashFaultProbability === 1)).toBe(true);
+    expect(
+      report.seeds.every(
+        (s) => s.chaos.storage.mode === "custom" && s.chaos.storage.config.crashFaultProbability === 1,
+      ),
+    ).toBe(true);
   }, 120_000);
 
   it("storageFaults: bad input gets a typed error; it contradicts Chaos.storage", async () => {
     const builder = new SimulationBuilder();
-    expect(() => builder.storageFaults({ ...DEFAULT_STORAGE_CONFIG, crashFaultProbability: 2 })).toThrow(InvalidConfiguration);
-    expect(() => builder.storageFaults({ ...DEFAULT_STORAGE_CONFIG, crashFaultProbability: 2 })).toThrow(/storageFaults\(config\): .*crashFaultProbability/);
+    expect(() => builder.storageFaults({ ...DEFAULT_STORAGE_CONFIG, crashFaultProbability: 2 })).toThrow(
+      InvalidConfiguration,
+    );
+    expect(() => builder.storageFaults({ ...DEFAULT_STORAGE_CONFIG, crashFaultProbability: 2 })).toThrow(
+      /storageFaults\(config\): .*crashFaultProbability/,
+    );
     expect(() => builder.storageFaults(7 as never)).toThrow(/"none" or a StorageConfig/);
-    await expect(logSimulation("correct").storageFaults(DEFAULT_STORAGE_CONFIG).setIterations(1).run()).rejects.toThrow(/contradicts Chaos.storage/);
+    await expect(logSimulation("correct").storageFaults(DEFAULT_STORAGE_CONFIG).setIterations(1).run()).rejects.toThrow(
+      /contradicts Chaos.storage/,
+    );
   });
 });
 
 describe("a log that syncs before it acknowledges", () => {
-  it("passes 2,000 seeds under Chaos.storage(\"swarm\") with crash attrition", async () => {
+  it('passes 2,000 seeds under Chaos.storage("swarm") with crash attrition', async () => {
     const report = await logSimulation("correct").setBaseSeed(1).setIterations(2_000).traceLevel("warn").run();
     expect(report.seeds).toHaveLength(2_000);
     expect(firstFailure(report)).toBe(-1);
@@ -79,10 +105,16 @@ describe("a log that syncs before it acknowledges", () => {
 describe("storage crash-damage determinism", () => {
   it("same seeds twice give identical hashes and configurations; different seeds differ", async () => {
     const seeds = Array.from({ length: 10 }, (_, i) => 500 + i);
-    const run = () => logSimulation("ackBeforeSync", [Chaos.storage("swarm"), Chaos.buggifyKnobs()]).setDebugSeeds(seeds).setIterations(seeds.length).run();
+    const run = () =>
+      logSimulation("ackBeforeSync", [Chaos.storage("swarm"), Chaos.buggifyKnobs()])
+        .setDebugSeeds(seeds)
+        .setIterations(seeds.length)
+        .run();
     const [a, b] = [await run(), await run()];
     expect(b.seeds.map((s) => s.traceHash)).toEqual(a.seeds.map((s) => s.traceHash));
-    expect(b.seeds.map((s) => JSON.stringify(s.chaos.storage))).toEqual(a.seeds.map((s) => JSON.stringify(s.chaos.storage)));
+    expect(b.seeds.map((s) => JSON.stringify(s.chaos.storage))).toEqual(
+      a.seeds.map((s) => JSON.stringify(s.chaos.storage)),
+    );
     expect(new Set(a.seeds.map((s) => s.traceHash)).size).toBe(seeds.length);
   }, 120_000);
 });

@@ -15,7 +15,12 @@
  * draws its own offset, monotonic origin, rate error and first step time from `sim`.
  */
 import type { RandomStream, SeedStreams } from "../engine/rng.ts";
-import { clockConfigErrors, CLOCK_RATE_ERROR_LIMIT, EXACT_CLOCK_CONFIG, type ClockConfig } from "../world/clock-config.ts";
+import {
+  clockConfigErrors,
+  CLOCK_RATE_ERROR_LIMIT,
+  EXACT_CLOCK_CONFIG,
+  type ClockConfig,
+} from "../world/clock-config.ts";
 import { nextStepGapUs, type ClockSkew, type ClockSteps } from "../world/time.ts";
 import type { World } from "../world/world.ts";
 import type { Buggify } from "./buggify.ts";
@@ -74,7 +79,11 @@ export function applyClockSwarmMask(config: ClockConfig, mask: ClockSwarmMask): 
   });
 }
 
-function spikeClockKnobs(config: ClockConfig, buggify: Buggify, mask: ClockSwarmMask | null): { config: ClockConfig; spiked: Partial<Record<ClockKnobName, number>> } {
+function spikeClockKnobs(
+  config: ClockConfig,
+  buggify: Buggify,
+  mask: ClockSwarmMask | null,
+): { config: ClockConfig; spiked: Partial<Record<ClockKnobName, number>> } {
   const spiked: Partial<Record<ClockKnobName, number>> = {};
   const next: Partial<Record<ClockKnobName, number>> = {};
   for (const name of Object.keys(CLOCK_KNOBS) as ClockKnobName[]) {
@@ -100,10 +109,22 @@ export interface ClockChaosRecord {
  * The clock configuration of one seed. Draw order: random parameters (`sim`), the swarm mask
  * (`config`), then the knobs (`sim`, through buggify). "none" and a fixed configuration draw nothing.
  */
-export function resolveClockChaos(mode: ChaosMode | null, fixed: ClockFaultsSetting, knobs: boolean, streams: SeedStreams, buggify: Buggify): ClockChaosRecord {
+export function resolveClockChaos(
+  mode: ChaosMode | null,
+  fixed: ClockFaultsSetting,
+  knobs: boolean,
+  streams: SeedStreams,
+  buggify: Buggify,
+): ClockChaosRecord {
   if (mode === null) {
     const config = fixed === "none" ? EXACT_CLOCK_CONFIG : fixed;
-    return Object.freeze({ mode: fixed === "none" ? "none" : "custom", swarmMask: null, buggifyKnobs: false, spikedKnobs: {}, config });
+    return Object.freeze({
+      mode: fixed === "none" ? "none" : "custom",
+      swarmMask: null,
+      buggifyKnobs: false,
+      spikedKnobs: {},
+      config,
+    });
   }
   let config = randomClockConfig(streams.sim);
   let swarmMask: ClockSwarmMask | null = null;
@@ -135,7 +156,10 @@ export class SeedClocks {
   ) {
     const c = record.config;
     const active = clockFaultsActive(c);
-    this.steps = active && c.stepMeanIntervalUs > 0 && c.stepMaxUs > 0 ? { meanIntervalUs: c.stepMeanIntervalUs, maxUs: c.stepMaxUs, cutoffUs: Infinity } : null;
+    this.steps =
+      active && c.stepMeanIntervalUs > 0 && c.stepMaxUs > 0
+        ? { meanIntervalUs: c.stepMeanIntervalUs, maxUs: c.stepMaxUs, cutoffUs: Infinity }
+        : null;
     if (!active) return;
     const sim = world.engine.streams.sim;
     for (const ip of ips) {
@@ -161,13 +185,15 @@ export class SeedClocks {
 export function describeClockChaos(record: ClockChaosRecord): string {
   if (record.mode === "none") return "";
   const parts = [`clock=${record.mode}`];
-  if (record.swarmMask !== null) parts.push(`off=[${SWARM_CLOCK_FAMILIES.filter((f) => !record.swarmMask![f]).join(",")}]`);
+  if (record.swarmMask !== null)
+    parts.push(`off=[${SWARM_CLOCK_FAMILIES.filter((f) => !record.swarmMask![f]).join(",")}]`);
   if (record.buggifyKnobs) parts.push(`knobs=[${Object.keys(record.spikedKnobs).join(",")}]`);
   const c = record.config;
   const active: string[] = [];
   if (c.offsetMaxUs > 0) active.push(`offset:±${c.offsetMaxUs / MS}ms`);
   if (c.rateErrorMax > 0) active.push(`rate:±${(c.rateErrorMax * 100).toPrecision(2)}%`);
-  if (c.stepMeanIntervalUs > 0 && c.stepMaxUs > 0) active.push(`step:±${c.stepMaxUs / MS}ms/${c.stepMeanIntervalUs / MS}ms`);
+  if (c.stepMeanIntervalUs > 0 && c.stepMaxUs > 0)
+    active.push(`step:±${c.stepMaxUs / MS}ms/${c.stepMeanIntervalUs / MS}ms`);
   parts.push(`faults=[${active.join(",")}]`);
   return parts.join(" ");
 }

@@ -53,14 +53,20 @@ export const SAMPLE_CLOCK_CONFIG: ClockConfig = Object.freeze({
 /** Every mistake in `config`, as messages that say what to change. */
 export function clockConfigErrors(config: ClockConfig): string[] {
   const errors: string[] = [];
-  if (config === null || typeof config !== "object") return ["the clock configuration must be an object with offsetMaxUs, rateErrorMax, stepMeanIntervalUs and stepMaxUs"];
+  if (config === null || typeof config !== "object")
+    return [
+      "the clock configuration must be an object with offsetMaxUs, rateErrorMax, stepMeanIntervalUs and stepMaxUs",
+    ];
   for (const key of ["offsetMaxUs", "stepMeanIntervalUs", "stepMaxUs"] as const) {
     const v = config[key];
-    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) errors.push(`${key} must be a non-negative integer of microseconds, got ${String(v)}`);
+    if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0)
+      errors.push(`${key} must be a non-negative integer of microseconds, got ${String(v)}`);
   }
   const rate = config.rateErrorMax;
   if (typeof rate !== "number" || !(rate >= 0 && rate <= CLOCK_RATE_ERROR_LIMIT)) {
-    errors.push(`rateErrorMax must be a fraction between 0 and ${CLOCK_RATE_ERROR_LIMIT} (0.01 = 1 %), got ${String(rate)}`);
+    errors.push(
+      `rateErrorMax must be a fraction between 0 and ${CLOCK_RATE_ERROR_LIMIT} (0.01 = 1 %), got ${String(rate)}`,
+    );
   }
   return errors;
 }
