@@ -337,10 +337,14 @@ export class SimulationBuilder {
    * Run seeds until `quietSeeds` consecutive seeds reach no new sometimes/reachable assertion and
    * every one reached so far has passed, at most `maxSeeds` (the default: 10 and 1,000).
    */
-  untilCoverageStable(quietSeeds: number, maxSeeds: number): this {
+  untilCoverageStable(quietSeeds: number, maxSeeds: number, options: { readonly minSeeds?: number } = {}): this {
     positiveInteger(quietSeeds, "untilCoverageStable(quietSeeds, maxSeeds): quietSeeds");
     positiveInteger(maxSeeds, "untilCoverageStable(quietSeeds, maxSeeds): maxSeeds");
-    this.iteration = { kind: "untilCoverageStable", quietSeeds, maxSeeds };
+    const minSeeds = options.minSeeds ?? 0;
+    if (!Number.isSafeInteger(minSeeds) || minSeeds < 0 || minSeeds > maxSeeds) {
+      throw new InvalidConfiguration(`untilCoverageStable(quietSeeds, maxSeeds, { minSeeds }): minSeeds must be a whole number from 0 to maxSeeds (${maxSeeds}), got ${String(minSeeds)}`);
+    }
+    this.iteration = { kind: "untilCoverageStable", quietSeeds, maxSeeds, ...(minSeeds > 0 ? { minSeeds } : {}) };
     return this;
   }
 

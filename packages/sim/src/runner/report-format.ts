@@ -148,6 +148,7 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
     const gaps = report.coverageViolations.length;
     const gapNote = gaps > 0 ? ` · ${gaps} coverage gap${gaps === 1 ? "" : "s"} outside the gate (see Coverage Gaps)` : "";
     out.push(`${state}: ${s.sometimesHit}/${s.sometimesTotal} sometimes/reachable hit · assertion coverage stable for ${s.plateauSeeds} seeds (needs ${s.requiredQuietSeeds})${gapNote}`);
+    if (s.stopReason !== undefined) out.push(`Stop rule: ${s.stopReason}`);
   }
   if (report.convergenceTimeout) out.push(c.yellow("UntilCoverageStable hit the iteration cap without saturating."));
   if (report.iterations > 1) {

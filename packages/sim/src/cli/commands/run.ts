@@ -41,6 +41,7 @@ export interface RunFlags {
   readonly bail?: boolean;
   readonly timeout?: string;
   readonly strictCoverage?: boolean;
+  readonly quick?: boolean;
 }
 
 function seedFlags(flags: RunFlags): SeedFlags {
@@ -50,6 +51,7 @@ function seedFlags(flags: RunFlags): SeedFlags {
     iterations: flags.iterations === undefined ? undefined : parsePositiveInteger(flags.iterations, "--iterations", "500"),
     untilStable: flags.untilStable === undefined ? undefined : parseUntilStable(flags.untilStable),
     baseSeed: flags.baseSeed === undefined ? undefined : parseSeed(flags.baseSeed, "--base-seed"),
+    quick: flags.quick === true,
   };
 }
 
