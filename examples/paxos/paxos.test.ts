@@ -80,7 +80,7 @@ const FINDABLE_BUGS: readonly { bug: PaxosBug; seed: number; budget: number; fir
   // 4,000 timelines found nothing. Root 29 found it with either queue until storage chaos changed
   // its draws (crash damage 10-100 % instead of under 0.05 %, one more draw per seed): root 29
   // then missed it within 100 timelines, roots 1-5 too, and root 6's own timeline fails (on a seed
-  // whose swarm mask has crash damage off: the draws moved, the bug is as rare as before).
+  // whose storage configuration has crash damage off: the draws moved).
   { bug: "ballot-reuse-after-restart", seed: 6, budget: 100, firstAt: 1 },
 ];
 
