@@ -47,6 +47,12 @@ function summary(found: (number | null)[]): Record<string, unknown> {
   };
 }
 
+function describeDefaultRule(): string {
+  const control = DEFAULT_ITERATION_CONTROL;
+  if (control.kind !== "untilCoverageStable") return control.kind;
+  return `until-stable ${control.quietSeeds},${control.maxSeeds},${DEFAULT_RUN_MIN_SEEDS}`;
+}
+
 export async function benchFaults(): Promise<Record<string, unknown>> {
   const lease: (number | null)[] = [];
   const fsync: (number | null)[] = [];
@@ -54,7 +60,7 @@ export async function benchFaults(): Promise<Record<string, unknown>> {
   for (const base of BASE_SEEDS)
     fsync.push(await seedsToFirstFailure(() => logSimulation("ackBeforeSync").traceLevel("warn"), base));
   return {
-    rule: `until-stable ${DEFAULT_ITERATION_CONTROL.kind === "untilCoverageStable" ? `${DEFAULT_ITERATION_CONTROL.quietSeeds},${DEFAULT_ITERATION_CONTROL.maxSeeds}` : "?"},${DEFAULT_RUN_MIN_SEEDS}`,
+    rule: describeDefaultRule(),
     baseSeeds: BASE_SEEDS.length,
     lease: summary(lease),
     fsync: summary(fsync),

@@ -133,7 +133,12 @@ export function applyChaosEntries(plan: ChaosPlan, entries: readonly Chaos[]): C
         );
     }
   });
-  return Object.freeze({ network, storage, buggifyKnobs, ...(clock !== undefined ? { clock } : {}), ...(attrition !== undefined ? { attrition } : {}) });
+  return Object.freeze({
+    network,
+    storage,
+    buggifyKnobs,
+    ...(clock !== undefined ? { clock } : {}),
+    ...(attrition !== undefined ? { attrition } : {}) });
 }
 
 /** Configuration mistakes of a plan alone, as messages that say what to change. */

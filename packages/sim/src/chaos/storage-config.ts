@@ -220,7 +220,9 @@ export function resolveStorageChaos(
   fixed: StorageConfig | null = null,
 ): StorageChaosRecord {
   if (mode === null) {
-    if (fixed !== null) return Object.freeze({ mode: "custom", swarmMask: null, buggifyKnobs: false, spikedKnobs: {}, config: fixed });
+    if (fixed !== null) {
+      return Object.freeze({ mode: "custom", swarmMask: null, buggifyKnobs: false, spikedKnobs: {}, config: fixed });
+    }
     return Object.freeze({ mode: "baseline", swarmMask: null, buggifyKnobs: false, spikedKnobs: {}, config: DEFAULT_STORAGE_CONFIG });
   }
   let config: StorageConfig;

@@ -74,8 +74,11 @@ export function resolveSeedPlan(flags: SeedFlags, sim: SimulationConfig, file: R
   const simChoseIterations = sim.iteration !== DEFAULT_ITERATION_CONTROL;
   if (flags.quick === true) {
     const quick = simChoseIterations ? sim.iteration : DEFAULT_ITERATION_CONTROL;
-    if (quick.kind === "fixed") return { plan: { kind: "fixed", baseSeed, debugSeeds, count: quick.iterations }, baseSeedSource };
-    return { plan: { kind: "untilStable", baseSeed, debugSeeds, quietSeeds: quick.quietSeeds, maxSeeds: quick.maxSeeds }, baseSeedSource };
+    if (quick.kind === "fixed") {
+      return { plan: { kind: "fixed", baseSeed, debugSeeds, count: quick.iterations }, baseSeedSource };
+    }
+    const { quietSeeds, maxSeeds } = quick;
+    return { plan: { kind: "untilStable", baseSeed, debugSeeds, quietSeeds, maxSeeds }, baseSeedSource };
   }
   const control = simChoseIterations
     ? sim.iteration
@@ -87,7 +90,9 @@ export function resolveSeedPlan(flags: SeedFlags, sim: SimulationConfig, file: R
           ({ ...DEFAULT_ITERATION_CONTROL, minSeeds: DEFAULT_RUN_MIN_SEEDS } as const);
   if (control.kind === "fixed") return { plan: { kind: "fixed", baseSeed, debugSeeds, count: control.iterations }, baseSeedSource };
   const minSeeds = control.minSeeds ?? 0;
-  return { plan: { kind: "untilStable", baseSeed, debugSeeds, quietSeeds: control.quietSeeds, maxSeeds: control.maxSeeds, ...(minSeeds > 0 ? { minSeeds } : {}) }, baseSeedSource };
+  const { quietSeeds, maxSeeds } = control;
+  const plan: SeedPlan = { kind: "untilStable", baseSeed, debugSeeds, quietSeeds, maxSeeds, ...(minSeeds > 0 ? { minSeeds } : {}) };
+  return { plan, baseSeedSource };
 }
 
 /** One line: what the plan runs. */
@@ -97,7 +102,9 @@ export function describePlan(plan: SeedPlan): string {
       return plan.seeds.length === 1 ? `seed ${plan.seeds[0]}` : `${plan.seeds.length} listed seeds`;
     case "fixed":
       return `${plan.count} seeds from base seed ${plan.baseSeed}${plan.debugSeeds.length > 0 ? ` (after ${plan.debugSeeds.length} debug seeds)` : ""}`;
-    case "untilStable":
-      return `seeds until coverage is stable for ${plan.quietSeeds} seeds (${plan.minSeeds !== undefined ? `at least ${plan.minSeeds}, ` : ""}at most ${plan.maxSeeds}) from base seed ${plan.baseSeed}`;
+    case "untilStable": {
+      const least = plan.minSeeds !== undefined ? `at least ${plan.minSeeds}, ` : "";
+      return `seeds until coverage is stable for ${plan.quietSeeds} seeds (${least}at most ${plan.maxSeeds}) from base seed ${plan.baseSeed}`;
+    }
   }
 }

@@ -32,7 +32,13 @@ export interface WorkloadSpec {
 
 export type IterationControl =
   | { readonly kind: "fixed"; readonly iterations: number }
-  | { readonly kind: "untilCoverageStable"; readonly quietSeeds: number; readonly maxSeeds: number; readonly minSeeds?: number };
+  | {
+      readonly kind: "untilCoverageStable";
+      readonly quietSeeds: number;
+      readonly maxSeeds: number;
+      /** Seeds spent before coverage may stop the campaign (absent: none). */
+      readonly minSeeds?: number;
+    };
 
 /** Default stop rule: 10 quiet seeds, at most 1,000 seeds. */
 export const DEFAULT_ITERATION_CONTROL: IterationControl = { kind: "untilCoverageStable", quietSeeds: 10, maxSeeds: 1000 };

@@ -220,7 +220,12 @@ export class FaultContextImpl implements FaultContext {
     return this.rebootOne(ip, kind, DEFAULT_RECOVERY_DELAY_MS, DEFAULT_GRACE_PERIOD_MS, "reboot");
   }
 
-  rebootWithDelays(ip: string, kind: RebootKind, recoveryDelayMs: DelayRangeMs, gracePeriodMs: DelayRangeMs = DEFAULT_GRACE_PERIOD_MS): boolean {
+  rebootWithDelays(
+    ip: string,
+    kind: RebootKind,
+    recoveryDelayMs: DelayRangeMs,
+    gracePeriodMs: DelayRangeMs = DEFAULT_GRACE_PERIOD_MS,
+  ): boolean {
     return this.rebootOne(ip, kind, recoveryDelayMs, gracePeriodMs, "rebootWithDelays");
   }
 

@@ -73,17 +73,24 @@ type Fail = (kind: "faultInjector", message: string, extra: { actor?: string; st
  * Draws and installs the seed's chaos; returns the record, each process clock's drift bound and
  * the seed's clocks (each IP's skew).
  */
-export function setUpSeedChaos(world: World, config: SimulationConfig, registry: TopologyRegistry, buggify: Buggify): { record: SeedChaosRecord; driftMaxUs: number; clocks: SeedClocks } {
+export function setUpSeedChaos(
+  world: World,
+  config: SimulationConfig,
+  registry: TopologyRegistry,
+  buggify: Buggify,
+): { record: SeedChaosRecord; driftMaxUs: number; clocks: SeedClocks } {
   const sim = world.engine.streams.sim;
   const network = resolveNetworkChaos(config.chaos, config.networkFaults, world.engine.streams, buggify);
   installNetworkChaos(world, network, buggify);
   // Storage draws after the network's, and none at all without a Chaos.storage entry.
-  const storage = resolveStorageChaos(config.chaos.storage ?? null, config.chaos.buggifyKnobs, world.engine.streams, buggify, config.storageFaults ?? null);
+  const streams = world.engine.streams;
+  const knobs = config.chaos.buggifyKnobs;
+  const storage = resolveStorageChaos(config.chaos.storage ?? null, knobs, streams, buggify, config.storageFaults ?? null);
   installStorageChaos(world, storage);
   // Attrition's swarm masks: 4 config-stream draws per swarm entry, after storage's.
   const attrition = resolveAttritionChaos(config.chaos.attrition ?? [], world.engine.streams.config);
   // Clocks draw last (nothing at all with exact clocks), so the other surfaces' draws are unchanged.
-  const clockRecord = resolveClockChaos(config.chaos.clock ?? null, config.clockFaults ?? "none", config.chaos.buggifyKnobs, world.engine.streams, buggify);
+  const clockRecord = resolveClockChaos(config.chaos.clock ?? null, config.clockFaults ?? "none", knobs, streams, buggify);
   const ips = [...registry.processes.map((p) => p.ip), ...registry.workloadIps];
   const clocks = new SeedClocks(clockRecord, world, ips);
   if (config.linkLatency !== null) {

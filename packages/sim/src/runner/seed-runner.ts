@@ -229,7 +229,9 @@ export class SeedSession {
       this.configureClock(clock);
       this.clocks.set(ip, clock);
     }
-    return new SimContextImpl(this.world, incarnation, clock, ip, clientId, clientCount, new Topology(this.registry, ip), this.state, this.chaosWindow.viewFor(incarnation, null));
+    const topology = new Topology(this.registry, ip);
+    const chaosWindow = this.chaosWindow.viewFor(incarnation, null);
+    return new SimContextImpl(this.world, incarnation, clock, ip, clientId, clientCount, topology, this.state, chaosWindow);
   }
 
   /** Starts (or restarts) a process: a fresh instance from its factory and a new incarnation. */
