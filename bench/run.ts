@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   workers: async () => (await import("./workers.ts")).benchWorkers(),
   checker: async () => (await import("./checker.ts")).benchChecker(),
   transport: async () => (await import("./transport.ts")).benchTransport(),
+  faults: async () => (await import("./faults.ts")).benchFaults(),
   paxos: async () => ({ ...(await (await import("../examples/paxos/bench-paxos.ts")).benchPaxos()) }),
 };
 

@@ -93,3 +93,7 @@ export {
   type SeriesSamples,
 } from "./world/metrics/index.ts";
 export type { SeedAttachment } from "./runner/seed-result.ts";
+// Per-process clocks and the chaos window.
+export type { ChaosWindowView } from "./runner/seed-chaos.ts";
+export type { ClockChaosRecord, ClockFaultsSetting, SwarmClockFamily } from "./chaos/clock-chaos.ts";
+export type { ClockConfig } from "./world/clock-config.ts";

@@ -47,7 +47,18 @@ export {
 } from "./world/network/config.ts";
 export { markConnectionStable, RANDOM_CLOSE_LOCAL_SEND_ABOVE, RANDOM_CLOSE_PEER_RECV_BELOW } from "./world/network/index.ts";
 export { DEFAULT_MANUAL_PARTITION_MS, type FaultInjector, type FaultContext } from "./runner/fault-context.ts";
-export { CHAOS_ENDED_ASSERTION, describeSeedChaos, type SeedChaosRecord } from "./runner/seed-chaos.ts";
+export { CHAOS_ENDED_ASSERTION, describeSeedChaos, type ChaosWindowView, type SeedChaosRecord } from "./runner/seed-chaos.ts";
+// Per-process clocks.
+export {
+  RANDOM_CLOCK_RANGES,
+  SWARM_CLOCK_FAMILIES,
+  CLOCK_KNOBS,
+  describeClockChaos,
+  type ClockChaosRecord,
+  type ClockFaultsSetting,
+  type SwarmClockFamily,
+} from "./chaos/clock-chaos.ts";
+export { CLOCK_FAULT_KINDS, CLOCK_RATE_ERROR_LIMIT, EXACT_CLOCK_CONFIG, SAMPLE_CLOCK_CONFIG, type ClockConfig } from "./world/clock-config.ts";
 // Process reboots and attrition.
 export {
   REBOOT_KINDS,

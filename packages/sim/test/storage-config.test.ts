@@ -54,7 +54,10 @@ describe("storage configurations", () => {
       expect(c.misdirectedWriteProbability).toBeLessThan(10e-5);
       expect(c.misdirectedReadProbability).toBeLessThan(10e-5);
       expect(c.syncFailureProbability).toBeLessThan(50e-5);
-      expect(c.crashFaultProbability).toBeLessThan(50e-5);
+      expect(c.crashFaultProbability).toBeGreaterThanOrEqual(0.1);
+      expect(c.crashFaultProbability).toBeLessThanOrEqual(1);
+      expect(c.crashLostWriteRatio).toBeGreaterThanOrEqual(0);
+      expect(c.crashLostWriteRatio).toBeLessThanOrEqual(1);
       expect(c.stallProbability).toBeLessThan(100e-5);
       expect(c.stallDurationUs).toBeGreaterThanOrEqual(50_000);
       expect(c.stallDurationUs).toBeLessThan(500_000);

@@ -271,6 +271,9 @@ export function drawRebootKind(sim: RandomStream, record: Pick<AttritionChaosRec
 export function describeAttritionChaos(record: AttritionChaosRecord): string {
   const parts = [`attrition[${victimsKey(record.victims)}${record.scope === "process" ? "" : `/${record.scope}`}]=${record.mode}`];
   parts.push(`maxDead=${record.maxDead}`, `weights=${record.probGraceful}/${record.probCrash}/${record.probWipe}`);
+  // All weights zero still reboots: every reboot is then a crash (see drawRebootKind).
+  const totalWeight = record.probGraceful + record.probCrash + record.probWipe;
+  if (record.maxDead > 0 && !(totalWeight > 0)) parts.push("(all zero: crashes only)");
   if (record.swarmMask !== null) {
     const off = SWARM_ATTRITION_FIELDS.filter((f) => !record.swarmMask![f]);
     parts.push(`off=[${off.join(",")}]`);

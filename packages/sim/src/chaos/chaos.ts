@@ -26,11 +26,12 @@ export const CHAOS_MODES: readonly ChaosMode[] = ["random", "swarm"];
 export type Chaos =
   | { readonly surface: "network"; readonly mode: ChaosMode }
   | { readonly surface: "storage"; readonly mode: ChaosMode }
+  | { readonly surface: "clock"; readonly mode: ChaosMode }
   | { readonly surface: "attrition"; readonly mode: ChaosMode; readonly config: AttritionPlan }
   | { readonly surface: "buggifyKnobs" };
 
 /** Surfaces `Chaos.buggifyKnobs()` can spike. */
-export const KNOB_SURFACES = ["network", "storage"] as const;
+export const KNOB_SURFACES = ["network", "storage", "clock"] as const;
 
 function checkMode(mode: unknown, call: string): ChaosMode {
   if (!CHAOS_MODES.includes(mode as ChaosMode)) {
@@ -51,6 +52,14 @@ export const Chaos = Object.freeze({
    */
   storage(mode: ChaosMode): Chaos {
     return Object.freeze({ surface: "storage", mode: checkMode(mode, "Chaos.storage(mode)") });
+  },
+  /**
+   * Per-process clock faults (see `world/clock-config.ts`): wall clock offsets, rate errors of
+   * both clocks and wall clock steps drawn per seed (`"random"`) or drawn and masked (`"swarm"`,
+   * 3 families). Without it (and without `.clockFaults(config)`) wall clocks are exact.
+   */
+  clock(mode: ChaosMode): Chaos {
+    return Object.freeze({ surface: "clock", mode: checkMode(mode, "Chaos.clock(mode)") });
   },
   /**
    * Built-in process reboots (see `attrition.ts`): every 1–5 s of the chaos window, a graceful
@@ -75,6 +84,8 @@ export interface ChaosPlan {
   readonly network: ChaosMode | null;
   /** The storage's mode; absent without a `Chaos.storage` entry (storage faults off). */
   readonly storage?: ChaosMode;
+  /** The clocks' mode; absent without a `Chaos.clock` entry. */
+  readonly clock?: ChaosMode;
   /** The `Chaos.attrition` entries, one per victim pool (absent without any). */
   readonly attrition?: readonly AttritionPlan[];
   readonly buggifyKnobs: boolean;
@@ -92,6 +103,7 @@ export function applyChaosEntries(plan: ChaosPlan, entries: readonly Chaos[]): C
   }
   let network = plan.network;
   let storage = plan.storage;
+  let clock = plan.clock;
   let attrition = plan.attrition;
   let buggifyKnobs = plan.buggifyKnobs;
   entries.forEach((entry: Chaos, i) => {
@@ -102,6 +114,9 @@ export function applyChaosEntries(plan: ChaosPlan, entries: readonly Chaos[]): C
         break;
       case "storage":
         storage = checkMode((entry as { mode?: unknown }).mode, `enableChaos: entry ${i} (storage)`);
+        break;
+      case "clock":
+        clock = checkMode((entry as { mode?: unknown }).mode, `enableChaos: entry ${i} (clock)`);
         break;
       case "attrition": {
         const { mode, config } = entry as { mode?: unknown; config?: unknown };
@@ -114,11 +129,16 @@ export function applyChaosEntries(plan: ChaosPlan, entries: readonly Chaos[]): C
         break;
       default:
         throw new InvalidConfiguration(
-          `enableChaos: entry ${i} is not a chaos descriptor (got ${JSON.stringify(entry) ?? String(entry)}); create entries with Chaos.network("random" | "swarm"), Chaos.storage("random" | "swarm"), Chaos.attrition(config, "random" | "swarm") or Chaos.buggifyKnobs()`,
+          `enableChaos: entry ${i} is not a chaos descriptor (got ${JSON.stringify(entry) ?? String(entry)}); create entries with Chaos.network("random" | "swarm"), Chaos.storage("random" | "swarm"), Chaos.clock("random" | "swarm"), Chaos.attrition(config, "random" | "swarm") or Chaos.buggifyKnobs()`,
         );
     }
   });
-  return Object.freeze({ network, storage, buggifyKnobs, ...(attrition !== undefined ? { attrition } : {}) });
+  return Object.freeze({
+    network,
+    storage,
+    buggifyKnobs,
+    ...(clock !== undefined ? { clock } : {}),
+    ...(attrition !== undefined ? { attrition } : {}) });
 }
 
 /** Configuration mistakes of a plan alone, as messages that say what to change. */
@@ -126,7 +146,7 @@ export function chaosPlanErrors(plan: ChaosPlan): string[] {
   const errors: string[] = [];
   const knobSurfaceEnabled = KNOB_SURFACES.some((surface) => (plan[surface] ?? null) !== null);
   if (plan.buggifyKnobs && !knobSurfaceEnabled) {
-    errors.push("Chaos.buggifyKnobs() spikes the knobs of enabled chaos surfaces and none is enabled: add Chaos.network(\"random\" | \"swarm\") or Chaos.storage(\"random\" | \"swarm\") to enableChaos([...]), or drop Chaos.buggifyKnobs()");
+    errors.push("Chaos.buggifyKnobs() spikes the knobs of enabled chaos surfaces and none is enabled: add Chaos.network(\"random\" | \"swarm\"), Chaos.storage(\"random\" | \"swarm\") or Chaos.clock(\"random\" | \"swarm\") to enableChaos([...]), or drop Chaos.buggifyKnobs()");
   }
   return errors;
 }

@@ -49,8 +49,11 @@ export const RANDOM_STORAGE_RANGES = Object.freeze({
   misdirectedReadProbability: [0, 10, 1e-5] as Draw,
   /** Per sync: 0–49 in 100,000 fail. */
   syncFailureProbability: [0, 50, 1e-5] as Draw,
-  /** Per unsynced write at a crash: 0–49 in 100,000 damaged. */
-  crashFaultProbability: [0, 50, 1e-5] as Draw,
+  /**
+   * Per unsynced write at a crash: 10–100 % damaged. A power cut loses most of what sits in a page
+   * cache, and a missing `sync()` only shows when a crash meets the write it left exposed.
+   */
+  crashFaultProbability: [10, 101, 0.01] as Draw,
   /** Stall episodes: 0–99 in 100,000 per calm operation, 50–499 ms long. */
   stallProbability: [0, 100, 1e-5] as Draw,
   stallDurationUs: [50, 500, MS] as Draw,
@@ -59,6 +62,8 @@ export const RANDOM_STORAGE_RANGES = Object.freeze({
   throttleDurationUs: [500, 5_000, MS] as Draw,
   throttleIopsMultiplier: [2, 20, 1] as Draw,
   throttleBandwidthMultiplier: [2, 20, 1] as Draw,
+  /** Of the crash-damaged writes, 0–100 % lost whole (the rest torn: one sector faulted). Drawn last. */
+  crashLostWriteRatio: [0, 101, 0.01] as Draw,
 });
 
 /** The families the swarm mask may switch off, in the order of their `config`-stream draws. */
@@ -101,6 +106,7 @@ export const STORAGE_KNOBS = Object.freeze({
   stallDurationUs: { id: "chaos.storage.stallDuration", range: [100 * MS, 500 * MS] as const, family: "stall" },
   throttleProbability: { id: "chaos.storage.throttleProbability", range: [0.1, 0.5] as const, family: "throttle" },
   throttleDurationUs: { id: "chaos.storage.throttleDuration", range: [1 * SECOND, 5 * SECOND] as const, family: "throttle" },
+  crashFaultProbability: { id: "chaos.storage.crashFaultProbability", range: [0.9, 1] as const, family: "crash" },
 } satisfies Record<string, { id: string; range: readonly [number, number]; family: SwarmStorageFamily | null }>);
 export type StorageKnobName = keyof typeof STORAGE_KNOBS;
 
@@ -125,6 +131,7 @@ export function randomStorageConfig(sim: RandomStream): StorageConfig {
   const throttleDurationUs = draw(sim, r.throttleDurationUs);
   const throttleIopsMultiplier = draw(sim, r.throttleIopsMultiplier);
   const throttleBandwidthMultiplier = draw(sim, r.throttleBandwidthMultiplier);
+  const crashLostWriteRatio = draw(sim, r.crashLostWriteRatio);
   return Object.freeze({
     iops,
     bandwidthBytesPerSec,
@@ -138,7 +145,7 @@ export function randomStorageConfig(sim: RandomStream): StorageConfig {
     misdirectedReadProbability,
     syncFailureProbability,
     crashFaultProbability,
-    crashLostWriteRatio: DEFAULT_STORAGE_CONFIG.crashLostWriteRatio,
+    crashLostWriteRatio,
     stallProbability,
     stallDurationUs,
     throttleProbability,
@@ -190,8 +197,8 @@ export function applyStorageKnobs(
 
 /** What a seed's storage ran with. */
 export interface StorageChaosRecord {
-  /** "baseline" (no Chaos.storage entry) or the Chaos.storage mode. */
-  readonly mode: "baseline" | ChaosMode;
+  /** "baseline" (no Chaos.storage entry), "custom" (`.storageFaults(config)`) or the Chaos.storage mode. */
+  readonly mode: "baseline" | "custom" | ChaosMode;
   /** Swarm only: each family the mask left on (true) or switched off (false). */
   readonly swarmMask: StorageSwarmMask | null;
   /** Whether `Chaos.buggifyKnobs()` applied to storage. */
@@ -205,8 +212,17 @@ export interface StorageChaosRecord {
  * The storage configuration of one seed. Draw order: random parameters (`sim`), the swarm mask
  * (`config`), then the knobs (`sim`, through buggify). Baseline draws nothing.
  */
-export function resolveStorageChaos(mode: ChaosMode | null, knobs: boolean, streams: SeedStreams, buggify: Buggify): StorageChaosRecord {
+export function resolveStorageChaos(
+  mode: ChaosMode | null,
+  knobs: boolean,
+  streams: SeedStreams,
+  buggify: Buggify,
+  fixed: StorageConfig | null = null,
+): StorageChaosRecord {
   if (mode === null) {
+    if (fixed !== null) {
+      return Object.freeze({ mode: "custom", swarmMask: null, buggifyKnobs: false, spikedKnobs: {}, config: fixed });
+    }
     return Object.freeze({ mode: "baseline", swarmMask: null, buggifyKnobs: false, spikedKnobs: {}, config: DEFAULT_STORAGE_CONFIG });
   }
   let config: StorageConfig;

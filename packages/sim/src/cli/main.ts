@@ -20,8 +20,10 @@ const collect = (value: string, previous: string[]): string[] => [...previous, v
 const RUN_HELP = `
 Seeds: --seed and --seeds run exactly those seeds; --iterations N runs N seeds derived from the
 base seed (the simulation's debug seeds first); --until-stable QUIET,MAX runs seeds until QUIET
-consecutive seeds reach no new sometimes-assertion (at most MAX). Without these flags the
-simulation's own builder settings apply, then moonpool.config.ts, then until-stable 10,1000.
+consecutive seeds reach no new sometimes-assertion or sometimesEach bucket (at most MAX, at least
+MIN). Without these flags the simulation's own builder settings apply, then moonpool.config.ts,
+then until-stable 10,1000,500 (--quick: 10,1000 without the 500-seed minimum). The report says
+in one line why the campaign stopped.
 The base seed is --base-seed, else the simulation's setBaseSeed, else the wall clock (printed).
 
 Workers: each seed runs in a worker thread with a fresh assertion table; the main thread merges
@@ -87,7 +89,8 @@ export function createProgram(): Command {
     .option("--last-failed", "rerun the failing seeds recorded in the last JSON report (<out>/report.json)")
     .option("--seeds-from <report.json>", "rerun the failing seeds recorded in this JSON report")
     .option("-n, --iterations <n>", "run n seeds derived from the base seed")
-    .option("--until-stable <quiet,max>", "run until coverage is stable for QUIET seeds, at most MAX seeds")
+    .option("--until-stable <quiet,max[,min]>", "run until coverage is stable for QUIET seeds, at most MAX seeds, at least MIN")
+    .option("--quick", "the default stop rule without its minimum budget: stop as soon as coverage is stable")
     .option("--base-seed <seed>", "base seed of derived seeds (same on every shard)")
     .option("-j, --workers <n>", "worker threads (default: config, else the number of cores)")
     .option("--explore", "explore every root seed in depth (exploration with default settings, unless the simulation configures it)")

@@ -28,14 +28,17 @@ export function parsePositiveInteger(text: string, flag: string, example: string
   return n;
 }
 
-export function parseUntilStable(text: string): { quietSeeds: number; maxSeeds: number } {
-  const match = /^\s*(\d+)\s*,\s*(\d+)\s*$/.exec(text);
-  const form = "the form is --until-stable QUIET,MAX: stop after QUIET consecutive seeds reach no new sometimes-assertion, at most MAX seeds (e.g. --until-stable 10,1000)";
+export function parseUntilStable(text: string): { quietSeeds: number; maxSeeds: number; minSeeds?: number } {
+  const match = /^\s*(\d+)\s*,\s*(\d+)\s*(?:,\s*(\d+)\s*)?$/.exec(text);
+  const form = "the form is --until-stable QUIET,MAX: stop after QUIET consecutive seeds reach no new sometimes-assertion, at most MAX seeds, at least MIN if given (e.g. --until-stable 10,1000 or 10,1000,500)";
   if (match === null) throw new UsageError(`--until-stable '${text}': ${form}`);
   const quietSeeds = Number(match[1]);
   const maxSeeds = Number(match[2]);
   if (quietSeeds < 1 || maxSeeds < 1 || !Number.isSafeInteger(quietSeeds) || !Number.isSafeInteger(maxSeeds)) throw new UsageError(`--until-stable '${text}': both numbers must be positive; ${form}`);
-  return { quietSeeds, maxSeeds };
+  if (match[3] === undefined) return { quietSeeds, maxSeeds };
+  const minSeeds = Number(match[3]);
+  if (!Number.isSafeInteger(minSeeds) || minSeeds > maxSeeds) throw new UsageError(`--until-stable '${text}': MIN must be at most MAX; ${form}`);
+  return { quietSeeds, maxSeeds, minSeeds };
 }
 
 const DURATION_UNITS_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };

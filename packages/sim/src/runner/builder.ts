@@ -16,6 +16,9 @@ import { Campaign } from "./campaign.ts";
 import { applyChaosEntries, chaosPlanErrors, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
 import { attritionErrors } from "../chaos/attrition.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
+import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";
+import { clockConfigErrors, type ClockConfig } from "../world/clock-config.ts";
+import { validateStorageConfig, type StorageConfig } from "../world/storage/config.ts";
 import { networkConfigErrors, type NetworkConfig } from "../world/network/config.ts";
 import type { FaultInjector } from "./fault-context.ts";
 import { checkLinkLatency, DEFAULT_LINK_LATENCY, localityCountRange, type LinkLatencyConfig, type LocalityConfig } from "./locality.ts";
@@ -80,6 +83,8 @@ export class SimulationBuilder {
   private replay: { seed: number; recipe: Recipe } | null = null;
   private chaosPlan: ChaosPlan = NO_CHAOS;
   private networkFaultsSetting: NetworkFaultsSetting = "baseline";
+  private clockFaultsSetting: ClockFaultsSetting = "none";
+  private storageFaultsSetting: StorageConfig | null = null;
   private chaosDurationMs: number | null = null;
   private injectorFactory: (() => FaultInjector) | null = null;
   private linkLatencyConfig: LinkLatencyConfig | null = null;
@@ -203,6 +208,48 @@ export class SimulationBuilder {
     return this;
   }
 
+  /**
+   * Clock faults when there is no `Chaos.clock` entry: "none" (the default: every wall clock
+   * exact) or a fixed `ClockConfig` every seed runs with (per-process offsets, rate errors and
+   * steps are still drawn per seed within it). See `world/clock-config.ts` for what each clock
+   * promises.
+   */
+  clockFaults(setting: "none" | ClockConfig): this {
+    if (setting === "none") {
+      this.clockFaultsSetting = setting;
+      return this;
+    }
+    if (setting === null || typeof setting !== "object") {
+      throw new InvalidConfiguration(`clockFaults(setting): setting must be "none" or a ClockConfig object, got ${JSON.stringify(setting) ?? String(setting)}`);
+    }
+    const errors = clockConfigErrors(setting);
+    if (errors.length > 0) throw new InvalidConfiguration(`clockFaults(config): ${errors.join("; ")}`);
+    this.clockFaultsSetting = Object.freeze({ ...setting });
+    return this;
+  }
+
+  /**
+   * A fixed storage configuration when there is no `Chaos.storage` entry (the default, "none":
+   * realistic timing, every storage fault off). Start from `DEFAULT_STORAGE_CONFIG` and raise
+   * the families to test, e.g. `{ ...DEFAULT_STORAGE_CONFIG, crashFaultProbability: 0.5 }`.
+   */
+  storageFaults(setting: "none" | StorageConfig): this {
+    if (setting === "none") {
+      this.storageFaultsSetting = null;
+      return this;
+    }
+    if (setting === null || typeof setting !== "object") {
+      throw new InvalidConfiguration(`storageFaults(setting): setting must be "none" or a StorageConfig object, got ${JSON.stringify(setting) ?? String(setting)}`);
+    }
+    try {
+      validateStorageConfig(setting);
+    } catch (error) {
+      throw new InvalidConfiguration(`storageFaults(config): ${error instanceof Error ? error.message : String(error)}`);
+    }
+    this.storageFaultsSetting = Object.freeze({ ...setting });
+    return this;
+  }
+
   /** Tags for the last registered group: process i gets `values[i % values.length]` per key. */
   tags(dimensions: Readonly<Record<string, readonly string[]>>): this {
     const group = this.groups[this.groups.length - 1];
@@ -291,10 +338,14 @@ export class SimulationBuilder {
    * Run seeds until `quietSeeds` consecutive seeds reach no new sometimes/reachable assertion and
    * every one reached so far has passed, at most `maxSeeds` (the default: 10 and 1,000).
    */
-  untilCoverageStable(quietSeeds: number, maxSeeds: number): this {
+  untilCoverageStable(quietSeeds: number, maxSeeds: number, options: { readonly minSeeds?: number } = {}): this {
     positiveInteger(quietSeeds, "untilCoverageStable(quietSeeds, maxSeeds): quietSeeds");
     positiveInteger(maxSeeds, "untilCoverageStable(quietSeeds, maxSeeds): maxSeeds");
-    this.iteration = { kind: "untilCoverageStable", quietSeeds, maxSeeds };
+    const minSeeds = options.minSeeds ?? 0;
+    if (!Number.isSafeInteger(minSeeds) || minSeeds < 0 || minSeeds > maxSeeds) {
+      throw new InvalidConfiguration(`untilCoverageStable(quietSeeds, maxSeeds, { minSeeds }): minSeeds must be a whole number from 0 to maxSeeds (${maxSeeds}), got ${String(minSeeds)}`);
+    }
+    this.iteration = { kind: "untilCoverageStable", quietSeeds, maxSeeds, ...(minSeeds > 0 ? { minSeeds } : {}) };
     return this;
   }
 
@@ -466,6 +517,8 @@ export class SimulationBuilder {
       exploration: this.replay !== null ? null : this.exploration,
       chaos: this.chaosPlan,
       networkFaults: this.networkFaultsSetting,
+      clockFaults: this.clockFaultsSetting,
+      storageFaults: this.storageFaultsSetting,
       chaosDurationMs: this.chaosDurationMs,
       faultFactory: this.injectorFactory,
       linkLatency: this.linkLatencyConfig,
@@ -482,6 +535,12 @@ export class SimulationBuilder {
     }
     if (this.chaosPlan.network !== null && this.networkFaultsSetting !== "baseline") {
       errors.push(`networkFaults(${typeof this.networkFaultsSetting === "string" ? `"${this.networkFaultsSetting}"` : "config"}) contradicts Chaos.network("${this.chaosPlan.network}"): keep one of them`);
+    }
+    if (this.chaosPlan.clock !== undefined && this.clockFaultsSetting !== "none") {
+      errors.push(`clockFaults(config) contradicts Chaos.clock("${this.chaosPlan.clock}"): keep one of them`);
+    }
+    if (this.chaosPlan.storage !== undefined && this.storageFaultsSetting !== null) {
+      errors.push(`storageFaults(config) contradicts Chaos.storage("${this.chaosPlan.storage}"): keep one of them`);
     }
     if (this.linkLatencyConfig !== null && !this.groups.some((g) => g.locality !== undefined)) {
       errors.push("linkLatency(...) needs localities: lay the processes out with .cluster(config, factory)");

@@ -107,7 +107,9 @@ export class Campaign {
         const explicit = plan.seeds;
         const maxSeeds = explicit !== undefined ? explicit.length : control.kind === "fixed" ? control.iterations : control.maxSeeds;
         const baseSeed = this.config.baseSeed ?? wallClockBaseSeed();
-        if (explicit === undefined && control.kind === "untilCoverageStable") stopRule = new CoverageStopRule(control.quietSeeds, control.maxSeeds);
+        if (explicit === undefined && control.kind === "untilCoverageStable") {
+          stopRule = new CoverageStopRule(control.quietSeeds, control.maxSeeds, control.minSeeds ?? 0);
+        }
         for (let i = 0; i < maxSeeds; i++) {
           const seed = explicit !== undefined ? explicit[i]! : i < this.config.debugSeeds.length ? this.config.debugSeeds[i]! : deriveSeed(baseSeed, i);
           results.push(explorer !== null ? await explorer.exploreRoot(seed) : await runTimeline(seed, plan.breakpoints ?? []));

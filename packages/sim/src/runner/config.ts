@@ -6,6 +6,8 @@ import type { WorkloadCount } from "./user-interfaces.ts";
 import type { ExplorationConfig } from "./exploration-config.ts";
 import type { ChaosPlan } from "../chaos/chaos.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
+import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";
+import type { StorageConfig } from "../world/storage/config.ts";
 import type { FaultInjector } from "./fault-context.ts";
 import type { LinkLatencyConfig, LocalityConfig } from "./locality.ts";
 import type { SimulationSource } from "./simulation-source.ts";
@@ -30,7 +32,13 @@ export interface WorkloadSpec {
 
 export type IterationControl =
   | { readonly kind: "fixed"; readonly iterations: number }
-  | { readonly kind: "untilCoverageStable"; readonly quietSeeds: number; readonly maxSeeds: number };
+  | {
+      readonly kind: "untilCoverageStable";
+      readonly quietSeeds: number;
+      readonly maxSeeds: number;
+      /** Seeds spent before coverage may stop the campaign (absent: none). */
+      readonly minSeeds?: number;
+    };
 
 /** Default stop rule: 10 quiet seeds, at most 1,000 seeds. */
 export const DEFAULT_ITERATION_CONTROL: IterationControl = { kind: "untilCoverageStable", quietSeeds: 10, maxSeeds: 1000 };
@@ -61,6 +69,10 @@ export interface SimulationConfig {
   readonly chaos: ChaosPlan;
   /** The network configuration without a `Chaos.network` entry (default: the baseline). */
   readonly networkFaults: NetworkFaultsSetting;
+  /** Clock faults without a `Chaos.clock` entry (default "none": exact wall clocks). */
+  readonly clockFaults?: ClockFaultsSetting;
+  /** A fixed storage configuration without a `Chaos.storage` entry (default: storage faults off). */
+  readonly storageFaults?: StorageConfig | null;
   /** The chaos window after the run phase starts, or null (faults for the whole run, no injectors). */
   readonly chaosDurationMs: number | null;
   /** Builds a fresh fault injector per seed; runs only inside the chaos window. */

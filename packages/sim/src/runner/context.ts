@@ -8,6 +8,7 @@ import type { World } from "../world/world.ts";
 import type { StateBoard } from "./state-board.ts";
 import type { Topology } from "./topology.ts";
 import type { SimContext } from "./user-interfaces.ts";
+import type { ChaosWindowView } from "./seed-chaos.ts";
 
 export class SimContextImpl extends ActorScope implements SimContext {
   constructor(
@@ -19,6 +20,7 @@ export class SimContextImpl extends ActorScope implements SimContext {
     readonly clientCount: number,
     readonly topology: Topology,
     readonly state: StateBoard,
+    readonly chaosWindow: ChaosWindowView,
   ) {
     super(world, incarnation, null, clock, myIp);
   }

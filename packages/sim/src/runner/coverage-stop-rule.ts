@@ -1,11 +1,22 @@
 /**
- * The `untilCoverageStable(quietSeeds, maxSeeds)` stop rule, evaluated after each seed in seed
- * order against the campaign's assertion table. Shared by `Campaign.run` and the CLI's worker
- * pool (which absorbs seeds run elsewhere in seed order and asks the same question), so both stop
- * at exactly the same seed.
+ * The `untilCoverageStable(quietSeeds, maxSeeds, { minSeeds })` stop rule, evaluated after each
+ * seed in seed order against the campaign's assertion table. Shared by `Campaign.run` and the
+ * CLI's worker pool (which absorbs seeds run elsewhere in seed order and asks the same question),
+ * so both stop at exactly the same seed.
+ *
+ * Coverage is the number of sometimes-style sites reached (boolean sometimes/reachable, numeric
+ * sometimes, completed sometimesAll) plus the number of `assertSometimesEach` buckets seen. It is
+ * stable once `quietSeeds` seeds in a row added none, every sometimes-style site seen has been
+ * reached (vacuous when there are none, e.g. a simulation whose only signals are
+ * `assertSometimesEach`), and at least `minSeeds` seeds ran. A simulation with no signal at all
+ * runs to the cap. Numeric watermarks are not coverage:
+ * a distance that improves a little every seed would never let a campaign stop.
  */
 import type { AssertionTable } from "../chaos/assertions/index.ts";
 import type { SaturationReport } from "./report.ts";
+
+/** The minimum `moonpool run` spends by default before coverage may stop it (`--quick`: none). */
+export const DEFAULT_RUN_MIN_SEEDS = 500;
 
 export class CoverageStopRule {
   private previousSignal = -1;
@@ -18,19 +29,28 @@ export class CoverageStopRule {
   constructor(
     private readonly requiredQuietSeeds: number,
     private readonly maxSeeds: number,
+    private readonly minSeeds: number = 0,
   ) {}
 
   /**
    * Call after seed number `seedsRun` (1-based) has been recorded in `table`. Returns true when
-   * the campaign should stop here: coverage saturated (a plateau of `requiredQuietSeeds` seeds
-   * with no new sometimes/reachable assertion reached, and all of them reached).
+   * the campaign should stop here (see the module comment).
    */
   afterSeed(table: AssertionTable, seedsRun: number): boolean {
-    const signal = table.reachedSometimesCount();
+    const { hit, total } = sometimesSites(table);
+    const buckets = table.bucketCount;
+    const signal = hit + buckets;
     this.quietSeeds = signal === this.previousSignal ? this.quietSeeds + 1 : 0;
     this.previousSignal = signal;
-    const saturated = this.quietSeeds >= this.requiredQuietSeeds && table.allSometimesReached();
-    const { hit, total } = table.sometimesCoverage();
+    // Without any signal (no sometimes-style site, no bucket) there is nothing to be stable.
+    const stable = this.quietSeeds >= this.requiredQuietSeeds && hit === total && total + buckets > 0;
+    const saturated = stable && seedsRun >= this.minSeeds;
+    if (!saturated && seedsRun >= this.maxSeeds) this.convergenceTimeout = true;
+    const stopReason = saturated
+      ? `stopped after ${seedsRun} seeds: coverage stable for ${this.quietSeeds} seeds (${hit}/${total} sometimes reached, ${buckets} sometimesEach buckets)${this.minSeeds > 0 ? ` and the minimum of ${this.minSeeds} seeds spent` : ""}`
+      : this.convergenceTimeout
+        ? `stopped at the cap of ${this.maxSeeds} seeds: ${capReason(hit, total, buckets, this.requiredQuietSeeds)}`
+        : `running: ${hit}/${total} sometimes reached, ${buckets} buckets, stable for ${this.quietSeeds} of ${this.requiredQuietSeeds} seeds${seedsRun < this.minSeeds ? `, ${this.minSeeds - seedsRun} seeds left of the minimum` : ""}`;
     this.saturation = {
       signal: "assertionCoverage",
       saturated,
@@ -38,9 +58,30 @@ export class CoverageStopRule {
       sometimesTotal: total,
       plateauSeeds: this.quietSeeds,
       requiredQuietSeeds: this.requiredQuietSeeds,
+      eachBuckets: buckets,
+      minSeeds: this.minSeeds,
+      stopReason,
     };
-    if (saturated) return true;
-    if (seedsRun >= this.maxSeeds) this.convergenceTimeout = true;
-    return false;
+    return saturated;
   }
+}
+
+function capReason(hit: number, total: number, buckets: number, quietSeeds: number): string {
+  if (total + buckets === 0) return "no coverage signal to be stable (add assertSometimes or assertSometimesEach)";
+  if (hit < total) return `coverage still misses ${total - hit} of ${total} sometimes assertions`;
+  return `coverage still growing (${buckets} sometimesEach buckets, new ones within the last ${quietSeeds} seeds)`;
+}
+
+/** Sometimes-style sites seen and reached (sometimesAll: completed). */
+function sometimesSites(table: AssertionTable): { hit: number; total: number } {
+  const coverage = table.sometimesCoverage();
+  let hit = coverage.hit;
+  let total = coverage.total;
+  for (const detail of table.details()) {
+    // Boolean sometimes/reachable and sometimesAll are in sometimesCoverage already.
+    if (detail.kind !== "numericSometimes") continue;
+    total++;
+    if (detail.passCount > 0) hit++;
+  }
+  return { hit, total };
 }

@@ -81,8 +81,11 @@ export interface FaultContext {
    * passed.
    */
   reboot(ip: string, kind: RebootKind): boolean;
-  /** `reboot` with these delays: fixed milliseconds or `[minMs, maxMs]` drawn per reboot. */
-  rebootWithDelays(ip: string, kind: RebootKind, recoveryDelayMs: DelayRangeMs, gracePeriodMs: DelayRangeMs): boolean;
+  /**
+   * `reboot` with these delays: fixed milliseconds or `[minMs, maxMs]` drawn per reboot. The
+   * grace period only matters for a graceful reboot (default 2000..5000 ms); a crash has none.
+   */
+  rebootWithDelays(ip: string, kind: RebootKind, recoveryDelayMs: DelayRangeMs, gracePeriodMs?: DelayRangeMs): boolean;
   /** Reboots one live process drawn uniformly (sim stream); returns its IP, or null if none is live (or after the cutoff). */
   rebootRandom(kind: RebootKind): string | null;
   /** Reboots every live process whose tag `key` is `value`; returns their IPs. */
@@ -217,7 +220,12 @@ export class FaultContextImpl implements FaultContext {
     return this.rebootOne(ip, kind, DEFAULT_RECOVERY_DELAY_MS, DEFAULT_GRACE_PERIOD_MS, "reboot");
   }
 
-  rebootWithDelays(ip: string, kind: RebootKind, recoveryDelayMs: DelayRangeMs, gracePeriodMs: DelayRangeMs): boolean {
+  rebootWithDelays(
+    ip: string,
+    kind: RebootKind,
+    recoveryDelayMs: DelayRangeMs,
+    gracePeriodMs: DelayRangeMs = DEFAULT_GRACE_PERIOD_MS,
+  ): boolean {
     return this.rebootOne(ip, kind, recoveryDelayMs, gracePeriodMs, "rebootWithDelays");
   }
 

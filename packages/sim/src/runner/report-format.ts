@@ -174,10 +174,12 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
   const s = report.saturation;
   if (s !== null) {
     const state = s.saturated ? c.green("saturated") : c.yellow("NOT saturated");
-    // The gate counts boolean sometimes/reachable and sometimes-all sites only; say so, and point at numeric gaps, so "saturated" never reads as "no coverage gap".
+    // The gate counts sometimes-style sites (boolean, numeric, sometimes-all) and each-buckets; point at the
+    // remaining coverage gaps so "saturated" never reads as "no coverage gap".
     const gaps = report.coverageViolations.length;
     const gapNote = gaps > 0 ? ` · ${gaps} coverage gap${gaps === 1 ? "" : "s"} outside the gate (see Coverage Gaps)` : "";
     out.push(`${state}: ${s.sometimesHit}/${s.sometimesTotal} sometimes/reachable hit · assertion coverage stable for ${s.plateauSeeds} seeds (needs ${s.requiredQuietSeeds})${gapNote}`);
+    if (s.stopReason !== undefined) out.push(`Stop rule: ${s.stopReason}`);
   }
   if (report.convergenceTimeout) out.push(c.yellow("UntilCoverageStable hit the iteration cap without saturating."));
   if (report.iterations > 1) {

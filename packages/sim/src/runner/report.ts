@@ -32,6 +32,12 @@ export interface SaturationReport {
   /** Consecutive seeds without a new sometimes/reachable assertion reached. */
   readonly plateauSeeds: number;
   readonly requiredQuietSeeds: number;
+  /** `assertSometimesEach` buckets seen (part of the plateau signal); absent in older reports. */
+  readonly eachBuckets?: number;
+  /** Seeds the rule spends before coverage may stop it; absent in older reports. */
+  readonly minSeeds?: number;
+  /** One line: why the campaign stopped (or, mid-run, where the rule stands). */
+  readonly stopReason?: string;
 }
 
 export interface CampaignMetrics {

@@ -16,10 +16,11 @@
  */
 import { abortError, assertReachable, isAbortError } from "@moonpool/core";
 import { msToUs } from "../engine/engine.ts";
-import { Incarnation } from "../engine/incarnation.ts";
+import { Incarnation, never, type PendingOp, type TaskState } from "../engine/incarnation.ts";
 import type { Buggify } from "../chaos/buggify.ts";
 import { clockDriftMaxUs, describeNetworkChaos, installNetworkChaos, resolveNetworkChaos, type NetworkChaosRecord } from "../chaos/network-chaos.ts";
 import { describeStorageChaos, installStorageChaos, resolveStorageChaos, type StorageChaosRecord } from "../chaos/storage-config.ts";
+import { describeClockChaos, resolveClockChaos, SeedClocks, type ClockChaosRecord } from "../chaos/clock-chaos.ts";
 import { describeAttritionChaos, resolveAttritionChaos, type AttritionChaosRecord } from "../chaos/attrition.ts";
 import { AttritionInjector } from "./attrition-injector.ts";
 import type { ProcessLifecycle, RebootStats } from "./process-lifecycle.ts";
@@ -35,6 +36,8 @@ import { Topology, type TopologyRegistry } from "./topology.ts";
 export interface SeedChaosRecord {
   readonly network: NetworkChaosRecord;
   readonly storage: StorageChaosRecord;
+  /** The seed's clock faults (absent in records read back from older report files). */
+  readonly clock?: ClockChaosRecord;
   /** The `Chaos.attrition` entries as this seed runs them (mode, swarm mask, values); empty without attrition. */
   readonly attrition: readonly AttritionChaosRecord[];
   /** The reboots that happened this seed (by injectors and attrition); filled in when the seed ends. */
@@ -50,11 +53,13 @@ export function describeSeedChaos(record: SeedChaosRecord): string {
   const window = record.chaosDurationMs === null ? "window=none (faults for the whole run)" : `window=${record.chaosDurationMs}ms`;
   const injector = record.faultInjector === null ? "" : ` injector=${record.faultInjector}`;
   const storage = record.storage.mode === "baseline" ? "" : ` ${describeStorageChaos(record.storage)}`;
+  const clockLine = record.clock === undefined ? "" : describeClockChaos(record.clock);
+  const clock = clockLine === "" ? "" : ` ${clockLine}`;
   // Records read back from older report files may lack the lifecycle fields.
   const attrition = (record.attrition ?? []).map((a) => ` ${describeAttritionChaos(a)}`).join("");
   const r = record.reboots;
   const reboots = r === null || r === undefined || r.graceful + r.crash + r.crashAndWipe + r.ignored === 0 ? "" : ` reboots=[graceful:${r.graceful},crash:${r.crash},wipe:${r.crashAndWipe},forceKills:${r.forceKills},ignored:${r.ignored}]`;
-  return `${describeNetworkChaos(record.network)}${storage}${attrition} ${window}${injector}${reboots}`;
+  return `${describeNetworkChaos(record.network)}${storage}${clock}${attrition} ${window}${injector}${reboots}`;
 }
 
 /** The built-in reachable assertion at the chaos cutoff: shows in every report that the cutoff was reached. */
@@ -64,28 +69,43 @@ export const FAULT_INJECTOR_IP = "0.0.0.0";
 
 type Fail = (kind: "faultInjector", message: string, extra: { actor?: string; stack?: string }) => void;
 
-/** Draws and installs the seed's network chaos; returns the record and each process clock's drift bound. */
-export function setUpSeedChaos(world: World, config: SimulationConfig, registry: TopologyRegistry, buggify: Buggify): { record: SeedChaosRecord; driftMaxUs: number } {
+/**
+ * Draws and installs the seed's chaos; returns the record, each process clock's drift bound and
+ * the seed's clocks (each IP's skew).
+ */
+export function setUpSeedChaos(
+  world: World,
+  config: SimulationConfig,
+  registry: TopologyRegistry,
+  buggify: Buggify,
+): { record: SeedChaosRecord; driftMaxUs: number; clocks: SeedClocks } {
   const sim = world.engine.streams.sim;
   const network = resolveNetworkChaos(config.chaos, config.networkFaults, world.engine.streams, buggify);
   installNetworkChaos(world, network, buggify);
   // Storage draws after the network's, and none at all without a Chaos.storage entry.
-  const storage = resolveStorageChaos(config.chaos.storage ?? null, config.chaos.buggifyKnobs, world.engine.streams, buggify);
+  const streams = world.engine.streams;
+  const knobs = config.chaos.buggifyKnobs;
+  const storage = resolveStorageChaos(config.chaos.storage ?? null, knobs, streams, buggify, config.storageFaults ?? null);
   installStorageChaos(world, storage);
   // Attrition's swarm masks: 4 config-stream draws per swarm entry, after storage's.
   const attrition = resolveAttritionChaos(config.chaos.attrition ?? [], world.engine.streams.config);
+  // Clocks draw last (nothing at all with exact clocks), so the other surfaces' draws are unchanged.
+  const clockRecord = resolveClockChaos(config.chaos.clock ?? null, config.clockFaults ?? "none", knobs, streams, buggify);
+  const ips = [...registry.processes.map((p) => p.ip), ...registry.workloadIps];
+  const clocks = new SeedClocks(clockRecord, world, ips);
   if (config.linkLatency !== null) {
     world.network.linkLatencyUs = linkLatencySampler(config.linkLatency, (ip) => registry.byIp(ip)?.locality, sim);
   }
   const record: SeedChaosRecord = Object.freeze({
     network,
     storage,
+    clock: clockRecord,
     attrition,
     reboots: null,
     chaosDurationMs: config.chaosDurationMs,
     faultInjector: null,
   });
-  return { record, driftMaxUs: clockDriftMaxUs(network.config) };
+  return { record, driftMaxUs: clockDriftMaxUs(network.config), clocks };
 }
 
 function errorText(error: unknown): { message: string; stack?: string } {
@@ -93,8 +113,30 @@ function errorText(error: unknown): { message: string; stack?: string } {
   return { message: String(error) };
 }
 
+/** What a workload or process sees of the chaos window: `ctx.chaosWindow`. */
+export interface ChaosWindowView {
+  /** The configured window (`.chaosDuration(ms)`), or null: faults last the whole run. */
+  readonly durationMs: number | null;
+  /** True once the cutoff happened (recovery mode: no new configuration-driven fault). */
+  readonly ended: boolean;
+  /**
+   * Resolves at the cutoff (at once when it already happened). Never resolves without a window.
+   * Like every wait it stops when its process crashes and rejects with an `AbortError` on
+   * graceful shutdown.
+   */
+  whenEnded(): Promise<void>;
+  /**
+   * Simulated ms of the recovery tail left: from the cutoff (or now, once past it) to the end of
+   * the run phase's budget (`.runTimeBudget(ms)`). Null without a window or before the run phase.
+   */
+  recoveryTimeLeftMs(): number | null;
+}
+
 export class ChaosWindow {
   private readonly controller = new AbortController();
+  /** True simulated time the run phase started at (µs), once it did. */
+  private runStartUs: number | null = null;
+  private readonly waiters: PendingOp<void>[] = [];
   /** Owner of the cutoff event: dead once the run phase is over. */
   private readonly cutoffOwner = { actor: "runner", alive: true };
   private injector: { readonly name: string; readonly incarnation: Incarnation } | null = null;
@@ -114,6 +156,7 @@ export class ChaosWindow {
   /** The run phase starts: schedule the cutoff and start this seed's injector and attrition. */
   start(attrition: readonly AttritionChaosRecord[] = []): void {
     const durationMs = this.config.chaosDurationMs;
+    this.runStartUs = this.world.engine.nowUs;
     if (durationMs === null) return; // no window: configuration faults for the whole run, injectors never run
     this.world.engine.schedule(msToUs(durationMs), () => this.cutoff(), null, EventTag.runner, this.cutoffOwner);
     if (this.config.faultFactory !== null) this.startInjector(this.config.faultFactory);
@@ -133,6 +176,36 @@ export class ChaosWindow {
     this.controller.abort(reason);
     this.injector?.incarnation.beginShutdown(reason);
     this.attrition?.stop();
+    for (const op of this.waiters.splice(0)) Incarnation.resolve(op, undefined);
+  }
+
+  /** The view of the window the actor of `incarnation` (and task `task`) gets. */
+  viewFor(incarnation: Incarnation, task: TaskState | null): ChaosWindowView {
+    const window = this;
+    return Object.freeze({
+      durationMs: this.config.chaosDurationMs,
+      get ended(): boolean {
+        return window.controller.signal.aborted;
+      },
+      whenEnded: () => this.waitForCutoff(incarnation, task),
+      recoveryTimeLeftMs: () => this.recoveryTimeLeftMs(),
+    });
+  }
+
+  private waitForCutoff(incarnation: Incarnation, task: TaskState | null): Promise<void> {
+    if (this.controller.signal.aborted) return Promise.resolve();
+    const op = incarnation.begin<void>(task, true, "chaos window end");
+    if (op === null) return never<void>();
+    if (this.config.chaosDurationMs !== null) this.waiters.push(op);
+    return op.promise;
+  }
+
+  private recoveryTimeLeftMs(): number | null {
+    const durationMs = this.config.chaosDurationMs;
+    if (durationMs === null || this.runStartUs === null) return null;
+    const budgetEndUs = this.runStartUs + msToUs(this.config.runTimeBudgetMs);
+    const fromUs = Math.max(this.world.engine.nowUs, this.runStartUs + msToUs(durationMs));
+    return Math.max(0, budgetEndUs - fromUs) / 1000;
   }
 
   /** The run phase is over: stop the injector, drop chaos events, keep faults off from here on. */

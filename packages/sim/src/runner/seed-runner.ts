@@ -12,6 +12,7 @@ import { msToUs } from "../engine/engine.ts";
 import { Buggify } from "../chaos/buggify.ts";
 import type { AssertionTable } from "../chaos/assertions/index.ts";
 import { ProcessClock } from "../world/time.ts";
+import type { SeedClocks } from "../chaos/clock-chaos.ts";
 import { CONSOLE_EVENT_NAME } from "../world/trace-log.ts";
 import { EventTag, World } from "../world/world.ts";
 import { SETTLE_BUDGET_MS, type SimulationConfig } from "./config.ts";
@@ -95,6 +96,8 @@ export class SeedSession {
   private readonly chaosWindow: ChaosWindow;
   /** Clock drift bound of every actor's clock this seed. */
   private clockDriftMaxUs = 0;
+  /** Each IP's clock faults this seed (set with the chaos). */
+  private seedClocks: SeedClocks | null = null;
 
   constructor(
     readonly config: SimulationConfig,
@@ -179,10 +182,18 @@ export class SeedSession {
 
   /** Draws and installs the seed's network chaos (after the topology: the draws depend on it). */
   private setUpChaos(): void {
-    const { record, driftMaxUs } = setUpSeedChaos(this.world, this.config, this.registry, this.buggify);
+    const { record, driftMaxUs, clocks } = setUpSeedChaos(this.world, this.config, this.registry, this.buggify);
     this.chaosRecord = record;
     this.clockDriftMaxUs = driftMaxUs;
-    for (const clock of this.clocks.values()) clock.driftMaxUs = driftMaxUs; // workloads' clocks exist already
+    this.seedClocks = clocks;
+    // Workloads' clocks exist already.
+    for (const clock of this.clocks.values()) this.configureClock(clock);
+  }
+
+  private configureClock(clock: ProcessClock): void {
+    clock.driftMaxUs = this.clockDriftMaxUs;
+    const skew = this.seedClocks?.skewOf(clock.ip) ?? null;
+    if (skew !== null) clock.setSkew(skew.skew, skew.steps, skew.firstStepAtUs);
   }
 
   private resolveTopology(): void {
@@ -223,10 +234,12 @@ export class SeedSession {
     let clock = this.clocks.get(ip);
     if (clock === undefined) {
       clock = new ProcessClock(ip);
-      clock.driftMaxUs = this.clockDriftMaxUs;
+      this.configureClock(clock);
       this.clocks.set(ip, clock);
     }
-    return new SimContextImpl(this.world, incarnation, clock, ip, clientId, clientCount, new Topology(this.registry, ip), this.state);
+    const topology = new Topology(this.registry, ip);
+    const chaosWindow = this.chaosWindow.viewFor(incarnation, null);
+    return new SimContextImpl(this.world, incarnation, clock, ip, clientId, clientCount, topology, this.state, chaosWindow);
   }
 
   /** Starts (or restarts) a process: a fresh instance from its factory and a new incarnation. */

@@ -7,6 +7,7 @@ import type { TraceQuery } from "../world/trace-log.ts";
 import type { MetricQuery } from "../world/metrics/query.ts";
 import type { Topology } from "./topology.ts";
 import type { StateBoard } from "./state-board.ts";
+import type { ChaosWindowView } from "./seed-chaos.ts";
 
 /** Everything simulated code receives. Processes and workloads each get their own. */
 export interface SimContext extends NodeContext {
@@ -24,6 +25,8 @@ export interface SimContext extends NodeContext {
    * JSON report, and the text report prints the first failing seed's (else the first seed's).
    */
   attach(name: string, text: string): void;
+  /** The chaos window: await its cutoff, read the recovery tail left (see `ChaosWindowView`). */
+  readonly chaosWindow: ChaosWindowView;
 }
 
 /**

@@ -52,6 +52,8 @@ export interface RunFlags {
   readonly lastFailed?: boolean;
   /** Rerun the failing seeds recorded in this JSON report. */
   readonly seedsFrom?: string;
+  /** The default stop rule without its minimum budget. */
+  readonly quick?: boolean;
 }
 
 /** Failing seeds per simulation recorded in a JSON report (what `--last-failed` reruns). */
@@ -77,6 +79,7 @@ function seedFlags(flags: RunFlags): SeedFlags {
     iterations: flags.iterations === undefined ? undefined : parsePositiveInteger(flags.iterations, "--iterations", "500"),
     untilStable: flags.untilStable === undefined ? undefined : parseUntilStable(flags.untilStable),
     baseSeed: flags.baseSeed === undefined ? undefined : parseSeed(flags.baseSeed, "--base-seed"),
+    quick: flags.quick === true,
   };
 }
 

@@ -1,0 +1,293 @@
+/**
+ * Per-process clocks: each property (wall clock offset, rate error, wall clock steps, a monotonic
+ * clock that never goes back) on a bare world, on and off; `Chaos.clock(mode)` and
+ * `.clockFaults(config)` through the runner; a lease that trusts its own clock fails under clock
+ * chaos while a lease with a margin for the documented rate bound passes; determinism.
+ */
+import { describe, expect, it } from "vitest";
+import { InvalidConfiguration } from "@moonpool/core";
+import {
+  Chaos,
+  CLOCK_FAULT_KINDS,
+  CLOCK_RATE_ERROR_LIMIT,
+  RANDOM_CLOCK_RANGES,
+  SAMPLE_CLOCK_CONFIG,
+  SIM_FAULT_EVENT_NAME,
+  SimulationBuilder,
+  type SimContext,
+  type SimulationReport,
+} from "../src/index.ts";
+import { ProcessClock, type ClockSteps } from "../src/world/time.ts";
+import { World } from "../src/world/world.ts";
+import { leaseSimulation } from "./fixtures/lease.ts";
+
+const IP = "10.0.1.1";
+
+function clockOn(
+  skew: { offsetUs?: number; rateError?: number; monotonicOriginUs?: number },
+  steps: ClockSteps | null = null,
+  firstStepAtUs = Infinity,
+): ProcessClock {
+  const clock = new ProcessClock(IP);
+  clock.setSkew(
+    { offsetUs: skew.offsetUs ?? 0, rateError: skew.rateError ?? 0, monotonicOriginUs: skew.monotonicOriginUs ?? 0 },
+    steps,
+    firstStepAtUs,
+  );
+  return clock;
+}
+
+function faultsOf(world: World, kind: string) {
+  return world.trace.snapshot(SIM_FAULT_EVENT_NAME).filter((e) => e.fields.kind === kind);
+}
+
+describe("per-process clock properties", () => {
+  it("offset on: the wall clock reads true time plus the offset; off: exact", () => {
+    const world = new World({ seed: 1 });
+    const ahead = clockOn({ offsetUs: 250_000 });
+    const behind = clockOn({ offsetUs: -400_000 });
+    const exact = new ProcessClock(IP);
+    world.engine.nowUs = 1_000_000;
+    expect(ahead.wall(world)).toBe(1_250);
+    expect(behind.wall(world)).toBe(600);
+    expect(exact.wall(world)).toBe(1_000);
+    expect(faultsOf(world, CLOCK_FAULT_KINDS.clockSkew).map((e) => e.fields.offsetMs)).toEqual([250, -400]);
+  });
+
+  it("rate error on: both clocks advance (1 + e) times as fast as true time, in both directions; off: exact", () => {
+    const world = new World({ seed: 1 });
+    const fast = clockOn({ rateError: 0.01 });
+    const slow = clockOn({ rateError: -0.02 });
+    const exact = new ProcessClock(IP);
+    world.engine.nowUs = 10_000_000;
+    expect([fast.wall(world), fast.read(world)]).toEqual([10_100, 10_100]);
+    expect([slow.wall(world), slow.read(world)]).toEqual([9_800, 9_800]);
+    expect([exact.wall(world), exact.read(world)]).toEqual([10_000, 10_000]);
+    // Sleeps are measured on the monotonic clock: 1,010 ms of a 1 % fast clock last 1 s of true time.
+    expect(fast.trueDelayUs(1_010_000)).toBe(1_000_000);
+    expect(exact.trueDelayUs(1_010_000)).toBe(1_010_000);
+  });
+
+  it("steps on: the wall clock jumps forwards and backwards, each a clock_step event; none after the cutoff", () => {
+    const world = new World({ seed: 7 });
+    const steps: ClockSteps = { meanIntervalUs: 100_000, maxUs: 50_000, cutoffUs: Infinity };
+    const clock = clockOn({}, steps, 100_000);
+    const jumps: number[] = [];
+    let previous = clock.wall(world);
+    for (let t = 1; t <= 1_000; t++) {
+      world.engine.nowUs = t * 10_000;
+      const wall = clock.wall(world);
+      jumps.push(wall - previous - 10);
+      previous = wall;
+    }
+    expect(jumps.some((j) => j > 0)).toBe(true);
+    expect(jumps.some((j) => j < 0)).toBe(true);
+    const events = faultsOf(world, CLOCK_FAULT_KINDS.clockStep);
+    expect(events.length).toBeGreaterThan(50);
+    expect(events.every((e) => Math.abs(e.fields.stepMs as number) <= 50)).toBe(true);
+
+    steps.cutoffUs = world.engine.nowUs;
+    const after = world.engine.nowUs;
+    for (let t = 1; t <= 100; t++) {
+      world.engine.nowUs = after + t * 10_000;
+      expect(clock.wall(world) - previous).toBe(10);
+      previous = clock.wall(world);
+    }
+    expect(faultsOf(world, CLOCK_FAULT_KINDS.clockStep)).toHaveLength(events.length);
+  });
+
+  it("steps off: the wall clock never jumps and no clock_step event", () => {
+    const world = new World({ seed: 7 });
+    const clock = clockOn({ offsetUs: 3_000, rateError: 0.001 });
+    let previous = clock.wall(world);
+    for (let t = 1; t <= 1_000; t++) {
+      world.engine.nowUs = t * 10_000;
+      const wall = clock.wall(world);
+      expect(wall - previous).toBeCloseTo(10.01, 5);
+      previous = wall;
+    }
+    expect(faultsOf(world, CLOCK_FAULT_KINDS.clockStep)).toHaveLength(0);
+  });
+
+  it("monotonic: timer() never goes back while the wall clock steps back; exact clocks are monotonic too", () => {
+    const world = new World({ seed: 11 });
+    const clock = clockOn(
+      { rateError: -0.05, monotonicOriginUs: 77_000 },
+      { meanIntervalUs: 50_000, maxUs: 500_000, cutoffUs: Infinity },
+      50_000,
+    );
+    const exact = new ProcessClock(IP);
+    let wallWentBack = false;
+    let [wall, timer, exactTimer] = [clock.wall(world), clock.read(world), exact.read(world)];
+    for (let t = 1; t <= 2_000; t++) {
+      world.engine.nowUs = t * 1_000;
+      const [w, m, e] = [clock.wall(world), clock.read(world), exact.read(world)];
+      if (w < wall) wallWentBack = true;
+      expect(m).toBeGreaterThan(timer);
+      expect(e).toBeGreaterThan(exactTimer);
+      [wall, timer, exactTimer] = [w, m, e];
+    }
+    expect(wallWentBack).toBe(true);
+  });
+});
+
+/**
+ * Every process reads both clocks every 100 ms and traces them; trace events carry true time, so
+ * the collected readings compare each clock with it.
+ */
+async function clockReadings(entries: readonly Chaos[], seed = 3) {
+  const readings: { ip: string; trueMs: number; wallMs: number; timerMs: number }[] = [];
+  const faults: string[] = [];
+  await new SimulationBuilder()
+    .processes(3, () => ({
+      name: "reader",
+      async run(ctx: SimContext) {
+        while (!ctx.shutdown.aborted) {
+          ctx.trace.info("clock_read", { ip: ctx.myIp, wallMs: ctx.time.now(), timerMs: ctx.time.timer() });
+          await ctx.time.sleep(100).catch(() => undefined);
+        }
+      },
+    }))
+    .workloadFactory(() => ({ name: "driver", run: (ctx: SimContext) => ctx.time.sleep(20_000) }))
+    .invariantFn("collect", (q) => {
+      readings.length = 0;
+      faults.length = 0;
+      for (const e of q.snapshot("clock_read")) {
+        readings.push({
+          ip: String(e.fields.ip),
+          trueMs: e.timeMs,
+          wallMs: e.fields.wallMs as number,
+          timerMs: e.fields.timerMs as number,
+        });
+      }
+      for (const e of q.snapshot(SIM_FAULT_EVENT_NAME)) faults.push(String(e.fields.kind));
+    })
+    .networkFaults("none")
+    .enableChaos(entries)
+    .setDebugSeeds([seed])
+    .setIterations(1)
+    .run();
+  return { readings, faults };
+}
+
+describe("Chaos.clock through the runner", () => {
+  it("random: every process gets its own offset and rate within the drawn bounds, recorded with the seed", async () => {
+    const report = await new SimulationBuilder()
+      .processes(4, () => ({
+        name: "p",
+        run: async (ctx: SimContext) => void (await ctx.time.sleep(1).catch(() => undefined), ctx.time.now()),
+      }))
+      .workloadFactory(() => ({ name: "w", run: (ctx: SimContext) => ctx.time.sleep(100) }))
+      .networkFaults("none")
+      .enableChaos([Chaos.clock("random")])
+      .setBaseSeed(5)
+      .setIterations(30)
+      .traceLevel("info")
+      .run();
+    for (const s of report.seeds) {
+      const c = s.chaos.clock!;
+      expect(c.mode).toBe("random");
+      const r = RANDOM_CLOCK_RANGES;
+      expect(c.config.offsetMaxUs).toBeGreaterThanOrEqual(r.offsetMaxUs[0] * r.offsetMaxUs[2]);
+      expect(c.config.offsetMaxUs).toBeLessThan(r.offsetMaxUs[1] * r.offsetMaxUs[2]);
+      expect(c.config.rateErrorMax).toBeGreaterThan(0);
+      expect(c.config.rateErrorMax).toBeLessThanOrEqual(CLOCK_RATE_ERROR_LIMIT);
+    }
+    expect(new Set(report.seeds.map((s) => s.chaos.clock!.config.rateErrorMax)).size).toBeGreaterThan(5);
+  });
+
+  it("the processes' clocks disagree with each other and with true time, traced; exact and untraced without clock chaos", async () => {
+    const on = await clockReadings([Chaos.clock("random")]);
+    const firstSkew = new Map<string, number>();
+    for (const r of on.readings) if (!firstSkew.has(r.ip)) firstSkew.set(r.ip, r.wallMs - r.trueMs);
+    expect(firstSkew.size).toBe(3);
+    expect(new Set(firstSkew.values()).size).toBe(3);
+    expect(on.readings.some((r) => r.timerMs !== r.trueMs)).toBe(true);
+    expect(on.faults.filter((k) => k === CLOCK_FAULT_KINDS.clockSkew)).toHaveLength(3);
+
+    const off = await clockReadings([]);
+    expect(off.readings.length).toBeGreaterThan(500);
+    expect(off.readings.every((r) => r.wallMs === r.trueMs && r.timerMs === r.trueMs)).toBe(true);
+    expect(off.faults.filter((k) => k === CLOCK_FAULT_KINDS.clockSkew || k === CLOCK_FAULT_KINDS.clockStep)).toEqual(
+      [],
+    );
+  });
+
+  it("clockFaults(config) runs every seed with that configuration; bad input gets a typed error", async () => {
+    const report = await leaseSimulation("margin", [])
+      .clockFaults(SAMPLE_CLOCK_CONFIG)
+      .setBaseSeed(1)
+      .setIterations(3)
+      .run();
+    expect(
+      report.seeds.every(
+        (s) =>
+          s.chaos.clock!.mode === "custom" && s.chaos.clock!.config.rateErrorMax === SAMPLE_CLOCK_CONFIG.rateErrorMax,
+      ),
+    ).toBe(true);
+    const builder = new SimulationBuilder();
+    expect(() => builder.clockFaults({ ...SAMPLE_CLOCK_CONFIG, rateErrorMax: 0.5 })).toThrow(InvalidConfiguration);
+    expect(() => builder.clockFaults({ ...SAMPLE_CLOCK_CONFIG, rateErrorMax: 0.5 })).toThrow(
+      /rateErrorMax must be a fraction between 0 and 0.1/,
+    );
+    expect(() => builder.clockFaults("some" as never)).toThrow(/"none" or a ClockConfig/);
+    expect(() => Chaos.clock("wild" as never)).toThrow(/Chaos.clock\(mode\)/);
+    await expect(leaseSimulation("margin").clockFaults(SAMPLE_CLOCK_CONFIG).setIterations(1).run()).rejects.toThrow(
+      /contradicts Chaos.clock/,
+    );
+  });
+});
+
+describe("a lease that trusts its own clock", () => {
+  const firstFailure = (report: SimulationReport) => report.seeds.findIndex((s) => !s.ok);
+
+  it('with the expiry in the acquirer\'s wall clock: fails within 200 seeds under Chaos.clock("random")', async () => {
+    const report = await leaseSimulation("wallExpiry").setBaseSeed(1).setIterations(200).run();
+    expect(firstFailure(report)).toBeGreaterThanOrEqual(0);
+    expect(report.seeds.find((s) => !s.ok)!.failures[0]!.message).toMatch(/only the current holder acts/);
+  });
+
+  it('timed on its monotonic clock without a margin: fails within 200 seeds under Chaos.clock("random")', async () => {
+    const report = await leaseSimulation("noMargin").setBaseSeed(1).setIterations(200).run();
+    expect(firstFailure(report)).toBeGreaterThanOrEqual(0);
+  });
+
+  it("off: both buggy leases pass with exact clocks", async () => {
+    for (const variant of ["wallExpiry", "noMargin"] as const) {
+      const report = await leaseSimulation(variant, []).setBaseSeed(1).setIterations(50).run();
+      expect(firstFailure(report)).toBe(-1);
+    }
+  });
+
+  it('with a margin for the documented rate bound: passes 2,000 seeds of Chaos.clock("random") with spiked knobs', async () => {
+    const report = await leaseSimulation("margin", [Chaos.clock("random"), Chaos.buggifyKnobs()])
+      .setBaseSeed(1)
+      .setIterations(2_000)
+      .run();
+    expect(report.seeds).toHaveLength(2_000);
+    expect(firstFailure(report)).toBe(-1);
+    expect(report.seeds.some((s) => Object.keys(s.chaos.clock!.spikedKnobs).length > 0)).toBe(true);
+  }, 300_000);
+});
+
+describe("clock chaos determinism", () => {
+  for (const entries of [[Chaos.clock("random")], [Chaos.clock("swarm"), Chaos.buggifyKnobs()]]) {
+    it(`${entries.map((e) => e.surface + ("mode" in e ? `(${e.mode})` : "")).join("+")}: same seeds twice give identical hashes; seeds differ`, async () => {
+      const seeds = Array.from({ length: 20 }, (_, i) => 1000 + i);
+      const run = () => leaseSimulation("margin", entries).setDebugSeeds(seeds).setIterations(seeds.length).run();
+      const [a, b] = [await run(), await run()];
+      expect(b.seeds.map((s) => s.traceHash)).toEqual(a.seeds.map((s) => s.traceHash));
+      expect(b.seeds.map((s) => JSON.stringify(s.chaos.clock))).toEqual(
+        a.seeds.map((s) => JSON.stringify(s.chaos.clock)),
+      );
+      expect(new Set(a.seeds.map((s) => s.traceHash)).size).toBe(seeds.length);
+    }, 120_000);
+  }
+
+  it("without clock chaos no clock draw is made: the hash equals a run without the feature's settings", async () => {
+    const a = await leaseSimulation("margin", []).setDebugSeeds([42]).setIterations(1).run();
+    const b = await leaseSimulation("margin", []).clockFaults("none").setDebugSeeds([42]).setIterations(1).run();
+    expect(b.seeds[0]!.traceHash).toBe(a.seeds[0]!.traceHash);
+    expect(a.seeds[0]!.chaos.clock!.mode).toBe("none");
+  });
+});
