@@ -1,6 +1,6 @@
 /**
  * `@moonpool/sim/internal`: the engine, the simulated world and the explorer, for tools built on
- * Moonpool's machinery. Internal: these names change between minor versions without notice.
+ * the simulator's machinery. Internal: these names change between minor versions without notice.
  * Simulations need only `@moonpool/sim`.
  */
 export { Engine, type RunUntilResult, type RunLimits, type LoopBoundary } from "./engine/engine.ts";

@@ -35,7 +35,7 @@ function builderOf(simulation: SimulationUnderTest): SimulationBuilder {
   return built;
 }
 
-/** Moonpool's own frames (installed, or the sources of this repository), left out of the stack. */
+/** This package's own frames (installed, or the sources of this repository), left out of the stack. */
 const OWN_FRAME = /[\\/]@moonpool[\\/](?:sim|core)[\\/]|[\\/]packages[\\/](?:sim|core)[\\/]src[\\/]/;
 
 /** The `at ...` frames of a failure's stack that are the user's. */
