@@ -30,10 +30,14 @@ describe("the rules, on planted violations", () => {
     root = mkdtempSync(join(tmpdir(), "moonpool-architecture-"));
     const base: Record<string, string> = {
       "packages/core/src/index.ts": "/** Core. */\nexport const core = 1;\n",
-      "packages/sim/src/engine/engine.ts": '/** Engine. */\nimport { core } from "@moonpool/core";\nexport const engine = core;\n',
-      "packages/sim/src/world/world.ts": '/** World. */\nimport { engine } from "../engine/engine.ts";\nexport const world = engine;\n',
-      "packages/sim/src/chaos/chaos.ts": '/** Chaos. */\nimport { world } from "../world/world.ts";\nexport const chaos = world;\n',
-      "packages/sim/src/runner/runner.ts": '/** Runner. */\nimport { chaos } from "../chaos/chaos.ts";\nexport const runner = chaos;\n',
+      "packages/sim/src/engine/engine.ts":
+        '/** Engine. */\nimport { core } from "@moonpool/core";\nexport const engine = core;\n',
+      "packages/sim/src/world/world.ts":
+        '/** World. */\nimport { engine } from "../engine/engine.ts";\nexport const world = engine;\n',
+      "packages/sim/src/chaos/chaos.ts":
+        '/** Chaos. */\nimport { world } from "../world/world.ts";\nexport const chaos = world;\n',
+      "packages/sim/src/runner/runner.ts":
+        '/** Runner. */\nimport { chaos } from "../chaos/chaos.ts";\nexport const runner = chaos;\n',
     };
     for (const [path, text] of Object.entries({ ...base, ...files })) {
       mkdirSync(dirname(join(root, path)), { recursive: true });
@@ -48,7 +52,8 @@ describe("the rules, on planted violations", () => {
 
   it("an upward import fails the layer rule", () => {
     const tree = plant({
-      "packages/sim/src/world/peek.ts": '/** Peeks upward. */\nimport { runner } from "../runner/runner.ts";\nexport const peek = runner;\n',
+      "packages/sim/src/world/peek.ts":
+        '/** Peeks upward. */\nimport { runner } from "../runner/runner.ts";\nexport const peek = runner;\n',
     });
     const violations = checkArchitecture(tree);
     expect(violations.map((v) => [v.rule, v.file, v.line])).toEqual([["layer", "packages/sim/src/world/peek.ts", 2]]);
@@ -57,17 +62,22 @@ describe("the rules, on planted violations", () => {
 
   it("an upward import named in the allow-list passes, and only that one", () => {
     const tree = plant({
-      "packages/sim/src/world/peek.ts": '/** Peeks upward. */\nimport { runner } from "../runner/runner.ts";\nexport const peek = runner;\n',
-      "packages/sim/src/engine/peek.ts": '/** Peeks upward. */\nimport { chaos } from "../chaos/chaos.ts";\nexport const peek = chaos;\n',
+      "packages/sim/src/world/peek.ts":
+        '/** Peeks upward. */\nimport { runner } from "../runner/runner.ts";\nexport const peek = runner;\n',
+      "packages/sim/src/engine/peek.ts":
+        '/** Peeks upward. */\nimport { chaos } from "../chaos/chaos.ts";\nexport const peek = chaos;\n',
     });
-    const allowedImports = [{ from: "packages/sim/src/world/peek.ts", to: "packages/sim/src/runner/runner.ts", why: "test" }];
+    const allowedImports = [
+      { from: "packages/sim/src/world/peek.ts", to: "packages/sim/src/runner/runner.ts", why: "test" },
+    ];
     expect(checkArchitecture(tree, { allowedImports }).map((v) => v.file)).toEqual(["packages/sim/src/engine/peek.ts"]);
   });
 
   it("core importing the simulator fails", () => {
     const tree = plant({
       "packages/core/src/sneak.ts": '/** Sneaks. */\nimport { World } from "@moonpool/sim";\nexport { World };\n',
-      "packages/core/src/reach.ts": '/** Reaches. */\nimport { engine } from "../../sim/src/engine/engine.ts";\nexport { engine };\n',
+      "packages/core/src/reach.ts":
+        '/** Reaches. */\nimport { engine } from "../../sim/src/engine/engine.ts";\nexport { engine };\n',
     });
     expect(checkArchitecture(tree).map((v) => [v.rule, v.file])).toEqual([
       ["core-imports-sim", "packages/core/src/reach.ts"],
@@ -86,7 +96,8 @@ describe("the rules, on planted violations", () => {
     ]);
     rmSync(cyclic, { recursive: true, force: true });
     const typeOnly = plant({
-      "packages/sim/src/world/a.ts": '/** A. */\nimport { b } from "./b.ts";\nexport type A = number;\nexport const a = b;\n',
+      "packages/sim/src/world/a.ts":
+        '/** A. */\nimport { b } from "./b.ts";\nexport type A = number;\nexport const a = b;\n',
       "packages/sim/src/world/b.ts": '/** B. */\nimport type { A } from "./a.ts";\nexport const b: A = 1;\n',
     });
     expect(checkArchitecture(typeOnly)).toEqual([]);
@@ -105,9 +116,11 @@ describe("the rules, on planted violations", () => {
 
   it("a comment citing an outside document or narrating porting history fails, wherever it is", () => {
     const tree = plant({
-      "packages/sim/src/engine/cites.ts": "/** Engine bits. */\n// Measured in findings Q1.\nexport const x = 1; // see DESIGN.md\n",
+      "packages/sim/src/engine/cites.ts":
+        "/** Engine bits. */\n// Measured in findings Q1.\nexport const x = 1; // see DESIGN.md\n",
       "packages/sim/test/history.test.ts": "/* The Rust code did this differently. */\nexport const y = 2;\n",
-      "examples/e/e.ts": "/** Fine: Raft §5.2 is a public paper. */\n// moonpool's default, quirk 4\nexport const z = 3;\n",
+      "examples/e/e.ts":
+        "/** Fine: Raft §5.2 is a public paper. */\n// moonpool's default, quirk 4\nexport const z = 3;\n",
     });
     expect(checkArchitecture(tree).map((v) => `${v.file}:${v.line}`)).toEqual([
       "packages/sim/src/engine/cites.ts:2",
@@ -129,7 +142,7 @@ describe("the scanner", () => {
         'export type { D } from "./d.ts";',
         'import "./side-effect.ts";',
         'const s = "import { x } from \\"./not.ts\\"; // not a comment";',
-        "const t = `import { y } from \"./not2.ts\" $" + "{s /* inner */} // still text`;",
+        'const t = `import { y } from "./not2.ts" $' + "{s /* inner */} // still text`;",
         "const r = /\\/\\/ not a comment/.test(s);",
         'const lazy = () => import("./lazy.ts");',
         "/* block",
