@@ -104,7 +104,7 @@ export class SeedSession {
   ) {
     this.world = new World({ seed, mode: config.steppingMode, traceLevel: config.traceLevel });
     if (options.breakpoints !== undefined && options.breakpoints.length > 0) {
-      this.world.engine.streams.sim.setBreakpoints(options.breakpoints);
+      this.world.engine.streams.clock.setBreakpoints(options.breakpoints);
     }
     this.buggify = new Buggify(this.world.engine.streams.sim);
     if (options.drawObserver !== undefined) this.world.engine.streams.sim.observer = options.drawObserver(this);
@@ -139,7 +139,7 @@ export class SeedSession {
     const wallStart = wallNowMs();
     const engine = this.world.engine;
     try {
-      this.table.beginSeed(this.seed, engine.streams.sim, (message, stack, property) =>
+      this.table.beginSeed(this.seed, engine.streams.clock, (message, stack, property) =>
         this.fail("assertion", message, { actor: engine.currentActor, stack, property }),
       );
       for (const inv of this.config.invariants) {
@@ -164,6 +164,7 @@ export class SeedSession {
       wallTimeMs: wallNowMs() - wallStart,
       traceHash: engine.traceHash.toString(16).padStart(8, "0"),
       simDraws: engine.streams.sim.totalCalls,
+      recipeDraws: engine.streams.clock.totalCalls,
       discoveries: this.discoveries.slice(),
       chaos: { ...this.chaosRecord!, faultInjector: this.chaosWindow.injectorName, reboots: { ...this.processLifecycle.stats } },
     };
