@@ -74,11 +74,13 @@ function fnv64(hash: bigint, text: string): bigint {
 
 /**
  * The seed of the `childIndex`-th continuation branched at `coordinate` of a timeline: derived
- * from the root seed, the parent recipe and the branch point, so different marks get different
- * children (the Rust explorer's root children were identical for every mark: quirk 10).
+ * from the root seed, the parent recipe's reseed points and the branch point, so different marks
+ * get different children. Which streams the parent's segments reseed does not enter: a branch's
+ * seed depends on where it branches.
  */
 export function childSeed(rootSeed: number, parent: Recipe, branchAt: string, childIndex: number): number {
-  let h = fnv64(FNV64_OFFSET, `${rootSeed}|${formatRecipe(parent)}|${branchAt}|${childIndex}`);
+  const points = parent.map((bp) => `${bp.count}@${bp.seed}`).join(" -> ");
+  let h = fnv64(FNV64_OFFSET, `${rootSeed}|${points}|${branchAt}|${childIndex}`);
   // A final avalanche so neighbouring child indexes land far apart.
   h ^= h >> 33n;
   h = (h * 0xff51afd7ed558ccdn) & MASK_64;

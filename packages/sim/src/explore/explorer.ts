@@ -105,6 +105,8 @@ export class Explorer implements RootSeedStrategy {
 
     const stopped = () => this.config.stopOnFailure && firstBug !== null;
     while (timelines < this.config.maxRunsPerSeed && !stopped()) {
+      // An empty frontier hands the rest of the budget to fresh timelines, whose discoveries
+      // refill it.
       const entry = frontier.select();
       // A batch is a round: every child starts from the table as it was before the batch and the
       // children's records are merged in child order afterwards. Siblings therefore never see
