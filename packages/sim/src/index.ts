@@ -43,8 +43,8 @@ export {
   type ConnectFailureMode,
   type PartitionStrategy,
   type RangeUs,
-} from "./world/network-config.ts";
-export { markConnectionStable, RANDOM_CLOSE_LOCAL_SEND_ABOVE, RANDOM_CLOSE_PEER_RECV_BELOW } from "./world/network.ts";
+} from "./world/network/config.ts";
+export { markConnectionStable, RANDOM_CLOSE_LOCAL_SEND_ABOVE, RANDOM_CLOSE_PEER_RECV_BELOW } from "./world/network/index.ts";
 export { DEFAULT_MANUAL_PARTITION_MS, type FaultInjector, type FaultContext } from "./runner/fault-context.ts";
 export { CHAOS_ENDED_ASSERTION, describeSeedChaos, type SeedChaosRecord } from "./runner/seed-chaos.ts";
 // Process reboots and attrition.

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AssertionTable } from "../src/chaos/assertions.ts";
+import { AssertionTable } from "../src/chaos/assertions/index.ts";
 
 const stream = { segment: 0, calls: 0 };
 

@@ -9,7 +9,7 @@ import { Incarnation } from "../src/engine/incarnation.ts";
 import { NETWORK_FAULT_KINDS, type PartitionStrategy } from "../src/index.ts";
 import { ActorScope } from "../src/world/scope.ts";
 import { ProcessClock } from "../src/world/time.ts";
-import { compareIps } from "../src/world/partitions.ts";
+import { compareIps } from "../src/world/network/partitions.ts";
 import { Actor, bytesOf, CLIENT_IP, harness, ioCode, readChunks, run, SERVER_ADDR, SERVER_IP, type Harness } from "./fixtures/world-harness.ts";
 
 const K = NETWORK_FAULT_KINDS;

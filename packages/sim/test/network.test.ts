@@ -6,7 +6,7 @@ import { World } from "../src/world/world.ts";
 import { Actor, runWorld as run } from "./fixtures/drive-world.ts";
 import { ActorScope } from "../src/world/scope.ts";
 import { ProcessClock } from "../src/world/time.ts";
-import { BASELINE_LATENCY, EPHEMERAL_PORT_FIRST } from "../src/world/network.ts";
+import { BASELINE_LATENCY, EPHEMERAL_PORT_FIRST } from "../src/world/network/index.ts";
 
 const SERVER_IP = "10.0.1.1";
 const CLIENT_IP = "10.0.0.1";

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { OpenOptions, type StorageFile } from "@moonpool/core";
 import { RandomStream, STREAM_KEYS } from "../src/engine/rng.ts";
-import { uniform } from "../src/world/network-config.ts";
+import { uniform } from "../src/world/network/config.ts";
 import { DEFAULT_STORAGE_CONFIG, METADATA_LATENCY_US, type StorageConfig } from "../src/world/storage/config.ts";
 import { STORAGE_FAULT_KINDS } from "../src/world/storage/faults.ts";
 import { DiskEpisodes, transferUs } from "../src/world/storage/latency.ts";

@@ -37,7 +37,7 @@ import {
   normalizeDelayRange,
   type DelayRangeMs,
   type RebootKind,
-} from "../runner/reboot.ts";
+} from "./reboot-kinds.ts";
 import type { ChaosMode } from "./chaos.ts";
 import { drawFamilyMask } from "./random-draws.ts";
 

@@ -26,7 +26,7 @@ import {
   BASELINE_LATENCY_SHAPES,
   type NetworkConfig,
   type RangeUs,
-} from "../world/network-config.ts";
+} from "../world/network/config.ts";
 import type { World } from "../world/world.ts";
 import type { Buggify } from "./buggify.ts";
 import { draw, drawFamilyMask, drawRange, randomLatency, type Draw, type LatencyDraw } from "./random-draws.ts";

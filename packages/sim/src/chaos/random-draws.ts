@@ -4,7 +4,7 @@
  * network and storage share.
  */
 import type { RandomStream } from "../engine/rng.ts";
-import { uniform, type LatencyDistribution, type RangeUs } from "../world/network-config.ts";
+import { uniform, type LatencyDistribution, type RangeUs } from "../world/network/config.ts";
 
 /** `[lo, hi, scale]`: a uniform integer in `[lo, hi)` times `scale` (e.g. per-100,000 rates). */
 export type Draw = readonly [lo: number, hi: number, scale: number];

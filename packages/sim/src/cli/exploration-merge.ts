@@ -4,7 +4,7 @@
  * concatenate, and the frontier-size series continues where the previous part ended.
  */
 import { FRONTIER_SAMPLES_MAX } from "../explore/explorer.ts";
-import type { DiscoveryKind } from "../chaos/assertions.ts";
+import type { DiscoveryKind } from "../chaos/assertions/index.ts";
 import type { ExplorationReport } from "../runner/exploration.ts";
 
 export function mergeExplorationReports(parts: readonly ExplorationReport[]): ExplorationReport | null {

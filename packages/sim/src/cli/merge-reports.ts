@@ -6,7 +6,7 @@
  * watermarks, buckets and first failures come out the same. The output depends only on the set
  * of inputs, not on their order on the command line. Wall-clock totals add up; `host` is null.
  */
-import { AssertionTable } from "../chaos/assertions.ts";
+import { AssertionTable } from "../chaos/assertions/index.ts";
 import { SimulationReport } from "../runner/report.ts";
 import { ReportMergeError } from "./errors.ts";
 import { mergeExplorationReports } from "./exploration-merge.ts";

@@ -17,7 +17,7 @@
  *   exploration depends on the shard count (not on the worker count).
  */
 import type { SteppingMode } from "../engine/engine.ts";
-import { AssertionTable, type AssertionTableState } from "../chaos/assertions.ts";
+import { AssertionTable, type AssertionTableState } from "../chaos/assertions/index.ts";
 import { CoverageStopRule } from "../runner/coverage-stop-rule.ts";
 import type { ExplorationReport } from "../runner/exploration.ts";
 import { SimulationReport } from "../runner/report.ts";

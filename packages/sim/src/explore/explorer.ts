@@ -9,7 +9,7 @@
  * A failing continuation marks its root seed failed and becomes a bug recipe; every distinct
  * violated property is kept (or, with `stopOnFailure`, the root ends at its first failure).
  */
-import type { AssertionTable, DiscoveryKind } from "../chaos/assertions.ts";
+import type { AssertionTable, DiscoveryKind } from "../chaos/assertions/index.ts";
 import type { SeedFailure, SeedResult } from "../runner/seed-result.ts";
 import type { ExplorationConfig, ExplorationSettings } from "../runner/exploration-config.ts";
 import type { BatchRunner, BugRecipe, ExplorationReport, RootExploration, RootSeedStrategy, TimelineRunner } from "../runner/exploration.ts";

@@ -12,7 +12,7 @@
  *   `MAX_UNPRODUCTIVE_BATCHES` batches produced no discovery at all is retired.
  * - Eviction: beyond `maxFrontier`, the most-visited entry goes (ties: the latest branch point).
  */
-import type { Discovery } from "../chaos/assertions.ts";
+import type { Discovery } from "../chaos/assertions/index.ts";
 import type { Recipe } from "../engine/recipe.ts";
 
 /** Batches in a row without any discovery after which an entry is retired. */

@@ -16,7 +16,7 @@ import { Campaign } from "./campaign.ts";
 import { applyChaosEntries, chaosPlanErrors, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
 import { attritionErrors } from "../chaos/attrition.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
-import { networkConfigErrors, type NetworkConfig } from "../world/network-config.ts";
+import { networkConfigErrors, type NetworkConfig } from "../world/network/config.ts";
 import type { FaultInjector } from "./fault-context.ts";
 import { checkLinkLatency, DEFAULT_LINK_LATENCY, localityCountRange, type LinkLatencyConfig, type LocalityConfig } from "./locality.ts";
 import {

@@ -7,11 +7,11 @@ import { InvalidConfiguration, installSimulationHook, uninstallSimulationHook } 
 import { EscapeGuard } from "../engine/escape-guard.ts";
 import { natives } from "../engine/natives.ts";
 import { deriveSeed, MAX_SEED, type Breakpoint } from "../engine/rng.ts";
-import { AssertionTable } from "../chaos/assertions.ts";
+import { AssertionTable } from "../chaos/assertions/index.ts";
 import type { SimulationConfig } from "./config.ts";
 import { SimulationReport } from "./report.ts";
 import { CoverageStopRule } from "./coverage-stop-rule.ts";
-import type { AssertionTableState } from "../chaos/assertions.ts";
+import type { AssertionTableState } from "../chaos/assertions/index.ts";
 import type { TraceEvent } from "../world/trace-log.ts";
 import type { SeedFailure, SeedResult } from "./seed-result.ts";
 import { SeedSession, type SeedOptions } from "./seed-runner.ts";

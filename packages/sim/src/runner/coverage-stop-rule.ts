@@ -4,7 +4,7 @@
  * pool (which absorbs seeds run elsewhere in seed order and asks the same question), so both stop
  * at exactly the same seed.
  */
-import type { AssertionTable } from "../chaos/assertions.ts";
+import type { AssertionTable } from "../chaos/assertions/index.ts";
 import type { SaturationReport } from "./report.ts";
 
 export class CoverageStopRule {

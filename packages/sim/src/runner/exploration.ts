@@ -3,7 +3,7 @@
  * root seeds are explored in depth is a strategy the explore layer provides (the runner never
  * imports it: layers depend downwards only). `@moonpool/sim`'s index registers the explorer.
  */
-import { AssertionTable, type AssertionTableState, type DiscoveryKind } from "../chaos/assertions.ts";
+import { AssertionTable, type AssertionTableState, type DiscoveryKind } from "../chaos/assertions/index.ts";
 import type { Breakpoint } from "../engine/rng.ts";
 import type { ExplorationConfig, ExplorationSettings } from "./exploration-config.ts";
 import type { SeedResult } from "./seed-result.ts";

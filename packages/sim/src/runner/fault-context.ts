@@ -20,8 +20,8 @@
  * rebooted. After the cutoff reboots are ignored and traced, as partitions are.
  */
 import type { RandomProvider, TimeProvider, Tracer } from "@moonpool/core";
-import { parseAddr } from "../world/network.ts";
-import { partitionDurationUs } from "../world/partitions.ts";
+import { parseAddr } from "../world/network/index.ts";
+import { partitionDurationUs } from "../world/network/partitions.ts";
 import type { ActorScope } from "../world/scope.ts";
 import type { World } from "../world/world.ts";
 import type { DomainLevel } from "./locality.ts";

@@ -6,7 +6,7 @@
  */
 import { MoonpoolError } from "@moonpool/core";
 import type { SteppingMode } from "../engine/engine.ts";
-import { AssertionTable, type AssertionDetail, type AssertionTableState, type BucketSiteSummary, type AssertionOverflow } from "../chaos/assertions.ts";
+import { AssertionTable, type AssertionDetail, type AssertionTableState, type BucketSiteSummary, type AssertionOverflow } from "../chaos/assertions/index.ts";
 import { formatFailure, type SeedResult } from "./seed-result.ts";
 import { formatText, formatPretty, type RenderOptions } from "./report-format.ts";
 import type { ExplorationReport } from "./exploration.ts";

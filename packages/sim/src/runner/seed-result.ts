@@ -30,7 +30,7 @@ export interface SeedFailure {
   readonly recipe?: string;
 }
 
-import type { Discovery } from "../chaos/assertions.ts";
+import type { Discovery } from "../chaos/assertions/index.ts";
 import type { SeedChaosRecord } from "./seed-chaos.ts";
 export type { Discovery };
 

@@ -10,7 +10,7 @@ import { wallNowMs, natives } from "../engine/natives.ts";
 import type { StopReason } from "../engine/engine.ts";
 import { msToUs } from "../engine/engine.ts";
 import { Buggify } from "../chaos/buggify.ts";
-import type { AssertionTable } from "../chaos/assertions.ts";
+import type { AssertionTable } from "../chaos/assertions/index.ts";
 import { ProcessClock } from "../world/time.ts";
 import { CONSOLE_EVENT_NAME } from "../world/trace-log.ts";
 import { EventTag, World } from "../world/world.ts";

@@ -18,7 +18,8 @@
 import { ChannelClosed, TimeoutError, checkChannelName, checkRecvTimeoutMs, checkSendable, type Channel, type RecvOptions } from "@moonpool/core";
 import { Incarnation, never, type PendingOp } from "../engine/incarnation.ts";
 import { msToUs } from "../engine/engine.ts";
-import { EventTag, type World } from "./world.ts";
+import { EventTag } from "./event-tag.ts";
+import type { World } from "./world.ts";
 import type { ActorScope } from "./scope.ts";
 
 /** The shared state of one named channel of one incarnation. */

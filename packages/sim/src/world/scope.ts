@@ -9,7 +9,7 @@ import type { World } from "./world.ts";
 import { SimTime, type ProcessClock } from "./time.ts";
 import { SimTask } from "./task.ts";
 import { SimRandom } from "./random.ts";
-import type { SimNetworkProvider } from "./network.ts";
+import type { SimNetworkProvider } from "./network/index.ts";
 import type { SimStorageProvider } from "./storage/provider.ts";
 
 export class ActorTracer implements Tracer {

@@ -5,7 +5,7 @@
  */
 import { TaskCancelled, TaskHandleBase, type Channel, type TaskHandle, type TaskProvider, type TaskScope } from "@moonpool/core";
 import { Incarnation, TaskState, never, type PendingOp } from "../engine/incarnation.ts";
-import { EventTag } from "./world.ts";
+import { EventTag } from "./event-tag.ts";
 import type { ActorScope } from "./scope.ts";
 import { SimChannel } from "./channel.ts";
 

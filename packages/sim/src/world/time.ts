@@ -3,9 +3,9 @@ import { TimeoutError, type TimeProvider } from "@moonpool/core";
 import { Incarnation, never, type PendingOp } from "../engine/incarnation.ts";
 import { msToUs } from "../engine/engine.ts";
 import type { World } from "./world.ts";
-import { EventTag } from "./world.ts";
+import { EventTag } from "./event-tag.ts";
 import type { ActorScope } from "./scope.ts";
-import { NETWORK_FAULT_KINDS } from "./network-config.ts";
+import { NETWORK_FAULT_KINDS } from "./network/config.ts";
 
 function fireTimer(op: PendingOp<void>): void {
   Incarnation.resolve(op, undefined);

@@ -6,21 +6,13 @@
 import { abortError, type TraceFields, type TraceLevel } from "@moonpool/core";
 import { Engine, msToUs, type SteppingMode } from "../engine/engine.ts";
 import type { Incarnation } from "../engine/incarnation.ts";
+import { EventTag } from "./event-tag.ts";
 import { SIM_FAULT_EVENT_NAME, TraceLog } from "./trace-log.ts";
-import { SimNetwork } from "./network.ts";
+import { SimNetwork } from "./network/index.ts";
 import { SimStorage } from "./storage/storage.ts";
 
-/** Event tags mixed into the trace hash, one per event kind. */
-export const EventTag = {
-  timer: 1,
-  taskStart: 2,
-  yield: 3,
-  network: 4,
-  lifecycle: 5,
-  runner: 6,
-  storage: 8,
-  channel: 9,
-} as const;
+export { EventTag };
+
 
 export interface WorldOptions {
   readonly seed: number;

@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { SimulationReport } from "../../src/runner/report.ts";
-import { AssertionTable } from "../../src/chaos/assertions.ts";
+import { AssertionTable } from "../../src/chaos/assertions/index.ts";
 import { Campaign } from "../../src/runner/campaign.ts";
 import { CoverageStopRule } from "../../src/runner/coverage-stop-rule.ts";
 import { deriveSeed } from "../../src/engine/rng.ts";

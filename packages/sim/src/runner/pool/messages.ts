@@ -2,7 +2,7 @@
  * What the main thread and pool workers say to each other: structured-clone-safe data only
  * (closures cannot cross threads, so a task names its simulation by `SimulationSource`).
  */
-import type { AssertionTableState } from "../../chaos/assertions.ts";
+import type { AssertionTableState } from "../../chaos/assertions/index.ts";
 import type { Breakpoint } from "../../engine/rng.ts";
 import type { SingleSeedOutcome } from "../campaign.ts";
 import type { ConfigFingerprint } from "../config-fingerprint.ts";

@@ -5,7 +5,7 @@
  * swarm configurations from these.
  */
 import { InvalidConfiguration } from "@moonpool/core";
-import { uniform, type LatencyDistribution, type RangeUs } from "../network-config.ts";
+import { uniform, type LatencyDistribution, type RangeUs } from "../network/config.ts";
 
 /** Latency shapes are the network's (moonpool `LatencyDistribution`: uniform, exponential, bimodal). */
 export type { LatencyDistribution };

@@ -9,7 +9,7 @@
 import { checkLength, checkReadRange, checkWriteArgs, IoError, type StorageFile } from "@moonpool/core";
 import { Incarnation, type PendingOp } from "../../engine/incarnation.ts";
 import type { ActorScope } from "../scope.ts";
-import { sampleLatencyUs } from "../network-config.ts";
+import { sampleLatencyUs } from "../network/config.ts";
 import { decideMisdirectedRead, decideSyncFailure, decideWriteFate, misdirectedOffset, pickFaultedSectors, STORAGE_FAULT_KINDS } from "./faults.ts";
 import { MAX_UNSYNCED_CHANGES_PER_FILE, type SimFile } from "./file.ts";
 import { syncLatencyUs, transferLatencyUs, type EpisodeKind } from "./latency.ts";

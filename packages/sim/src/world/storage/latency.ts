@@ -12,7 +12,7 @@
  * episode probability is above zero, so the baseline makes no draw for it.
  */
 import type { RandomStream } from "../../engine/rng.ts";
-import { sampleLatencyUs, type LatencyDistribution } from "../network-config.ts";
+import { sampleLatencyUs, type LatencyDistribution } from "../network/config.ts";
 import type { StorageConfig } from "./config.ts";
 
 export const US_PER_SECOND = 1_000_000;

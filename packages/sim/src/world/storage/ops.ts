@@ -9,7 +9,7 @@
  */
 import { IoError } from "@moonpool/core";
 import { Incarnation, never, type PendingOp } from "../../engine/incarnation.ts";
-import { EventTag } from "../world.ts";
+import { EventTag } from "../event-tag.ts";
 import type { ActorScope } from "../scope.ts";
 import type { Disk, SimStorage } from "./storage.ts";
 

@@ -7,9 +7,11 @@
  * each heal is a `sim_fault` event. Traffic that meets a cut is held, not dropped (see
  * `network.ts`): a TCP stream never has holes, it stalls until the path is back.
  */
-import { msToUs } from "../engine/engine.ts";
-import { NETWORK_FAULT_KINDS } from "./network-config.ts";
-import { EventTag, type World } from "./world.ts";
+import { msToUs } from "../../engine/engine.ts";
+import type { RandomStream } from "../../engine/rng.ts";
+import { NETWORK_FAULT_KINDS, type PartitionStrategy } from "./config.ts";
+import { EventTag } from "../event-tag.ts";
+import type { World } from "../world.ts";
 
 /** Who created a partition. */
 export type PartitionCause = "random" | "manual";
@@ -159,4 +161,29 @@ export function compareIps(a: string, b: string): number {
     if (d !== 0) return d;
   }
   return a < b ? -1 : a > b ? 1 : 0;
+}
+
+/**
+ * The side of a random partition among `ips` (sorted), chosen by `strategy`: the two sides are
+ * then cut off from each other. Null when the draw puts everyone on one side.
+ */
+export function pickPartitionSide(strategy: PartitionStrategy, ips: readonly string[], sim: RandomStream): string[] | null {
+  const n = ips.length;
+  if (n < 2) return null;
+  switch (strategy) {
+    case "random": {
+      const side = ips.filter(() => sim.bool(0.5));
+      return side.length === 0 || side.length === n ? null : side;
+    }
+    case "uniformSize": {
+      const shuffled = ips.slice();
+      for (let i = n - 1; i > 0; i--) {
+        const j = sim.rangeInt(0, i + 1);
+        [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
+      }
+      return shuffled.slice(0, sim.rangeInt(1, n)).sort(compareIps);
+    }
+    case "isolateSingle":
+      return [ips[sim.rangeInt(0, n)]!];
+  }
 }

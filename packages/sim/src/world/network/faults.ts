@@ -2,7 +2,7 @@
  * Byte-level helpers of the network faults: flipping bits and splitting reads. Pure functions of
  * their inputs and the `sim` stream, so they are tested on their own.
  */
-import type { RandomStream } from "../engine/rng.ts";
+import type { RandomStream } from "../../engine/rng.ts";
 
 /**
  * Bits one bit-flip fault flips: `clamp(1 + clz32(u), minBits, maxBits)` for a uniform u32 `u`,

@@ -13,7 +13,7 @@
  * - Each direction is FIFO: every chunk (and the final FIN) gets a delivery time strictly after
  *   the previous one on that direction, so the random order of same-instant events can never reorder it.
  *
- * Faults (see `network-config.ts` for the knobs and `NETWORK_FAULT_KINDS` for the events):
+ * Faults (see `config.ts` for the knobs and `NETWORK_FAULT_KINDS` for the events):
  * - Timing: latency shapes per operation, a per-pair latency, and the link latency the runner
  *   derives from the cluster's localities (`linkLatencyUs`).
  * - Connect failure (refused or hanging), partial writes and reads, bit flips on delivery,
@@ -30,11 +30,13 @@
  * A connection end belongs to the incarnation that created it (the listener's, for the server
  * end); `resetConnectionsOf` drops everything an incarnation owns when it crashes.
  */
-import { IoError, type Connection, type Listener, type NetworkProvider } from "@moonpool/core";
-import { Incarnation, never, type PendingOp } from "../engine/incarnation.ts";
-import type { RandomStream } from "../engine/rng.ts";
-import { EventTag, type World } from "./world.ts";
-import type { ActorScope } from "./scope.ts";
+import { IoError, type Connection, type Listener } from "@moonpool/core";
+import { Incarnation, never } from "../../engine/incarnation.ts";
+import type { RandomStream } from "../../engine/rng.ts";
+import { EventTag } from "../event-tag.ts";
+import type { ActorScope } from "../scope.ts";
+import type { World } from "../world.ts";
+import { addrError, ipOf } from "./address.ts";
 import {
   NETWORK_BUGGIFY_FIRE_PROBABILITY,
   NETWORK_BUGGIFY_IDS,
@@ -46,12 +48,22 @@ import {
   withFaultsOff,
   type FaultGate,
   type NetworkConfig,
-} from "./network-config.ts";
-import { bitFlipCount, flipBits, takeBytes } from "./network-faults.ts";
-import { compareIps, pairKey, PartitionTable } from "./partitions.ts";
-
-export { BASELINE_LATENCY } from "./network-config.ts";
-export { pairKey } from "./partitions.ts";
+} from "./config.ts";
+import { failed, isPending, SimConnection, SimListener } from "./connection.ts";
+import { bitFlipCount, flipBits } from "./faults.ts";
+import {
+  arriveConnect,
+  completeAccept,
+  completeBind,
+  deliverChunk,
+  finishWrite,
+  wakeEnd,
+  type AcceptPairing,
+  type BindCompletion,
+  type ConnectAttempt,
+} from "./events.ts";
+import { compareIps, pairKey, PartitionTable, pickPartitionSide } from "./partitions.ts";
+import { SimNetworkProvider } from "./provider.ts";
 
 /** First ephemeral port of each IP; ports are handed out in order from here (then wrap). */
 export const EPHEMERAL_PORT_FIRST = 40_000;
@@ -64,64 +76,6 @@ export const RANDOM_CLOSE_PEER_RECV_BELOW = 0.66;
 /** ... and the local sending side when the same draw is above this (0.33): a third of the time both. */
 export const RANDOM_CLOSE_LOCAL_SEND_ABOVE = 0.33;
 
-const ADDR_PATTERN = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3}):(\d{1,5})$/;
-
-/** Parses a canonical `a.b.c.d:port` address (port 1..65535) or throws `IoError("EINVAL")`. */
-export function parseAddr(addr: string): { readonly ip: string; readonly port: number } {
-  const m = typeof addr === "string" ? ADDR_PATTERN.exec(addr) : null;
-  const canonical = (s: string, max: number, min: number): boolean => String(Number(s)) === s && Number(s) <= max && Number(s) >= min;
-  if (m === null || ![m[1]!, m[2]!, m[3]!, m[4]!].every((o) => canonical(o, 255, 0)) || !canonical(m[5]!, 65_535, 1)) {
-    throw new IoError("EINVAL", `invalid address ${JSON.stringify(addr)}: expected "ip:port" with an IPv4 ip and a port in 1..65535, e.g. "10.0.1.1:4500"`);
-  }
-  return { ip: addr.slice(0, addr.lastIndexOf(":")), port: Number(m[5]) };
-}
-
-function addrError(addr: string): IoError | null {
-  try {
-    parseAddr(addr);
-    return null;
-  } catch (error) {
-    return error as IoError;
-  }
-}
-
-function ipOf(addr: string): string {
-  return addr.slice(0, addr.lastIndexOf(":"));
-}
-
-function isPending(op: PendingOp): boolean {
-  return op.owner.isPending(op);
-}
-
-/** Whether code of `scope` may still observe results (a dead incarnation or task never resumes). */
-function scopeAlive(scope: ActorScope): boolean {
-  return scope.incarnation.alive && (scope.taskState === null || scope.taskState.alive);
-}
-
-/** One shared resolved promise for every completed write: a write is the hottest call here. */
-const DONE: Promise<void> = Promise.resolve();
-
-function settled<T>(scope: ActorScope, value: T): Promise<T> {
-  if (!scopeAlive(scope)) return never<T>();
-  return value === undefined ? (DONE as Promise<T>) : Promise.resolve(value);
-}
-
-function failed<T>(scope: ActorScope, error: unknown): Promise<T> {
-  return scopeAlive(scope) ? Promise.reject(error) : never<T>();
-}
-
-function concat(chunks: readonly Uint8Array[], total: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0]!;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
-
 // Maps of insertion-ordered sets; an emptied set is deleted so nothing dead stays reachable.
 function addTo<K, V>(map: Map<K, Set<V>>, key: K, item: V): void {
   const set = map.get(key);
@@ -131,234 +85,6 @@ function addTo<K, V>(map: Map<K, Set<V>>, key: K, item: V): void {
 function removeFrom<K, V>(map: Map<K, Set<V>>, key: K, item: V): void {
   const set = map.get(key);
   if (set !== undefined && set.delete(item) && set.size === 0) map.delete(key);
-}
-
-/** One end of a simulated connection. Fields are internal state shared with `SimNetwork`. */
-export class SimConnection implements Connection {
-  /** The other end; null once the pair was reset, so neither end keeps the other alive. */
-  peer: SimConnection | null = null;
-  /** Delivered chunks not yet read, in order, and their total length. */
-  inbox: Uint8Array[] = [];
-  inboxBytes = 0;
-  /** The peer's FIN was delivered (or a random close cut our receiving side): once the inbox is drained, reads return null. */
-  eof = false;
-  /** Our sending side is closed (`close()` was called). */
-  closed = false;
-  /** The connection was reset (peer crashed, listener closed before accept, or an explicit random close). */
-  reset = false;
-  /** Delivery time (µs) of the last chunk sent from this end: the FIFO floor of this direction. */
-  lastDeliveryUs = -Infinity;
-  /** Exempt from clogs, random close, bit flips and partial I/O (both ends are marked together). */
-  stable = false;
-  /** A silent random close cut our sending side: writes fail, bytes still in flight from here are lost. */
-  sendCut = false;
-  /** A silent random close cut our receiving side: we read end of stream, later bytes are lost. */
-  recvCut = false;
-  /** Reads (writes) of this end are clogged until this simulated time (µs). */
-  readClogUntilUs = 0;
-  writeClogUntilUs = 0;
-  /** Chunks (null: the FIN) that met a partition on their way to this end, in order; null when none is held. */
-  held: (Uint8Array | null)[] | null = null;
-  readonly localIp: string;
-  readonly peerIp: string;
-  private pendingRead: PendingOp<Uint8Array | null> | null = null;
-
-  constructor(
-    readonly net: SimNetwork,
-    /** The scope whose incarnation and task own this end's waits. */
-    readonly scope: ActorScope,
-    readonly localAddr: string,
-    readonly peerAddr: string,
-    /** Shared by both ends of the pair; names the connection in `sim_fault` events. */
-    readonly connectionId: number,
-  ) {
-    this.localIp = ipOf(localAddr);
-    this.peerIp = ipOf(peerAddr);
-  }
-
-  get owner(): Incarnation {
-    return this.scope.incarnation;
-  }
-
-  /**
-   * What is buffered (everything, or a partial read), or waits for the next delivery. One read
-   * may wait at a time: a second concurrent read rejects with `IoError("EBUSY")` (two readers of
-   * one stream is a bug). A read never returns zero bytes before the end of the stream.
-   */
-  read(): Promise<Uint8Array | null> {
-    if (this.reset) return failed(this.scope, this.resetError());
-    const net = this.net;
-    const faulty = net.endFaults && !this.stable;
-    if (faulty && net.randomClose(this) === "explicit") return failed(this.scope, this.explicitResetError());
-    // A clog already started runs its course, even after recovery mode switched faults off.
-    const clogged = this.readClogUntilUs > net.world.engine.nowUs || (faulty && net.readClogged(this));
-    if (!clogged) {
-      if (this.inboxBytes > 0) return settled(this.scope, this.takeReadable());
-      if (this.eof) return settled(this.scope, null);
-    }
-    if (this.pendingRead !== null && isPending(this.pendingRead)) {
-      return failed(this.scope, new IoError("EBUSY", `a read on ${this.localAddr} is already waiting; read from one task at a time (a read raced against a timeout keeps waiting and takes the next bytes: keep awaiting it, or close the connection)`));
-    }
-    const op = this.owner.begin<Uint8Array | null>(this.scope.taskState, true, "read on", this.localAddr);
-    this.pendingRead = op;
-    if (op === null) return never();
-    if (clogged) net.wakeAt(this, this.readClogUntilUs);
-    return op.promise;
-  }
-
-  /**
-   * Copies `bytes` and queues them; resolves at once (no backpressure), or when a write clog
-   * ends. A write on a side cut by a random close fails with EPIPE.
-   */
-  write(bytes: Uint8Array): Promise<void> {
-    if (this.reset) return failed(this.scope, this.resetError());
-    if (this.closed) return failed(this.scope, new IoError("EPIPE", `write on ${this.localAddr} after close(); open a new connection`));
-    if (this.sendCut) return failed(this.scope, this.sendCutError());
-    const net = this.net;
-    const faulty = net.endFaults && !this.stable;
-    if (faulty) {
-      if (net.randomClose(this) === "explicit") return failed(this.scope, this.explicitResetError());
-      // Silently closed by this very call: the bytes go down with the cleared send buffer.
-      if (this.sendCut) return settled(this.scope, undefined);
-    }
-    const clogged = this.writeClogUntilUs > net.world.engine.nowUs || (faulty && net.writeClogged(this));
-    if (bytes.length > 0) net.send(this, new Uint8Array(bytes)); // copy: the caller may reuse its buffer
-    return clogged ? net.waitForWriteClog(this) : settled(this.scope, undefined);
-  }
-
-  /** Graceful: the FIN follows the last queued byte. Closing twice (or after a reset) is harmless. */
-  close(): Promise<void> {
-    if (!this.closed && !this.reset) {
-      this.closed = true;
-      if (!this.sendCut) this.net.send(this, null);
-    }
-    return settled(this.scope, undefined);
-  }
-
-  /**
-   * Takes what one read returns: everything buffered, concatenated, or (partial read fault) a
-   * strict prefix of at least one byte, the rest staying buffered in order.
-   */
-  takeReadable(): Uint8Array {
-    const split = this.net.endFaults && !this.stable ? this.net.partialReadBytes(this) : 0;
-    if (split > 0) {
-      this.inboxBytes -= split;
-      return takeBytes(this.inbox, split);
-    }
-    const total = this.inboxBytes;
-    this.inboxBytes = 0;
-    // One chunk (the common case): pop it and keep the array; a fresh array per read showed in GC time.
-    if (this.inbox.length === 1) return this.inbox.pop()!;
-    const out = concat(this.inbox, total);
-    this.inbox = [];
-    return out;
-  }
-
-  /** Settles a waiting read after a delivery, a reset or the end of a read clog. */
-  wake(): void {
-    const op = this.pendingRead;
-    if (op === null) return;
-    this.pendingRead = null;
-    // A read that was rejected (graceful shutdown) or dropped no longer waits: what arrived stays
-    // buffered for the next read instead of going to a promise nobody awaits.
-    if (!isPending(op)) return;
-    if (this.reset) Incarnation.reject(op, this.resetError());
-    else if (this.readClogUntilUs > this.net.world.engine.nowUs) this.pendingRead = op; // the clog's end wakes it
-    else if (this.inboxBytes > 0) Incarnation.resolve(op, this.takeReadable());
-    else if (this.eof) Incarnation.resolve(op, null);
-    else this.pendingRead = op; // nothing to hand out yet
-  }
-
-  /** Drops a waiting read without settling it (its owner crashed). */
-  dropRead(): void {
-    if (this.pendingRead !== null) Incarnation.cancel(this.pendingRead);
-    this.pendingRead = null;
-  }
-
-  resetError(): IoError {
-    return new IoError("ECONNRESET", `connection ${this.localAddr} <-> ${this.peerAddr} was reset by the peer`);
-  }
-
-  explicitResetError(): IoError {
-    return new IoError("ECONNRESET", `connection ${this.localAddr} <-> ${this.peerAddr} was reset (simulated random connection failure, explicit)`);
-  }
-
-  sendCutError(): IoError {
-    return new IoError("EPIPE", `the sending side of ${this.localAddr} -> ${this.peerAddr} was closed by a simulated random close; open a new connection`);
-  }
-}
-
-/** A listening socket: connections queue in `backlog`, `accept()` calls in `waiters`. */
-export class SimListener implements Listener {
-  /** True once the bind latency elapsed: connects arriving before that are refused. */
-  listening = false;
-  closed = false;
-  readonly backlog: SimConnection[] = [];
-  readonly waiters: PendingOp<Connection>[] = [];
-
-  constructor(
-    readonly net: SimNetwork,
-    readonly scope: ActorScope,
-    readonly localAddr: string,
-  ) {}
-
-  get owner(): Incarnation {
-    return this.scope.incarnation;
-  }
-
-  accept(): Promise<Connection> {
-    if (this.closed) return failed(this.scope, this.closedError());
-    const op = this.owner.begin<Connection>(this.scope.taskState, true, "accept on", this.localAddr);
-    if (op === null) return never();
-    this.waiters.push(op);
-    this.net.pump(this);
-    return op.promise;
-  }
-
-  /** Stops accepting: waiting accepts reject with EBADF, queued connections are reset. */
-  close(): Promise<void> {
-    this.net.closeListener(this, false);
-    return settled(this.scope, undefined);
-  }
-
-  closedError(): IoError {
-    return new IoError("EBADF", `listener ${this.localAddr} is closed; bind again to accept`);
-  }
-}
-
-// Event arguments: one small object per event, read by a module-level callback (no closures).
-type ConnectAttempt = {
-  net: SimNetwork;
-  scope: ActorScope;
-  op: PendingOp<Connection>;
-  localAddr: string;
-  remoteAddr: string;
-  /** Chaos decided at connect() that this attempt is refused when it arrives. */
-  refused: boolean;
-};
-type AcceptPairing = { listener: SimListener; op: PendingOp<Connection>; conn: SimConnection };
-type BindCompletion = { listener: SimListener; op: PendingOp<Listener> };
-
-/** A chunk (`null`: the FIN) in flight reaches `to`'s side of the network. */
-function deliverChunk(to: SimConnection, data: Uint8Array | null): void {
-  to.net.deliver(to, data);
-}
-function arriveConnect(attempt: ConnectAttempt): void {
-  attempt.net.arrive(attempt);
-}
-function completeAccept(pairing: AcceptPairing): void {
-  pairing.listener.net.finishAccept(pairing);
-}
-function completeBind(done: BindCompletion): void {
-  if (done.listener.closed) return; // closed (or its owner crashed) while binding
-  done.listener.listening = true;
-  if (!Incarnation.resolve(done.op, done.listener)) done.listener.net.closeListener(done.listener, true);
-}
-function wakeEnd(end: SimConnection): void {
-  end.wake();
-}
-function finishWrite(op: PendingOp<void>): void {
-  Incarnation.resolve(op, undefined);
 }
 
 type Owned = SimConnection | SimListener;
@@ -790,7 +516,7 @@ export class SimNetwork {
     const p = this.config.partitionProbability;
     if (p <= 0 || this.randomPartitionUntilUs > this.world.engine.nowUs || !this.sim.bool(p)) return;
     const ips = this.connectedIps();
-    const side = this.pickPartitionSide(ips);
+    const side = pickPartitionSide(this.config.partitionStrategy, ips, this.sim);
     if (side === null) return;
     const durationUs = sampleRangeUs(this.config.partitionDurationUs, this.sim);
     this.randomPartitionUntilUs = this.world.engine.nowUs + durationUs;
@@ -809,28 +535,6 @@ export class SimNetwork {
     const ips = new Set<string>();
     for (const key of this.byPair.keys()) ips.add(key.slice(0, key.indexOf("->")));
     return [...ips].sort(compareIps);
-  }
-
-  private pickPartitionSide(ips: readonly string[]): string[] | null {
-    const n = ips.length;
-    if (n < 2) return null;
-    const sim = this.sim;
-    switch (this.config.partitionStrategy) {
-      case "random": {
-        const side = ips.filter(() => sim.bool(0.5));
-        return side.length === 0 || side.length === n ? null : side;
-      }
-      case "uniformSize": {
-        const shuffled = ips.slice();
-        for (let i = n - 1; i > 0; i--) {
-          const j = sim.rangeInt(0, i + 1);
-          [shuffled[i], shuffled[j]] = [shuffled[j]!, shuffled[i]!];
-        }
-        return shuffled.slice(0, sim.rangeInt(1, n)).sort(compareIps);
-      }
-      case "isolateSingle":
-        return [ips[sim.rangeInt(0, n)]!];
-    }
   }
 
   // --- bookkeeping ------------------------------------------------------------------------------
@@ -883,33 +587,5 @@ export class SimNetwork {
     removeFrom(this.owned, end.owner, end);
     removeFrom(this.byPair, pairKey(end.localIp, end.peerIp), end);
     this.ephemeralInUse.delete(end.localAddr); // no-op for server ends (their address is the listener's)
-  }
-}
-
-/**
- * Marks a simulated connection (both ends) stable: exempt from clogs, random close, bit flips
- * and partial I/O, like moonpool's `mark_connection_stable` (for links the system under test
- * treats as infrastructure). Latency and partitions still apply.
- */
-export function markConnectionStable(conn: Connection): void {
-  if (!(conn instanceof SimConnection)) {
-    throw new TypeError("markConnectionStable(conn): conn must be a connection of the simulated network (from ctx.network)");
-  }
-  conn.net.markStable(conn);
-}
-
-/** `ctx.network` of one scope: binds and connects on behalf of that scope's incarnation and task. */
-export class SimNetworkProvider implements NetworkProvider {
-  constructor(
-    private readonly net: SimNetwork,
-    private readonly scope: ActorScope,
-  ) {}
-
-  bind(addr: string): Promise<Listener> {
-    return this.net.bind(this.scope, addr);
-  }
-
-  connect(addr: string): Promise<Connection> {
-    return this.net.connect(this.scope, addr);
   }
 }

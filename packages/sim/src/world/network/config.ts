@@ -11,7 +11,7 @@
  * active simulation (`NEVER_FIRES`) never injects them.
  */
 import { BUGGIFY_FIRE_PROBABILITY } from "@moonpool/core";
-import type { RandomStream } from "../engine/rng.ts";
+import type { RandomStream } from "../../engine/rng.ts";
 
 /** A half-open range of microseconds `[minUs, maxUs)`; `[x, x]` always yields x. */
 export type RangeUs = readonly [minUs: number, maxUs: number];

@@ -1,0 +1,124 @@
+/** The table's internal records (sites, buckets, misuses, the running seed) and the store that holds them. */
+import type { EachValue, NumericComparison } from "@moonpool/core";
+import { MAX_DROPPED_MESSAGES_KEPT, MAX_EACH_QUALITY_VALUE } from "./limits.ts";
+import type { AssertionFailureRecord, AssertionKind, AssertionStatus, Discovery, DrawCoordinates, ViolationCallback } from "./shapes.ts";
+
+export class Bucket {
+  hits = 0;
+  bestQuality: number[] | null = null;
+  bestQualityKeys: string[] | null = null;
+  constructor(readonly identity: Readonly<Record<string, EachValue>>) {}
+}
+
+export class Site {
+  passCount = 0;
+  failCount = 0;
+  firstFailure: AssertionFailureRecord | null = null;
+  /** Numeric: best distance `left - right` so far; NaN until a comparable evaluation. */
+  bestDistance = Number.NaN;
+  bestLeft = Number.NaN;
+  /** sometimesAll. */
+  frontier = 0;
+  propositions = 0;
+  completed = false;
+  combinationsLow = 0;
+  combinationsHigh = 0;
+  /** sometimesEach: buckets of this site in creation order. */
+  readonly buckets: Bucket[] = [];
+
+  constructor(
+    readonly message: string,
+    readonly kind: AssertionKind,
+    readonly comparison: NumericComparison | null,
+  ) {}
+}
+
+export interface Misuse {
+  readonly text: string;
+  count: number;
+}
+
+export interface SeedScope {
+  readonly seed: number;
+  readonly stream: DrawCoordinates;
+  readonly onViolation: ViolationCallback | null;
+  /** Messages already reported to the runner in this seed (one callback per message per seed). */
+  readonly reported: Set<string>;
+  discoveries: Discovery[];
+}
+
+/** Sentinels returned by `lookup` when a call is not recorded on a site. */
+export const DROPPED = 0;
+export const MISUSED = 1;
+
+/** Everything one table accumulates; the table, its report and its snapshots all read this. */
+export class TableStore {
+  readonly sites = new Map<string, Site>();
+  /** Every bucket of every site, keyed by a 53-bit hash of (site, identity values). */
+  readonly buckets = new Map<number, Bucket>();
+  readonly misuses = new Map<string, Misuse>();
+  /** Discovery key → the site or bucket whose visits measure its rarity. */
+  readonly counters = new Map<string, Site | Bucket>();
+
+  droppedSiteCalls = 0;
+  readonly droppedSiteMessages: string[] = [];
+  droppedBucketCalls = 0;
+  readonly droppedBucketMessages: string[] = [];
+  untrackedAlwaysFailures = 0;
+  readonly untrackedAlwaysMessages: string[] = [];
+  droppedDiscoveries = 0;
+  droppedMisuseReports = 0;
+}
+export function statusOf(site: Site): AssertionStatus {
+  switch (site.kind) {
+    case "always":
+    case "alwaysOrUnreachable":
+    case "numericAlways":
+      return site.failCount > 0 ? "FAIL" : "PASS";
+    case "unreachable":
+      return site.passCount > 0 ? "FAIL" : "PASS";
+    case "sometimes":
+    case "reachable":
+    case "numericSometimes":
+    case "sometimesEach":
+      return site.passCount > 0 ? "PASS" : "MISS";
+    case "sometimesAll":
+      return site.completed ? "PASS" : "MISS";
+  }
+}
+
+export function clampQuality(value: number): number {
+  const n = typeof value === "number" ? value : Number(value);
+  if (Number.isNaN(n) || n <= 0) return 0;
+  if (n >= MAX_EACH_QUALITY_VALUE) return MAX_EACH_QUALITY_VALUE;
+  return Math.trunc(n);
+}
+
+/** Lexicographic, first value most important; missing values count as 0. */
+export function compareQuality(a: readonly number[], b: readonly number[]): number {
+  const n = Math.max(a.length, b.length);
+  for (let i = 0; i < n; i++) {
+    const d = (a[i] ?? 0) - (b[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+/** Where the assertion was called from: the stack without this file's own frames. */
+export function captureStack(text: string): string | undefined {
+  const stack = new Error(text).stack;
+  if (stack === undefined) return undefined;
+  return stack
+    .split("\n")
+    .filter((line) => !/chaos[\\/]assertions[\\/]/.test(line))
+    .join("\n");
+}
+
+/** Whether numeric distance `a` beats `b` for a site with this comparison. */
+export function improves(comparison: NumericComparison | null, a: number, b: number): boolean {
+  return comparison === "lt" || comparison === "le" ? a < b : a > b;
+}
+
+export function unite(into: string[], from: readonly string[]): void {
+  for (const m of from) if (into.length < MAX_DROPPED_MESSAGES_KEPT && !into.includes(m)) into.push(m);
+}

@@ -1,0 +1,164 @@
+/**
+ * The plain-data form of an assertion table, and the two operations on it: taking a snapshot and
+ * absorbing what a child timeline added since a base snapshot.
+ */
+import type { EachValue, NumericComparison } from "@moonpool/core";
+import type { AssertionFailureRecord, AssertionKind, AssertionTableOptions } from "./shapes.ts";
+import { Bucket, compareQuality, improves, Site, unite, type TableStore } from "./sites.ts";
+
+/** Plain-data form of an `AssertionTable` (see `snapshot`). */
+export interface AssertionTableState {
+  readonly options: Required<AssertionTableOptions>;
+  readonly sites: readonly {
+    readonly message: string;
+    readonly kind: AssertionKind;
+    readonly comparison: NumericComparison | null;
+    readonly passCount: number;
+    readonly failCount: number;
+    readonly firstFailure: AssertionFailureRecord | null;
+    readonly bestDistance: number;
+    readonly bestLeft: number;
+    readonly frontier: number;
+    readonly propositions: number;
+    readonly completed: boolean;
+    readonly combinationsLow: number;
+    readonly combinationsHigh: number;
+    readonly buckets: readonly number[];
+  }[];
+  readonly buckets: readonly {
+    readonly key: number;
+    readonly identity: Readonly<Record<string, EachValue>>;
+    readonly hits: number;
+    readonly bestQuality: number[] | null;
+    readonly bestQualityKeys: string[] | null;
+  }[];
+  readonly misuses: readonly { readonly key: string; readonly text: string; readonly count: number }[];
+  readonly counters: readonly ({ readonly key: string; readonly bucket: number } | { readonly key: string; readonly site: string })[];
+  readonly dropped: {
+    readonly siteCalls: number;
+    readonly siteMessages: readonly string[];
+    readonly bucketCalls: number;
+    readonly bucketMessages: readonly string[];
+    readonly untrackedAlwaysFailures: number;
+    readonly untrackedAlwaysMessages: readonly string[];
+    readonly discoveries: number;
+    readonly misuseReports: number;
+  };
+}
+
+/**
+ * A plain-data copy of everything the table accumulated (JSON-safe, structured-clone-safe).
+ * Timelines run in parallel start from the same snapshot; `absorb` merges what each added.
+ */
+export function snapshotOf(store: TableStore, options: Required<AssertionTableOptions>): AssertionTableState {
+  const bucketIds = new Map<Bucket, number>();
+  for (const [key, bucket] of store.buckets) bucketIds.set(bucket, key);
+  return {
+    options: { ...options },
+    sites: [...store.sites.values()].map((site) => ({
+      message: site.message,
+      kind: site.kind,
+      comparison: site.comparison,
+      passCount: site.passCount,
+      failCount: site.failCount,
+      firstFailure: site.firstFailure,
+      bestDistance: site.bestDistance,
+      bestLeft: site.bestLeft,
+      frontier: site.frontier,
+      propositions: site.propositions,
+      completed: site.completed,
+      combinationsLow: site.combinationsLow,
+      combinationsHigh: site.combinationsHigh,
+      buckets: site.buckets.map((b) => bucketIds.get(b)!),
+    })),
+    buckets: [...store.buckets].map(([key, b]) => ({
+      key,
+      identity: b.identity,
+      hits: b.hits,
+      bestQuality: b.bestQuality === null ? null : b.bestQuality.slice(),
+      bestQualityKeys: b.bestQualityKeys === null ? null : b.bestQualityKeys.slice(),
+    })),
+    misuses: [...store.misuses].map(([key, m]) => ({ key, text: m.text, count: m.count })),
+    counters: [...store.counters].map(([key, c]) => (c instanceof Bucket ? { key, bucket: bucketIds.get(c)! } : { key, site: c.message })),
+    dropped: {
+      siteCalls: store.droppedSiteCalls,
+      siteMessages: store.droppedSiteMessages.slice(),
+      bucketCalls: store.droppedBucketCalls,
+      bucketMessages: store.droppedBucketMessages.slice(),
+      untrackedAlwaysFailures: store.untrackedAlwaysFailures,
+      untrackedAlwaysMessages: store.untrackedAlwaysMessages.slice(),
+      discoveries: store.droppedDiscoveries,
+      misuseReports: store.droppedMisuseReports,
+    },
+  };
+}
+
+/**
+ * Adds what `child` accumulated since `base` (both snapshots; `base` null = since empty):
+ * counts add up, watermarks and frontiers keep the best, quality the best, latches and
+ * combinations unite, new sites and buckets append in the child's order. Absorbing several
+ * children in a fixed order gives the same table however they were run.
+ */
+export function absorbInto(store: TableStore, child: AssertionTableState, base: AssertionTableState | null): void {
+  const baseSites = new Map((base?.sites ?? []).map((s) => [s.message, s]));
+  const baseBuckets = new Map((base?.buckets ?? []).map((b) => [b.key, b]));
+  const baseMisuses = new Map((base?.misuses ?? []).map((m) => [m.key, m]));
+  for (const cb of child.buckets) {
+    const before = baseBuckets.get(cb.key);
+    let bucket = store.buckets.get(cb.key);
+    if (bucket === undefined) {
+      bucket = new Bucket(cb.identity);
+      store.buckets.set(cb.key, bucket);
+    }
+    bucket.hits += cb.hits - (before?.hits ?? 0);
+    if (cb.bestQuality !== null && (bucket.bestQuality === null || compareQuality(cb.bestQuality, bucket.bestQuality) > 0)) {
+      bucket.bestQuality = cb.bestQuality.slice();
+      bucket.bestQualityKeys = cb.bestQualityKeys === null ? null : cb.bestQualityKeys.slice();
+    }
+  }
+  for (const cs of child.sites) {
+    const before = baseSites.get(cs.message);
+    let site = store.sites.get(cs.message);
+    if (site === undefined) {
+      site = new Site(cs.message, cs.kind, cs.comparison);
+      store.sites.set(cs.message, site);
+    }
+    site.passCount += cs.passCount - (before?.passCount ?? 0);
+    site.failCount += cs.failCount - (before?.failCount ?? 0);
+    site.firstFailure ??= cs.firstFailure;
+    if (!Number.isNaN(cs.bestDistance) && (Number.isNaN(site.bestDistance) || improves(cs.comparison, cs.bestDistance, site.bestDistance))) {
+      site.bestDistance = cs.bestDistance;
+      site.bestLeft = cs.bestLeft;
+    }
+    site.frontier = Math.max(site.frontier, cs.frontier);
+    site.propositions = Math.max(site.propositions, cs.propositions);
+    site.completed ||= cs.completed;
+    site.combinationsLow = (site.combinationsLow | cs.combinationsLow) >>> 0;
+    site.combinationsHigh = (site.combinationsHigh | cs.combinationsHigh) >>> 0;
+    for (const key of cs.buckets) {
+      const bucket = store.buckets.get(key)!;
+      if (!site.buckets.includes(bucket)) site.buckets.push(bucket);
+    }
+  }
+  for (const cm of child.misuses) {
+    const existing = store.misuses.get(cm.key);
+    const added = cm.count - (baseMisuses.get(cm.key)?.count ?? 0);
+    if (existing === undefined) store.misuses.set(cm.key, { text: cm.text, count: added });
+    else existing.count += added;
+  }
+  for (const c of child.counters) {
+    if (store.counters.has(c.key)) continue;
+    const counter = "bucket" in c ? store.buckets.get(c.bucket) : store.sites.get(c.site);
+    if (counter !== undefined) store.counters.set(c.key, counter);
+  }
+  const d = child.dropped;
+  const b = base?.dropped;
+  store.droppedSiteCalls += d.siteCalls - (b?.siteCalls ?? 0);
+  store.droppedBucketCalls += d.bucketCalls - (b?.bucketCalls ?? 0);
+  store.untrackedAlwaysFailures += d.untrackedAlwaysFailures - (b?.untrackedAlwaysFailures ?? 0);
+  store.droppedDiscoveries += d.discoveries - (b?.discoveries ?? 0);
+  store.droppedMisuseReports += d.misuseReports - (b?.misuseReports ?? 0);
+  unite(store.droppedSiteMessages, d.siteMessages);
+  unite(store.droppedBucketMessages, d.bucketMessages);
+  unite(store.untrackedAlwaysMessages, d.untrackedAlwaysMessages);
+}

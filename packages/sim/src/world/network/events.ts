@@ -1,0 +1,44 @@
+/**
+ * The network's scheduled events: one small payload object per event, read by a module-level
+ * callback, so scheduling allocates no closure.
+ */
+import type { Connection, Listener } from "@moonpool/core";
+import { Incarnation, type PendingOp } from "../../engine/incarnation.ts";
+import type { ActorScope } from "../scope.ts";
+import type { SimConnection, SimListener } from "./connection.ts";
+import type { SimNetwork } from "./network.ts";
+
+// Event arguments: one small object per event, read by a module-level callback (no closures).
+export type ConnectAttempt = {
+  net: SimNetwork;
+  scope: ActorScope;
+  op: PendingOp<Connection>;
+  localAddr: string;
+  remoteAddr: string;
+  /** Chaos decided at connect() that this attempt is refused when it arrives. */
+  refused: boolean;
+};
+export type AcceptPairing = { listener: SimListener; op: PendingOp<Connection>; conn: SimConnection };
+export type BindCompletion = { listener: SimListener; op: PendingOp<Listener> };
+
+/** A chunk (`null`: the FIN) in flight reaches `to`'s side of the network. */
+export function deliverChunk(to: SimConnection, data: Uint8Array | null): void {
+  to.net.deliver(to, data);
+}
+export function arriveConnect(attempt: ConnectAttempt): void {
+  attempt.net.arrive(attempt);
+}
+export function completeAccept(pairing: AcceptPairing): void {
+  pairing.listener.net.finishAccept(pairing);
+}
+export function completeBind(done: BindCompletion): void {
+  if (done.listener.closed) return; // closed (or its owner crashed) while binding
+  done.listener.listening = true;
+  if (!Incarnation.resolve(done.op, done.listener)) done.listener.net.closeListener(done.listener, true);
+}
+export function wakeEnd(end: SimConnection): void {
+  end.wake();
+}
+export function finishWrite(op: PendingOp<void>): void {
+  Incarnation.resolve(op, undefined);
+}
