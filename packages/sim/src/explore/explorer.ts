@@ -8,6 +8,10 @@
  * first draw): a root never stops early and does at least what as many random seeds would.
  * A failing continuation marks its root seed failed and becomes a bug recipe; every distinct
  * violated property is kept (or, with `stopOnFailure`, the root ends at its first failure).
+ *
+ * Chaos settings stay per root: the `config` stream (swarm masks) is never reseeded, and the chaos
+ * drawn from `sim` at start-up precedes every discovery, so branches keep their root's faults and
+ * the root's chaos record describes them. Only fresh timelines redraw the `sim` part.
  */
 import type { AssertionTable, DiscoveryKind } from "../chaos/assertions/index.ts";
 import type { SeedFailure, SeedResult } from "../runner/seed-result.ts";
