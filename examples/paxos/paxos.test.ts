@@ -142,7 +142,7 @@ describe("paxos example", () => {
     expect(report.failedRuns).toBe(1);
     const recipe = exploration.bugRecipes[0]!;
     // A continuation's recipe, or the empty recipe when the root's own timeline failed.
-    expect(recipe.recipe).toMatch(/^(\d+@\d+( -> \d+@\d+)*)?$/);
+    expect(recipe.recipe).toMatch(/^(sim\+schedule:\d+@\d+( -> sim\+schedule:\d+@\d+)*)?$/);
 
     // A fresh builder reproduces the failing timeline: same failure, same trace.
     const replay = await paxosCampaign({ bug }).replayTimeline(recipe.seed, recipe.recipe).run();
