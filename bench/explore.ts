@@ -6,6 +6,11 @@
  * reach its first bug; then plain random root seeds under the same total number of timelines.
  * Dungeon: the same for a few root seeds. Distinct bugs are counted per (root seed, violated
  * property), not per failing timeline: most failing timelines are clones of one branch point.
+ * Race: root seeds 1..20 of an ordering race among spawned tasks (examples/maze/race.ts), each
+ * explored with RACE_RUNS_PER_SEED timelines and ending at its first bug; against it, 20 groups of
+ * RACE_RUNS_PER_SEED plain random seeds (the same total budget): a group "finds" the bug when one
+ * of its seeds fails, so both counts are out of 20.
+ * Dungeon budget: MOONPOOL_BENCH_DUNGEON_BUDGET timelines per root (default DUNGEON_RUNS_PER_SEED).
  * Workers: maze root seeds 1..MAZE_WORKERS_SEEDS explored with `workers: 0` and `workers: 2`
  * (each root its own run(), so each pays its pool's start-up: threads, tsx, module loading),
  * timelines per second of each; the two explorations must be identical.
@@ -14,6 +19,7 @@ import type { SimulationBuilder, SimulationReport } from "../packages/sim/src/in
 import { mazeSimulation } from "../examples/maze/maze.ts";
 import { availableParallelism } from "node:os";
 import { dungeonSimulation } from "../examples/dungeon/dungeon.ts";
+import { raceSimulation } from "../examples/maze/race.ts";
 
 const EXPLORATION = { workers: 0, maxRunsPerSeed: 2000, branchingFactor: 4, maxFrontier: 512, maxRecipeLen: 32 } as const;
 const MAZE_SEEDS = 20;
@@ -23,6 +29,8 @@ const MAZE_WORKERS_SEEDS = 3;
 const MAZE_MODULE = new URL("../examples/maze/maze.ts", import.meta.url).href;
 /** The dungeon's chain is ~25x longer than the maze's: give its roots a larger budget. */
 const DUNGEON_RUNS_PER_SEED = 5000;
+const RACE_SEEDS = 20;
+const RACE_RUNS_PER_SEED = 100;
 /** The dungeon's depth signal: its numeric watermark's best left operand is the floor index. */
 const DUNGEON_DEPTH_ASSERTION = "dungeon level reached";
 
@@ -38,14 +46,14 @@ function watermark(report: SimulationReport, message: string): number | null {
   return report.assertionDetails.find((d) => d.message === message)?.watermark ?? null;
 }
 
-async function exploreEach(build: () => SimulationBuilder, seeds: number, maxRunsPerSeed: number): Promise<Explored> {
+async function exploreEach(build: () => SimulationBuilder, seeds: number, maxRunsPerSeed: number, stopOnFailure = false): Promise<Explored> {
   const reports: SimulationReport[] = [];
   const firstBugs: (number | null)[] = [];
   let timelines = 0;
   let distinctBugs = 0;
   const start = performance.now();
   for (let seed = 1; seed <= seeds; seed++) {
-    const report: SimulationReport = await build().enableExploration({ ...EXPLORATION, maxRunsPerSeed }).setDebugSeeds([seed]).setIterations(1).run();
+    const report: SimulationReport = await build().enableExploration({ ...EXPLORATION, maxRunsPerSeed, stopOnFailure }).setDebugSeeds([seed]).setIterations(1).run();
     reports.push(report);
     const x = report.exploration!;
     firstBugs.push(x.perSeed[0]!.firstBugAtTimeline);
@@ -84,6 +92,22 @@ function median(values: number[]): number | null {
   return sorted[Math.floor(sorted.length / 2)]!;
 }
 
+/** Groups of `size` consecutive random seeds (out of `groups`) with at least one failing seed. */
+async function randomGroupsFound(build: () => SimulationBuilder, groups: number, size: number): Promise<number> {
+  const report = await randomSeeds(build, groups * size);
+  let found = 0;
+  for (let g = 0; g < groups; g++) if (report.seeds.slice(g * size, (g + 1) * size).some((s) => !s.ok)) found++;
+  return found;
+}
+
+function dungeonBudget(): number {
+  const text = process.env.MOONPOOL_BENCH_DUNGEON_BUDGET;
+  if (text === undefined || text === "") return DUNGEON_RUNS_PER_SEED;
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`MOONPOOL_BENCH_DUNGEON_BUDGET '${text}': expected a positive integer (timelines per root seed)`);
+  return n;
+}
+
 export async function benchExplore(): Promise<Record<string, unknown>> {
   console.error("maze: exploring root seeds 1..20");
   const maze = await exploreEach(mazeSimulation, MAZE_SEEDS, EXPLORATION.maxRunsPerSeed);
@@ -91,8 +115,13 @@ export async function benchExplore(): Promise<Record<string, unknown>> {
   console.error(`maze: ${maze.timelines} random root seeds (the same timeline budget)`);
   const mazeRandomSeedsBugs = (await randomSeeds(mazeSimulation, maze.timelines)).failedRuns;
 
-  console.error(`dungeon: exploring root seeds 1..${DUNGEON_SEEDS}`);
-  const dungeon = await exploreEach(dungeonSimulation, DUNGEON_SEEDS, DUNGEON_RUNS_PER_SEED);
+  console.error(`race: exploring root seeds 1..${RACE_SEEDS}, ${RACE_RUNS_PER_SEED} timelines each`);
+  const race = await exploreEach(raceSimulation, RACE_SEEDS, RACE_RUNS_PER_SEED, true);
+  const raceRandomFound = await randomGroupsFound(raceSimulation, RACE_SEEDS, RACE_RUNS_PER_SEED);
+
+  const dungeonRunsPerSeed = dungeonBudget();
+  console.error(`dungeon: exploring root seeds 1..${DUNGEON_SEEDS}, ${dungeonRunsPerSeed} timelines each`);
+  const dungeon = await exploreEach(dungeonSimulation, DUNGEON_SEEDS, dungeonRunsPerSeed);
   console.error(`dungeon: ${dungeon.timelines} random root seeds (the same timeline budget)`);
   const dungeonRandom = await randomSeeds(dungeonSimulation, dungeon.timelines);
   const deepestExplored = Math.max(...dungeon.reports.map((r) => watermark(r, DUNGEON_DEPTH_ASSERTION) ?? 0));
@@ -110,7 +139,13 @@ export async function benchExplore(): Promise<Record<string, unknown>> {
     mazeDistinctBugRecipes: maze.distinctBugs,
     mazeRandomSeedsBugs,
     mazeTimelinesPerSec: Math.round(maze.timelines / (maze.wallMs / 1000)),
+    raceRoots: RACE_SEEDS,
+    raceTimelinesPerRoot: RACE_RUNS_PER_SEED,
+    raceExploreFound: race.firstBugs.filter((f) => f !== null).length,
+    raceRandomFound,
+    dungeonRunsPerSeed,
     dungeonTimelines: dungeon.timelines,
+    dungeonRootsFound: dungeon.firstBugs.filter((f) => f !== null).length,
     dungeonDistinctBugs: dungeon.distinctBugs,
     dungeonRandomSeedsBugs: dungeonRandom.failedRuns,
     dungeonDeepestFloorExplored: deepestExplored,

@@ -19,4 +19,15 @@ describe("maze under exploration", () => {
     expect(replay.seeds[0]!.traceHash).toBe(bug.traceHash);
     expect(replay.assertionDetails.find((d) => d.message === "all locks open")?.status).toBe("PASS");
   });
+
+  it("replays a recipe written before recipes could reseed the schedule stream (untagged: sim draws only)", async () => {
+    const legacy =
+      "1365@8755213031072527 -> 1@3861323529254859 -> 1@2703457386897729 -> 1@2984796023919966 -> 17@4139358044530999 -> " +
+      "1@8532198283406148 -> 110@3850710220236715 -> 1@1155529387841500 -> 1@3466211033779706 -> 24@1071203339247293 -> " +
+      "1@254139714022481 -> 1@2659872232793258 -> 1@468018398155357";
+    const replay = await mazeSimulation().replayTimeline(3, legacy).run();
+    expect(replay.failedRuns).toBe(1);
+    expect(replay.seeds[0]!.traceHash).toBe("520c1657");
+    expect(replay.seeds[0]!.failures[0]!.property).toBe("maze bug: all 4 locks opened");
+  });
 });

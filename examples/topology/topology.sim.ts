@@ -9,5 +9,5 @@ import { topologySimulation } from "./simulation.ts";
 export const topology = defineSimulation({
   name: "topology",
   description: "kv store across 3 datacenters x 2 zones; machine, zone and datacenter outages; histories linearizable",
-  build: () => topologySimulation().setIterations(100),
+  build: () => topologySimulation().setIterations(40),
 });

@@ -16,6 +16,7 @@ export const transport = defineSimulation({
 
 export const transportDropPromise = defineSimulation({
   name: "transport-drop-promise",
+  expectFailure: true,
   description: "the same with the planted bug 'drop-promise' (fails on purpose: an empty block's reply is dropped)",
   build: () => transportSimulation({ bug: "drop-promise" }).setIterations(100),
 });

@@ -26,7 +26,7 @@ describe("explorer", () => {
     const x = report.exploration!;
     expect(x.bugsFound).toBeGreaterThanOrEqual(1);
     expect(report.failedRuns).toBeGreaterThanOrEqual(1);
-    for (const bug of x.bugRecipes) expect(bug.recipe).toMatch(/^\d+@\d+( -> \d+@\d+)*$/);
+    for (const bug of x.bugRecipes) expect(bug.recipe).toMatch(/^sim\+schedule:\d+@\d+( -> sim\+schedule:\d+@\d+)*$/);
 
     const random = await new SimulationBuilder().workloadFactory(() => new GatedBug()).setBaseSeed(1).setIterations(x.timelines).run();
     expect(random.failedRuns).toBe(0);

@@ -39,5 +39,6 @@ export function mergeExplorationReports(parts: readonly ExplorationReport[]): Ex
     entriesRetired: sum((r) => r.entriesRetired),
     entriesEvicted: sum((r) => r.entriesEvicted),
     discoveriesTooDeep: sum((r) => r.discoveriesTooDeep),
+    freshTimelines: sum((r) => r.freshTimelines ?? 0),
   };
 }

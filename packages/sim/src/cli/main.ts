@@ -32,7 +32,9 @@ host.* and every wallTimeMs / totalWallTimeMs).
 
 --explore: root seeds are explored in rounds of ${EXPLORE_ROUND_ROOT_SEEDS} consecutive seeds; each root
 seed of a round starts from the coverage merged up to the start of its round, so results do not
-depend on the number of workers. With --shard, rounds start at the shard's first seed.
+depend on the number of workers. With --shard, rounds start at the shard's first seed. Every root
+seed runs its budget of timelines (--explore-budget) unless it fails first: a root ends at its first
+failing timeline unless --no-stop-on-failure. Progress and ETA count timelines.
 
 Shards: --shard i/n runs the i-th of n contiguous blocks of seed indexes (1 <= i <= n); n
 machines with the same flags and --base-seed run exactly the seeds of one unsharded run, each
@@ -94,6 +96,8 @@ export function createProgram(): Command {
     .option("--base-seed <seed>", "base seed of derived seeds (same on every shard)")
     .option("-j, --workers <n>", "worker threads (default: config, else the number of cores)")
     .option("--explore", "explore every root seed in depth (exploration with default settings, unless the simulation configures it)")
+    .option("--explore-budget <n>", "with --explore (implied): timelines per root seed (default: the simulation's, else 2000)")
+    .option("--no-stop-on-failure", "with --explore: keep exploring a root seed after its first failure (spend its whole budget)")
     .option("--shard <i/n>", "run shard i of n (or auto/n: i from JOB_COMPLETION_INDEX or MOONPOOL_SHARD_INDEX)")
     .option("-r, --reporter <name>", "text, json, junit, html; repeat or comma-separate for several (default: config, else text)", collect, [])
     .option("-o, --out <dir>", "folder for json and junit reports (default: config, else moonpool-reports)")

@@ -44,6 +44,8 @@ export interface CampaignProgress {
   readonly sometimesTotal: number;
   /** Exploration bug recipes, or failing seeds without exploration. */
   readonly bugs: number;
+  /** With exploration: timelines run by the absorbed root seeds. */
+  readonly timelines?: number;
 }
 
 export type StopReason = "bail" | "timeout" | "interrupted";
@@ -159,7 +161,8 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
       }
     }
     const bugs = options.explore ? explorations.reduce((n, x) => n + x.bugsFound, 0) : failing;
-    options.onProgress?.({ done: results.length, failing, sometimesHit: hit, sometimesTotal: total, bugs });
+    const timelines = options.explore ? explorations.reduce((n, x) => n + x.timelines, 0) : undefined;
+    options.onProgress?.({ done: results.length, failing, sometimesHit: hit, sometimesTotal: total, bugs, ...(timelines === undefined ? {} : { timelines }) });
     if (options.bail && !result.ok && failing >= (options.bailAfter ?? 1)) throw new Stop("bail");
     return stopRule === null || !stopRule.afterSeed(table, results.length);
   };

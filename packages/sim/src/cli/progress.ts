@@ -23,6 +23,8 @@ export interface ProgressStart {
   readonly upperBound: boolean;
   /** One line: what runs, where. */
   readonly description: string;
+  /** With exploration: each root seed's timeline budget (progress and ETA then count timelines). */
+  readonly timelinesPerSeed?: number | null;
 }
 
 export interface ProgressDisplay {
@@ -37,6 +39,7 @@ export interface ProgressDisplay {
 type Stream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
 function statusText(info: ProgressStart, p: CampaignProgress, elapsedMs: number, c: Colors): string {
+  if (info.timelinesPerSeed != null && p.timelines !== undefined) return explorationStatusText(info, info.timelinesPerSeed, p, p.timelines, elapsedMs, c);
   const rate = elapsedMs > 0 ? (1000 * p.done) / elapsedMs : 0;
   const remaining = Math.max(0, info.plannedSeeds - p.done);
   const eta = rate > 0 && remaining > 0 ? `${info.upperBound ? "ETA ≤ " : "ETA "}${formatDuration((1000 * remaining) / rate)}` : "";
@@ -46,6 +49,28 @@ function statusText(info: ProgressStart, p: CampaignProgress, elapsedMs: number,
     `sometimes ${p.sometimesHit}/${p.sometimesTotal}`,
     p.bugs > 0 ? c.red(`bugs ${p.bugs}`) : "bugs 0",
     `${rate.toFixed(1)} seeds/s`,
+  ];
+  if (eta !== "") parts.push(eta);
+  return `${info.name}  ${parts.join(" · ")}`;
+}
+
+/**
+ * Exploration counts timelines: a root seed is up to its budget of them, and roots that end at
+ * their first failure make the planned total an upper bound.
+ */
+function explorationStatusText(info: ProgressStart, perSeed: number, p: CampaignProgress, timelines: number, elapsedMs: number, c: Colors): string {
+  const planned = info.plannedSeeds * perSeed;
+  // Roots not yet absorbed run their full budget at most; absorbed ones are done.
+  const remaining = Math.max(0, (info.plannedSeeds - p.done) * perSeed);
+  const rate = elapsedMs > 0 ? (1000 * timelines) / elapsedMs : 0;
+  const eta = rate > 0 && remaining > 0 ? `ETA ≤ ${formatDuration((1000 * remaining) / rate)}` : "";
+  const parts = [
+    `${formatCount(p.done)}/${formatCount(info.plannedSeeds)} root seeds`,
+    `${formatCount(timelines)}/≤${formatCount(planned)} timelines`,
+    p.failing > 0 ? c.red(`${p.failing} failing`) : "0 failing",
+    `sometimes ${p.sometimesHit}/${p.sometimesTotal}`,
+    p.bugs > 0 ? c.red(`bugs ${p.bugs}`) : "bugs 0",
+    `${rate.toFixed(1)} timelines/s`,
   ];
   if (eta !== "") parts.push(eta);
   return `${info.name}  ${parts.join(" · ")}`;

@@ -86,7 +86,13 @@ export class Incarnation {
    */
   private head: PendingOp | null = null;
   private count = 0;
-  private readonly controller = new AbortController();
+  /**
+   * Created at the first read of `shutdown` (most incarnations never read it, and an
+   * AbortController is a large part of a short seed's fixed cost).
+   */
+  private controller: AbortController | null = null;
+  /** The shutdown reason while nobody holds the signal (null: not shut down). */
+  private pendingReason: { readonly reason: unknown } | null = null;
 
   constructor(
     /** Who this is in traces and messages, e.g. `node-1@10.0.1.1` or `client@10.0.0.1`. */
@@ -94,7 +100,16 @@ export class Incarnation {
   ) {}
 
   get shutdown(): AbortSignal {
+    if (this.controller === null) {
+      this.controller = new AbortController();
+      if (this.pendingReason !== null) this.controller.abort(this.pendingReason.reason);
+    }
     return this.controller.signal;
+  }
+
+  private abortSignal(reason: unknown): void {
+    if (this.controller === null) this.pendingReason ??= { reason };
+    else if (!this.controller.signal.aborted) this.controller.abort(reason);
   }
 
   /**
@@ -130,7 +145,7 @@ export class Incarnation {
   beginShutdown(reason: unknown): void {
     if (!this.alive || this.shuttingDown) return;
     this.shuttingDown = true;
-    this.controller.abort(reason);
+    this.abortSignal(reason);
     for (const op of this.snapshotPending()) {
       if (op.abortable && this.unlink(op)) op.reject(reason);
     }
@@ -138,7 +153,7 @@ export class Incarnation {
 
   /** Signals shutdown without waking anyone (workloads see `ctx.shutdown` abort). */
   signalShutdown(reason: unknown): void {
-    if (!this.controller.signal.aborted) this.controller.abort(reason);
+    this.abortSignal(reason);
   }
 
   /** Crash: nothing pending ever settles and later operations never settle either. */

@@ -1,11 +1,14 @@
 /**
- * Recipes: how a timeline departs from its root seed. A recipe is a list of reseed points of the
- * counted `sim` stream, `count@seed`: after `count` draws of the current segment, the stream is
- * reseeded with `seed`. Text form: `"151@8837201 -> 80@1293847"`; the empty string is the root
- * timeline itself.
+ * Recipes: how a timeline departs from its root seed. A recipe is a list of reseed points,
+ * `streams:count@seed`: after `count` draws of the current segment, the named streams are
+ * reseeded with `seed`. `streams` is `sim`, `schedule` (the order of same-instant events) or
+ * `sim+schedule`, and then `count` counts the draws of both streams. The untagged form
+ * `count@seed` counts and reseeds `sim` only (recipes written before schedules were explorable
+ * keep replaying). Text: `"sim+schedule:151@8837201 -> schedule:80@1293847"`; the empty string is
+ * the root timeline itself.
  */
 import { MoonpoolError } from "@moonpool/core";
-import { MAX_SEED, type Breakpoint } from "./rng.ts";
+import { MAX_SEED, type Breakpoint, type BreakpointStreams } from "./rng.ts";
 
 /** A recipe string that cannot be parsed; the message names the bad segment. */
 export class RecipeParseError extends MoonpoolError {}
@@ -13,8 +16,10 @@ export class RecipeParseError extends MoonpoolError {}
 export type Recipe = readonly Breakpoint[];
 
 export function formatRecipe(recipe: Recipe): string {
-  return recipe.map((bp) => `${bp.count}@${bp.seed}`).join(" -> ");
+  return recipe.map((bp) => `${bp.streams === undefined ? "" : `${bp.streams}:`}${bp.count}@${bp.seed}`).join(" -> ");
 }
+
+const STREAM_TAGS: readonly BreakpointStreams[] = ["sim", "schedule", "sim+schedule"];
 
 const INTEGER = /^\d+$/;
 
@@ -22,9 +27,17 @@ export function parseRecipe(text: string): Recipe {
   if (typeof text !== "string") throw new RecipeParseError(`a recipe must be a string like "151@8837201 -> 80@1293847", got ${typeof text}`);
   const trimmed = text.trim();
   if (trimmed === "") return [];
-  return trimmed.split("->").map((raw, i) => {
-    const segment = raw.trim();
+  const recipe = trimmed.split("->").map((raw, i): Breakpoint => {
+    let segment = raw.trim();
     const where = `segment ${i + 1} ("${segment}") of recipe "${trimmed}"`;
+    let streams: BreakpointStreams | undefined;
+    const colon = segment.indexOf(":");
+    if (colon >= 0) {
+      const tag = segment.slice(0, colon).trim();
+      streams = STREAM_TAGS.find((t) => t === tag);
+      if (streams === undefined) throw new RecipeParseError(`unknown streams '${tag}' in ${where}: one of ${STREAM_TAGS.join(", ")}`);
+      segment = segment.slice(colon + 1).trim();
+    }
     const at = segment.indexOf("@");
     if (at < 0) throw new RecipeParseError(`missing '@' in ${where}: each segment is count@seed`);
     const countText = segment.slice(0, at).trim();
@@ -35,8 +48,13 @@ export function parseRecipe(text: string): Recipe {
     if (!INTEGER.test(seedText) || Number(seedText) > MAX_SEED) {
       throw new RecipeParseError(`invalid seed '${seedText}' in ${where}: a non-negative integer up to ${MAX_SEED}`);
     }
-    return { count: Number(countText), seed: Number(seedText) };
+    return streams === undefined ? { count: Number(countText), seed: Number(seedText) } : { count: Number(countText), seed: Number(seedText), streams };
   });
+  const tagged = recipe.filter((bp) => bp.streams !== undefined).length;
+  if (tagged !== 0 && tagged !== recipe.length) {
+    throw new RecipeParseError(`recipe "${trimmed}" mixes untagged segments (count@seed, sim draws) with tagged ones (streams:count@seed): use one form`);
+  }
+  return recipe;
 }
 
 const FNV64_OFFSET = 0xcbf29ce484222325n;
@@ -56,11 +74,13 @@ function fnv64(hash: bigint, text: string): bigint {
 
 /**
  * The seed of the `childIndex`-th continuation branched at `coordinate` of a timeline: derived
- * from the root seed, the parent recipe and the branch point, so different marks get different
- * children.
+ * from the root seed, the parent recipe's reseed points and the branch point, so different marks
+ * get different children. Which streams the parent's segments reseed does not enter: a branch's
+ * seed depends on where it branches.
  */
 export function childSeed(rootSeed: number, parent: Recipe, branchAt: string, childIndex: number): number {
-  let h = fnv64(FNV64_OFFSET, `${rootSeed}|${formatRecipe(parent)}|${branchAt}|${childIndex}`);
+  const points = parent.map((bp) => `${bp.count}@${bp.seed}`).join(" -> ");
+  let h = fnv64(FNV64_OFFSET, `${rootSeed}|${points}|${branchAt}|${childIndex}`);
   // A final avalanche so neighbouring child indexes land far apart.
   h ^= h >> 33n;
   h = (h * 0xff51afd7ed558ccdn) & MASK_64;

@@ -2,9 +2,10 @@
  * Seeded random streams: a hand-written xoshiro128** with an always-on draw counter
  * (~2 ns per draw, counting is nearly free: docs/decisions.md D9).
  *
- * The `sim` stream also supports reseed breakpoints, which is how an exploration recipe
- * (`"count@seed -> count@seed"`) replays a timeline: after `count` draws in the current segment,
- * the stream is reseeded with `seed` and a new segment starts at draw 0.
+ * Reseed breakpoints are how an exploration recipe replays a timeline. A `DrawClock` counts the
+ * draws of the streams attached to it; after `count` draws of the current segment it reseeds the
+ * streams the breakpoint names (`sim`, `schedule` or both) and a new segment starts at draw 0.
+ * Reseeding `schedule` changes the order of same-instant events, so interleavings are explorable.
  */
 
 const MASK_64 = (1n << 64n) - 1n;
@@ -23,10 +24,19 @@ export function splitmix64(state: bigint): { value: bigint; next: bigint } {
   return { value: z ^ (z >> 31n), next };
 }
 
-/** A reseed point of the `sim` stream: after `count` draws of the current segment, reseed. */
+/** Which streams a breakpoint reseeds. */
+export type BreakpointStreams = "sim" | "schedule" | "sim+schedule";
+
+/**
+ * A reseed point: after `count` draws of the current segment, reseed. Without `streams` (the
+ * original recipe form) `count` counts `sim` draws only and only `sim` is reseeded; with
+ * `streams`, `count` counts the draws of `sim` and `schedule` together and the named streams are
+ * reseeded. One recipe uses one form throughout.
+ */
 export interface Breakpoint {
   readonly count: number;
   readonly seed: number;
+  readonly streams?: BreakpointStreams;
 }
 
 export function assertSeed(seed: number, what = "seed"): void {
@@ -46,8 +56,8 @@ export class RandomStream {
   totalCalls = 0;
   /** Index of the current segment: 0 before any breakpoint fired. */
   segment = 0;
-  private breakpoints: Breakpoint[] = [];
-  private nextBreakAt = Infinity;
+  /** The breakpoint clock this stream's draws advance (null: no breakpoints possible). */
+  clock: DrawClock | null = null;
   /** The rejection limit of the last span drawn from (most draws repeat the same range). */
   private lastSpan = 0;
   private lastLimit = 0;
@@ -89,14 +99,29 @@ export class RandomStream {
     this.calls = 0;
   }
 
+  /** Breakpoints of this stream alone (a stream of `seedStreams` sets them on its shared clock). */
   setBreakpoints(breakpoints: readonly Breakpoint[]): void {
-    this.breakpoints = breakpoints.slice();
-    this.nextBreakAt = this.breakpoints.length > 0 ? this.breakpoints[0]!.count : Infinity;
+    if (this.clock === null) {
+      // Counts continue from the draws already made in this segment.
+      this.clock = new DrawClock(this, null);
+      this.clock.calls = this.calls;
+    }
+    this.clock.setBreakpoints(breakpoints);
+  }
+
+  /** Starts a new segment from `seed` (called by the clock at a breakpoint). */
+  reseedSegment(seed: number): void {
+    this.segment++;
+    this.reseed(seed);
   }
 
   /** A uniform unsigned 32-bit integer. */
   u32(): number {
-    if (this.calls >= this.nextBreakAt) this.takeBreakpoint();
+    const clock = this.clock;
+    if (clock !== null) {
+      if (clock.calls >= clock.nextBreakAt) clock.fire();
+      clock.calls++;
+    }
     if (this.observer !== null) this.observer(this.segment, this.calls);
     this.calls++;
     this.totalCalls++;
@@ -156,12 +181,61 @@ export class RandomStream {
   rangeFloat(lo: number, hi: number): number {
     return lo + (hi - lo) * this.ratio();
   }
+}
 
-  private takeBreakpoint(): void {
+/**
+ * Counts the draws of the streams attached to it and fires a recipe's breakpoints. Its `segment`
+ * (breakpoints fired) and `calls` (draws since the last one) locate a discovery: a branch point.
+ */
+export class DrawClock {
+  /** Draws of the attached streams in the current segment. */
+  calls = 0;
+  /** Breakpoints fired so far. */
+  segment = 0;
+  nextBreakAt = Infinity;
+  private breakpoints: Breakpoint[] = [];
+  private firedDraws = 0;
+
+  constructor(
+    private readonly sim: RandomStream,
+    private readonly schedule: RandomStream | null,
+  ) {
+    sim.clock = this;
+    if (schedule !== null) schedule.clock = this;
+  }
+
+  /** Draws of the attached streams in total, across breakpoints. */
+  get totalCalls(): number {
+    return this.firedDraws + this.calls;
+  }
+
+  /**
+   * Arms the breakpoints of a recipe. The original form (no `streams`) counts `sim` draws only,
+   * so `schedule` is detached; the tagged form counts both streams.
+   */
+  setBreakpoints(breakpoints: readonly Breakpoint[]): void {
+    const tagged = breakpoints.filter((bp) => bp.streams !== undefined).length;
+    if (tagged !== 0 && tagged !== breakpoints.length) {
+      throw new RangeError("a recipe mixes untagged segments (sim draws) with tagged ones (sim+schedule draws): use one form");
+    }
+    if (this.schedule !== null) this.schedule.clock = tagged === 0 && breakpoints.length > 0 ? null : this;
+    if (tagged > 0 && this.schedule === null && breakpoints.some((bp) => bp.streams !== "sim")) {
+      throw new RangeError("this stream has no schedule stream to reseed");
+    }
+    this.breakpoints = breakpoints.slice();
+    this.nextBreakAt = this.breakpoints.length > 0 ? this.breakpoints[0]!.count : Infinity;
+  }
+
+  fire(): void {
     const bp = this.breakpoints.shift()!;
     this.nextBreakAt = this.breakpoints.length > 0 ? this.breakpoints[0]!.count : Infinity;
     this.segment++;
-    this.reseed(bp.seed);
+    this.firedDraws += this.calls;
+    this.calls = 0;
+    const streams = bp.streams ?? "sim";
+    if (streams !== "schedule") this.sim.reseedSegment(bp.seed);
+    // The stream key makes the same seed give `schedule` a sequence independent of `sim`'s.
+    if (streams !== "sim") this.schedule!.reseedSegment(bp.seed);
   }
 }
 
@@ -174,7 +248,7 @@ export const STREAM_KEYS = {
 } as const;
 
 export interface SeedStreams {
-  /** Counted; every simulation decision and `ctx.random`. The only stream recipes touch. */
+  /** Counted; every simulation decision and `ctx.random`. */
   readonly sim: RandomStream;
   /** Swarm masks and randomized configurations. */
   readonly config: RandomStream;
@@ -182,15 +256,20 @@ export interface SeedStreams {
   readonly schedule: RandomStream;
   /** Start offsets of fair `select`. */
   readonly select: RandomStream;
+  /** Counts `sim` and `schedule` draws and fires recipe breakpoints on them. */
+  readonly clock: DrawClock;
 }
 
 export function seedStreams(seed: number): SeedStreams {
   assertSeed(seed);
+  const sim = new RandomStream(seed, STREAM_KEYS.sim);
+  const schedule = new RandomStream(seed, STREAM_KEYS.schedule);
   return {
-    sim: new RandomStream(seed, STREAM_KEYS.sim),
+    sim,
     config: new RandomStream(seed, STREAM_KEYS.config),
-    schedule: new RandomStream(seed, STREAM_KEYS.schedule),
+    schedule,
     select: new RandomStream(seed, STREAM_KEYS.select),
+    clock: new DrawClock(sim, schedule),
   };
 }
 

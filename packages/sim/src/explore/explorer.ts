@@ -1,10 +1,17 @@
 /**
- * The replay-from-start explorer (docs/decisions.md D13). For each root seed:
- * run the root timeline, turn its discoveries into frontier entries, then repeatedly take the
- * frontier's best entry and run `branchingFactor` continuations of it — each replays the prefix
- * from the start and reseeds the `sim` stream at the entry's draw coordinate — until the root
- * seed's timeline budget is spent or the frontier is empty. A failing continuation marks its root
- * seed failed and becomes a bug recipe; every distinct violated property is kept.
+ * The replay-from-start explorer (docs/decisions.md D13). For each root seed: run the root timeline, turn its
+ * discoveries into frontier entries, then repeatedly take the frontier's best entry and run
+ * `branchingFactor` continuations of it — each replays the prefix from the start and reseeds the
+ * `sim` and `schedule` streams at the entry's draw coordinate, so both random decisions and the
+ * order of same-instant events are explored — until the root seed's timeline budget is spent.
+ * When the frontier is empty the budget goes to fresh timelines (both streams reseeded before the
+ * first draw): a root never stops early and does at least what as many random seeds would.
+ * A failing continuation marks its root seed failed and becomes a bug recipe; every distinct
+ * violated property is kept (or, with `stopOnFailure`, the root ends at its first failure).
+ *
+ * Chaos settings stay per root: the `config` stream (swarm masks) is never reseeded, and the chaos
+ * drawn from `sim` at start-up precedes every discovery, so branches keep their root's faults and
+ * the root's chaos record describes them. Only fresh timelines redraw the `sim` part.
  */
 import type { AssertionTable, DiscoveryKind } from "../chaos/assertions/index.ts";
 import type { SeedFailure, SeedResult } from "../runner/seed-result.ts";
@@ -12,12 +19,24 @@ import type { ExplorationConfig, ExplorationSettings } from "../runner/explorati
 import type { BatchRunner, BugRecipe, ExplorationReport, RootExploration, RootSeedStrategy, TimelineRunner } from "../runner/exploration.ts";
 import { Frontier, type FrontierEntry } from "./frontier.ts";
 import { childSeed, formatRecipe, type Recipe } from "../engine/recipe.ts";
+import type { Breakpoint } from "../engine/rng.ts";
+
+/** Branch points reseed every stream a recipe can: random decisions and event order. */
+const BRANCH_STREAMS = "sim+schedule";
 
 /** Frontier size is sampled at most this many times per campaign (the report stays small). */
 export const FRONTIER_SAMPLES_MAX = 200;
 
 function bugProperty(f: SeedFailure): string {
   return f.kind === "assertion" && f.property !== undefined ? f.property : `${f.kind}${f.actor !== undefined ? ` (${f.actor})` : ""}`;
+}
+
+/**
+ * The `index`-th fresh timeline of a root: both streams reseeded before their first draw. Chaos
+ * drawn from `sim` changes with it; swarm masks (the `config` stream) stay the root's.
+ */
+function freshRecipe(seed: number, index: number): Recipe {
+  return [{ count: 0, seed: childSeed(seed, [], "fresh", index), streams: BRANCH_STREAMS }];
 }
 
 /** The report's copy of the settings: `workers` left out, it never changes the outcome. */
@@ -37,6 +56,7 @@ export class Explorer implements RootSeedStrategy {
   entriesRetired = 0;
   entriesEvicted = 0;
   discoveriesTooDeep = 0;
+  freshTimelines = 0;
   private readonly bugKeys = new Set<string>();
 
   constructor(
@@ -52,6 +72,7 @@ export class Explorer implements RootSeedStrategy {
   async exploreRoot(seed: number): Promise<SeedResult> {
     const frontier = new Frontier(this.config.maxFrontier, this.config.maxRecipeLen, (key) => this.table.visits(key));
     let timelines = 0;
+    let fresh = 0;
     let firstBug: number | null = null;
     const bugs: BugRecipe[] = [];
     const extraFailures: SeedFailure[] = [];
@@ -62,8 +83,9 @@ export class Explorer implements RootSeedStrategy {
       this.timelines++;
       let replayed = 0;
       for (const bp of recipe) replayed += bp.count;
-      this.drawsReplayed += Math.min(replayed, result.simDraws);
-      this.drawsNew += Math.max(0, result.simDraws - replayed);
+      const draws = result.recipeDraws ?? result.simDraws;
+      this.drawsReplayed += Math.min(replayed, draws);
+      this.drawsNew += Math.max(0, draws - replayed);
       for (const d of result.discoveries) this.discoveriesByKind[d.kind]++;
       if (!result.ok) {
         firstBug ??= timelines;
@@ -85,9 +107,11 @@ export class Explorer implements RootSeedStrategy {
     frontier.addDiscoveries([], root.discoveries);
     this.sampleFrontier(frontier.size);
 
-    while (timelines < this.config.maxRunsPerSeed) {
+    const stopped = () => this.config.stopOnFailure && firstBug !== null;
+    while (timelines < this.config.maxRunsPerSeed && !stopped()) {
+      // An empty frontier hands the rest of the budget to fresh timelines, whose discoveries
+      // refill it.
       const entry = frontier.select();
-      if (entry === undefined) break;
       // A batch is a round: every child starts from the table as it was before the batch and the
       // children's records are merged in child order afterwards. Siblings therefore never see
       // each other's discoveries, which is what lets a worker pool run them in any order with
@@ -95,18 +119,20 @@ export class Explorer implements RootSeedStrategy {
       const base = this.table.snapshot();
       const batch = Math.min(this.config.branchingFactor, this.config.maxRunsPerSeed - timelines);
       const recipes: Recipe[] = [];
-      for (let i = 0; i < batch; i++) recipes.push(this.childRecipe(seed, entry));
+      for (let i = 0; i < batch; i++) recipes.push(entry === undefined ? freshRecipe(seed, fresh++) : this.childRecipe(seed, entry));
+      if (entry === undefined) this.freshTimelines += batch;
       const outcomes = await this.runBatch(seed, recipes.map((recipe) => ({ recipe, base })));
       if (outcomes.length !== recipes.length) throw new Error(`batch runner returned ${outcomes.length} outcomes for ${recipes.length} continuations`);
       let productive = false;
-      outcomes.forEach(({ result, table }, i) => {
+      for (let i = 0; i < outcomes.length && !stopped(); i++) {
+        const { result, table } = outcomes[i]!;
         const recipe = recipes[i]!;
         record(recipe, result);
         this.table.absorb(table, base);
         if (result.discoveries.length > 0) productive = true;
         frontier.addDiscoveries(recipe, result.discoveries);
-      });
-      frontier.recordBatch(entry, productive);
+      }
+      if (entry !== undefined) frontier.recordBatch(entry, productive);
       this.sampleFrontier(frontier.size);
     }
     this.entriesRetired += frontier.retired;
@@ -120,7 +146,8 @@ export class Explorer implements RootSeedStrategy {
   private childRecipe(seed: number, entry: FrontierEntry): Recipe {
     const index = entry.childrenSpawned++;
     const branchAt = `${entry.discovery.segment}:${entry.drawCount}`;
-    return [...entry.prefix, { count: entry.drawCount, seed: childSeed(seed, entry.prefix, branchAt, index) }];
+    const branch: Breakpoint = { count: entry.drawCount, seed: childSeed(seed, entry.prefix, branchAt, index), streams: BRANCH_STREAMS };
+    return [...entry.prefix, branch];
   }
 
   private sampleFrontier(size: number): void {
@@ -148,6 +175,7 @@ export class Explorer implements RootSeedStrategy {
       entriesRetired: this.entriesRetired,
       entriesEvicted: this.entriesEvicted,
       discoveriesTooDeep: this.discoveriesTooDeep,
+      freshTimelines: this.freshTimelines,
     };
   }
 }

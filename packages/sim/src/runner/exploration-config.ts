@@ -16,6 +16,8 @@ export interface ExplorationConfig {
   readonly maxFrontier: number;
   /** Reseed points a recipe may hold; discoveries deeper than this are not branched. */
   readonly maxRecipeLen: number;
+  /** End a root seed at its first failing timeline (the CLI's default) instead of spending its budget. */
+  readonly stopOnFailure: boolean;
 }
 
 /** What the report records: everything but `workers`, which changes speed, never the outcome. */
@@ -28,6 +30,7 @@ export const DEFAULT_EXPLORATION: ExplorationConfig = {
   branchingFactor: 4,
   maxFrontier: 512,
   maxRecipeLen: 32,
+  stopOnFailure: false,
 };
 
 export function resolveExplorationConfig(partial: Partial<ExplorationConfig>): ExplorationConfig {
@@ -35,6 +38,9 @@ export function resolveExplorationConfig(partial: Partial<ExplorationConfig>): E
   for (const key of ["maxRunsPerSeed", "branchingFactor", "maxFrontier", "maxRecipeLen"] as const) {
     const v = config[key];
     if (!Number.isSafeInteger(v) || v < 1) throw new InvalidConfiguration(`enableExploration({ ${key} }): must be a positive integer, got ${String(v)}`);
+  }
+  if (typeof config.stopOnFailure !== "boolean") {
+    throw new InvalidConfiguration(`enableExploration({ stopOnFailure }): must be true or false, got ${String(config.stopOnFailure)}`);
   }
   if (!Number.isSafeInteger(config.workers) || config.workers < 0) {
     throw new InvalidConfiguration(`enableExploration({ workers }): must be 0 (in this thread) or a positive number of worker threads, got ${String(config.workers)}`);

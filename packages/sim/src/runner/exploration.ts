@@ -47,6 +47,8 @@ export interface ExplorationReport {
   readonly entriesEvicted: number;
   /** Discoveries not branched because their recipe would exceed maxRecipeLen. */
   readonly discoveriesTooDeep: number;
+  /** Timelines run from fresh streams because a root's frontier had nothing to expand. */
+  readonly freshTimelines: number;
 }
 
 /**

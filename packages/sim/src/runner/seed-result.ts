@@ -47,6 +47,8 @@ export interface SeedResult {
   readonly traceHash: string;
   /** Sim-stream draws made in the seed. */
   readonly simDraws: number;
+  /** Draws of the `sim` and `schedule` streams together: the unit of tagged recipe counts. */
+  readonly recipeDraws?: number;
   readonly discoveries: readonly Discovery[];
   /** The chaos the seed ran with (network mode, swarm mask, every drawn value, chaos window). */
   readonly chaos: SeedChaosRecord;

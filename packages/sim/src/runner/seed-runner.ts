@@ -107,7 +107,7 @@ export class SeedSession {
   ) {
     this.world = new World({ seed, mode: config.steppingMode, traceLevel: config.traceLevel });
     if (options.breakpoints !== undefined && options.breakpoints.length > 0) {
-      this.world.engine.streams.sim.setBreakpoints(options.breakpoints);
+      this.world.engine.streams.clock.setBreakpoints(options.breakpoints);
     }
     this.buggify = new Buggify(this.world.engine.streams.sim);
     if (options.drawObserver !== undefined) this.world.engine.streams.sim.observer = options.drawObserver(this);
@@ -148,7 +148,7 @@ export class SeedSession {
     const wallStart = wallNowMs();
     const engine = this.world.engine;
     try {
-      this.table.beginSeed(this.seed, engine.streams.sim, (message, stack, property) =>
+      this.table.beginSeed(this.seed, engine.streams.clock, (message, stack, property) =>
         this.fail("assertion", message, { actor: engine.currentActor, stack, property }),
       );
       for (const inv of this.config.invariants) {
@@ -173,6 +173,7 @@ export class SeedSession {
       wallTimeMs: wallNowMs() - wallStart,
       traceHash: engine.traceHash.toString(16).padStart(8, "0"),
       simDraws: engine.streams.sim.totalCalls,
+      recipeDraws: engine.streams.clock.totalCalls,
       discoveries: this.discoveries.slice(),
       chaos: { ...this.chaosRecord!, faultInjector: this.chaosWindow.injectorName, reboots: { ...this.processLifecycle.stats } },
       ...(this.world.metrics.series.length > 0 ? { metrics: this.world.metrics.report(this.nowMs) } : {}),

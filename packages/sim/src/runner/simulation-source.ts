@@ -30,6 +30,10 @@ export interface SimulationSource {
 export interface BuildOverrides {
   /** Enable exploration with the default settings when the simulation has not (`moonpool run --explore`). */
   readonly explore: boolean;
+  /** With exploration: timelines per root seed (`--explore-budget`), else the simulation's own. */
+  readonly exploreBudget?: number;
+  /** With exploration: end each root at its first failure (`--stop-on-failure`), else the simulation's own. */
+  readonly stopOnFailure?: boolean;
 }
 
 /** Validates a source at the call that gives it; returns it with `module` as a `file:` URL. */
@@ -118,5 +122,13 @@ export async function loadSimulationBuilder(source: SimulationSource): Promise<S
 /** The builder's configuration with the overrides applied (the same on the main thread and in workers). */
 export function buildWithOverrides(builder: SimulationBuilder, overrides: BuildOverrides): SimulationConfig {
   if (overrides.explore && builder.build().exploration === null) builder.enableExploration();
+  const exploration = builder.build().exploration;
+  if (exploration !== null && (overrides.exploreBudget !== undefined || overrides.stopOnFailure !== undefined)) {
+    builder.enableExploration({
+      ...exploration,
+      ...(overrides.exploreBudget === undefined ? {} : { maxRunsPerSeed: overrides.exploreBudget }),
+      ...(overrides.stopOnFailure === undefined ? {} : { stopOnFailure: overrides.stopOnFailure }),
+    });
+  }
   return builder.build();
 }

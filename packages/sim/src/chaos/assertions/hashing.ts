@@ -40,3 +40,71 @@ export function fmix32(value: number): number {
 export function valueText(value: unknown): string {
   return `${typeof value === "number" ? "n" : typeof value === "boolean" ? "b" : "s"}${String(value)}\u0000`;
 }
+
+const MIX_PRIME_32 = 0x5bd1e995;
+/** Integers below this print in plain decimal (`String` switches to exponents at 1e21). */
+const PLAIN_INTEGER_LIMIT = 1e15;
+
+/**
+ * Both bucket hashes of an identity, fed value by value without building the strings
+ * `valueText` describes: the same hashes as `fnv1a`/`mixHash` over those strings.
+ */
+export class IdentityHasher {
+  h1 = 0;
+  h2 = 0;
+
+  start(h1: number, h2: number): void {
+    this.h1 = h1;
+    this.h2 = h2;
+  }
+
+  private unit(code: number): void {
+    this.h1 = Math.imul(this.h1 ^ code, FNV_PRIME_32);
+    const h = Math.imul(this.h2 ^ code, MIX_PRIME_32);
+    this.h2 = (h << 13) | (h >>> 19);
+  }
+
+  text(text: string): void {
+    for (let i = 0; i < text.length; i++) this.unit(text.charCodeAt(i));
+  }
+
+  /** The code units of `valueText(value)`. */
+  value(value: unknown): void {
+    if (typeof value === "number") {
+      this.unit(110); // "n"
+      if (Number.isInteger(value) && Math.abs(value) < PLAIN_INTEGER_LIMIT) this.integer(value);
+      else this.text(String(value));
+    } else if (typeof value === "boolean") {
+      this.unit(98); // "b"
+      this.text(value ? "true" : "false");
+    } else {
+      this.unit(115); // "s"
+      this.text(typeof value === "string" ? value : String(value));
+    }
+    this.unit(0);
+  }
+
+  /** Final hashes (unsigned). */
+  get hash1(): number {
+    return this.h1 >>> 0;
+  }
+
+  get hash2(): number {
+    return this.h2 >>> 0;
+  }
+
+  private integer(value: number): void {
+    let v = value;
+    if (v < 0) {
+      this.unit(45); // "-"
+      v = -v;
+    }
+    let place = 1;
+    while (place * 10 <= v) place *= 10;
+    for (; place >= 1; place /= 10) {
+      const digit = Math.floor(v / place);
+      this.unit(48 + digit);
+      v -= digit * place;
+    }
+  }
+}

@@ -25,6 +25,10 @@ export class Site {
   combinationsHigh = 0;
   /** sometimesEach: buckets of this site in creation order. */
   readonly buckets: Bucket[] = [];
+  /** sometimesEach: the message's two bucket hashes, computed at the first call. */
+  messageHashed = false;
+  messageHash1 = 0;
+  messageHash2 = 0;
 
   constructor(
     readonly message: string,

@@ -21,7 +21,7 @@
  * the runner can fail it. The report is the authority.
  */
 import type { AssertionDetails, BooleanAssertionKind, EachValue, NumericComparison } from "@moonpool/core";
-import { fmix32, fnv1a, FNV_OFFSET_32, MIX_OFFSET_32, mixHash, TWO_POW_21, valueText } from "./hashing.ts";
+import { fmix32, fnv1a, FNV_OFFSET_32, IdentityHasher, MIX_OFFSET_32, mixHash, TWO_POW_21 } from "./hashing.ts";
 import {
   MAX_ASSERTION_SITES,
   MAX_DROPPED_MESSAGES_KEPT,
@@ -59,6 +59,9 @@ import {
   type SeedScope,
 } from "./sites.ts";
 import { absorbInto, snapshotOf, type AssertionTableState } from "./state.ts";
+
+/** One hasher for every table: bucketing runs synchronously, so calls never interleave. */
+const IDENTITY_HASHER = new IdentityHasher();
 
 export class AssertionTable {
   readonly maxSites: number;
@@ -249,16 +252,17 @@ export class AssertionTable {
       if (qualityKeys.length === 0) qualityKeys = null;
     }
 
-    // Identity: every value in key order is hashed (names ignored); the first few are kept.
-    const identityKeys = Object.keys(identity);
-    let h1 = fnv1a(FNV_OFFSET_32, message);
-    let h2 = mixHash(MIX_OFFSET_32, message);
-    for (const key of identityKeys) {
-      const text = valueText(identity[key]);
-      h1 = fnv1a(h1, text);
-      h2 = mixHash(h2, text);
+    // Identity: every value in key order is hashed (names ignored); the first few are kept. The
+    // message's hashes are computed once per site, the values' without building strings.
+    if (!site.messageHashed) {
+      site.messageHash1 = fnv1a(FNV_OFFSET_32, message);
+      site.messageHash2 = mixHash(MIX_OFFSET_32, message);
+      site.messageHashed = true;
     }
-    const bucketKey = fmix32(h1) * TWO_POW_21 + (fmix32(h2) & (TWO_POW_21 - 1));
+    const hasher = IDENTITY_HASHER;
+    hasher.start(site.messageHash1, site.messageHash2);
+    for (const key in identity) if (Object.hasOwn(identity, key)) hasher.value(identity[key]);
+    const bucketKey = fmix32(hasher.hash1) * TWO_POW_21 + (fmix32(hasher.hash2) & (TWO_POW_21 - 1));
 
     let bucket = this.store.buckets.get(bucketKey);
     let discovery: DiscoveryKind | null = null;
@@ -270,6 +274,7 @@ export class AssertionTable {
         }
         return;
       }
+      const identityKeys = Object.keys(identity);
       const kept: Record<string, EachValue> = {};
       for (let i = 0; i < identityKeys.length && i < this.maxEachKeys; i++) kept[identityKeys[i]!] = identity[identityKeys[i]!]!;
       bucket = new Bucket(kept);

@@ -40,6 +40,9 @@ export interface RunFlags {
   readonly baseSeed?: string;
   readonly workers?: string;
   readonly explore?: boolean;
+  readonly exploreBudget?: string;
+  /** Commander's `--no-stop-on-failure`: true unless turned off. */
+  readonly stopOnFailure?: boolean;
   readonly shard?: string;
   readonly reporter?: readonly string[];
   readonly out?: string;
@@ -111,7 +114,13 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   const bailAfter = flags.bail === undefined || flags.bail === false ? (flags.x === true ? 1 : null) : flags.bail === true ? 1 : parsePositiveInteger(flags.bail, "--bail", "3");
   // Found before any seed runs, not after the campaign: a report folder that cannot be written.
   if (reporters.includes("json") || reporters.includes("junit")) await checkWritableDir(outDir, flags.out === undefined ? "reportDir" : "--out");
-  const overrides: BuildOverrides = { explore: flags.explore === true };
+  const exploreBudget = flags.exploreBudget === undefined ? undefined : parsePositiveInteger(flags.exploreBudget, "--explore-budget", "500");
+  // The CLI ends a root at its first bug unless --no-stop-on-failure: a failure is what a run is for.
+  const overrides: BuildOverrides = {
+    explore: flags.explore === true || exploreBudget !== undefined,
+    ...(exploreBudget === undefined ? {} : { exploreBudget }),
+    stopOnFailure: flags.stopOnFailure !== false,
+  };
   const context: ReplayCommandContext = { configArg: flags.config ?? null };
 
   const loadFailures: LoadFailure[] = [];
@@ -168,7 +177,8 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         name: sim.name,
         plannedSeeds: range.end - range.start,
         upperBound: plan.kind === "untilStable",
-        description: `${describePlan(plan)}${shardText}${explore ? `, exploring (rounds of ${EXPLORE_ROUND_ROOT_SEEDS} root seeds)` : ""} on ${poolSize} worker${poolSize === 1 ? "" : "s"}`,
+        description: `${describePlan(plan)}${shardText}${explore ? `, exploring ${config.exploration!.maxRunsPerSeed} timelines per root seed${config.exploration!.stopOnFailure ? " (or to its first failure)" : ""} (rounds of ${EXPLORE_ROUND_ROOT_SEEDS} root seeds)` : ""} on ${poolSize} worker${poolSize === 1 ? "" : "s"}`,
+        timelinesPerSeed: explore ? config.exploration!.maxRunsPerSeed : null,
       });
       const failureKeys = new Set<string>();
       const outcome = await runPoolCampaign(pool, {
