@@ -31,6 +31,8 @@ export interface CampaignSimulation {
   readonly description: string;
   readonly file: string;
   readonly status: string;
+  /** A planted bug: the simulation passes when its seeds fail. */
+  readonly expectFailure: boolean;
   readonly stoppedBy: string | null;
   readonly explore: boolean;
   readonly iterations: number;
@@ -103,6 +105,7 @@ export function buildCampaignData(file: RunReportFile, links: readonly TimelineL
         description: entry.description,
         file: entry.file,
         status: entry.status,
+        expectFailure: entry.expectFailure === true,
         stoppedBy: entry.stoppedBy,
         explore: entry.explore,
         iterations: r.iterations,

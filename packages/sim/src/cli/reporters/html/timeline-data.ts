@@ -87,6 +87,13 @@ const PARTITION_KIND = /partition/;
 const RECEIVE_NAME = /recv|receive|deliver/i;
 const IP = /^\d{1,3}(\.\d{1,3}){3}$/;
 
+/** The IP of an `ip` or `ip:port` field, or null. */
+function ipOf(value: unknown): string | null {
+  if (typeof value !== "string") return null;
+  const ip = value.replace(/:\d+$/, "");
+  return IP.test(ip) ? ip : null;
+}
+
 function plainValue(v: TraceValue): string | number | boolean {
   if (typeof v === "bigint") return v.toString();
   if (v === null || v === undefined) return String(v);
@@ -145,7 +152,7 @@ function categorise(event: TraceEvent, kind: string, fields: Record<string, unkn
   if (PARTITION_KIND.test(kind)) return "partition";
   if (event.name === SIM_FAULT_EVENT_NAME) return "fault";
   if (event.name === "console") return "console";
-  if (typeof fields.to === "string" && IP.test(fields.to) && fields.bytes !== undefined) return "message";
+  if ((ipOf(fields.to) !== null || ipOf(fields.from) !== null) && fields.bytes !== undefined) return "message";
   return "fact";
 }
 
@@ -179,8 +186,8 @@ export function buildTimelineData(input: TimelineInput): TimelineData {
     const fields = plainFields(event.fields);
     const kind = event.name === SIM_FAULT_EVENT_NAME && typeof fields.kind === "string" ? fields.kind : event.name;
     const category = categorise(event, kind, fields);
-    const from = typeof fields.from === "string" && IP.test(fields.from) ? fields.from : null;
-    const to = typeof fields.to === "string" && IP.test(fields.to) ? fields.to : null;
+    const from = ipOf(fields.from);
+    const to = ipOf(fields.to);
     let lane: number;
     if (event.source === "sim") lane = table.forIp(typeof fields.ip === "string" ? fields.ip : (from ?? "sim"));
     else if (event.source === "runner" && category === "failure") {
@@ -202,9 +209,11 @@ export function buildTimelineData(input: TimelineInput): TimelineData {
       fields,
     });
 
-    if (category === "message" && to !== null) {
+    if (category === "message" && (to !== null || from !== null)) {
+      // A send names its peer in `to`, a receive in `from` (the simulator's net_send / net_recv).
       const sender = from ?? table.lanes[lane]!.id;
-      const key = `${String(fields.connection ?? fields.connectionId ?? "")}|${sender}>${to}`;
+      const receiver = to ?? table.lanes[lane]!.id;
+      const key = `${String(fields.connection ?? fields.connectionId ?? "")}|${sender}>${receiver}`;
       if (RECEIVE_NAME.test(event.name)) {
         // The receive event is on the receiver's lane; its send (if seen) becomes a delivered arrow.
         const pending = inFlight.get(key);
@@ -224,7 +233,7 @@ export function buildTimelineData(input: TimelineInput): TimelineData {
       } else {
         arrows.push({
           fromLane: lane,
-          toLane: table.forIp(to),
+          toLane: table.forIp(receiver),
           fromTimeMs: event.timeMs,
           toTimeMs: event.timeMs,
           seq: event.seq,

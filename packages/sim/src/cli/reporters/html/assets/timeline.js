@@ -615,7 +615,9 @@
   }
   function nearest(px, py) {
     var best = -1,
-      bestD = 81;
+      bestD = 81,
+      failure = -1,
+      failureD = 81;
     for (var i = 0; i < drawn.length; i++) {
       var dx = drawn[i][0] - px,
         dy = drawn[i][1] - py,
@@ -624,8 +626,14 @@
         bestD = d;
         best = drawn[i][2];
       }
+      // A failure within reach wins over nearer marks: it is drawn on top, and it is what a
+      // reader clicks for.
+      if (d <= 81 && events[drawn[i][2]].category === "failure" && (failure < 0 || d < failureD)) {
+        failure = drawn[i][2];
+        failureD = d;
+      }
     }
-    return best;
+    return failure >= 0 ? failure : best;
   }
   function fieldsTable(e) {
     return el(
