@@ -163,13 +163,15 @@ export class Engine {
       let sinceYield = 0;
       const hop = (): void => {
         seenTicks = ticks.count;
-        natives.nextTick(loop);
+        natives.nextTick(quiescent);
       };
+      // The real event loop runs only between steps, once the previous step's continuations have
+      // all run: leaving earlier would run them with the guard and console capture off.
       const resumeFromLoop = (): void => {
         this.boundary?.enterSimulation();
-        hop();
+        step();
       };
-      const loop = (): void => {
+      const quiescent = (): void => {
         // User ticks were queued behind ours: their continuations may not have run yet.
         if (ticks.count !== seenTicks) {
           void RESOLVED.then(hop);
@@ -178,6 +180,23 @@ export class Engine {
         try {
           this.afterStep();
           if (done()) return resolve("done");
+        } catch (error) {
+          return reject(error);
+        }
+        let yieldNow = paranoid;
+        if (!paranoid && ++sinceYield >= YIELD_CHECK_EVERY_STEPS) {
+          sinceYield = 0;
+          yieldNow = this.wallTimeToYield();
+        }
+        if (yieldNow) {
+          this.boundary?.leaveSimulation();
+          natives.setImmediate(resumeFromLoop);
+        } else {
+          step();
+        }
+      };
+      const step = (): void => {
+        try {
           const nextTimeUs = queue.peekTimeUs();
           if (nextTimeUs === undefined) return resolve("idle");
           if (nextTimeUs > deadlineUs) return resolve("deadline");
@@ -195,17 +214,7 @@ export class Engine {
         } catch (error) {
           return reject(error);
         }
-        let yieldNow = paranoid;
-        if (!paranoid && ++sinceYield >= YIELD_CHECK_EVERY_STEPS) {
-          sinceYield = 0;
-          yieldNow = this.wallTimeToYield();
-        }
-        if (yieldNow) {
-          this.boundary?.leaveSimulation();
-          natives.setImmediate(resumeFromLoop);
-        } else {
-          void RESOLVED.then(hop);
-        }
+        void RESOLVED.then(hop);
       };
       void RESOLVED.then(hop);
     });
