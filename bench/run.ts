@@ -8,6 +8,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   storage: async () => (await import("./storage.ts")).benchStorage(),
   network: async () => (await import("./network.ts")).benchNetwork(),
   workers: async () => (await import("./workers.ts")).benchWorkers(),
+  soak: async () => (await import("./soak.ts")).benchSoak(),
   paxos: async () => ({ ...(await (await import("../examples/paxos/bench-paxos.ts")).benchPaxos()) }),
 };
 
