@@ -74,7 +74,7 @@ export function createProgram(): Command {
     .option("--reporter <name>", "text, json, junit; repeat or comma-separate for several (default: config, else text)", collect, [])
     .option("--out <dir>", "folder for json and junit reports (default: config, else moonpool-reports)")
     .option("--bail", "stop at the first failing seed (in seed order)")
-    .option("--timeout <duration>", "wall-clock limit per root seed, e.g. 30s or 5m; a seed over it fails the run (default: none)")
+    .option("--timeout <duration>", "wall-clock limit per root seed, e.g. 30s or 5m; a seed over it fails and the run goes on (default: 60s)")
     .option("--strict-coverage", "also fail on coverage gaps and when until-stable hits its cap")
     .option("--config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .addHelpText("after", RUN_HELP)
