@@ -10,6 +10,8 @@ import { afterAll, describe, expect, it } from "vitest";
 import { SimulationBuilder, type SimContext } from "../../src/index.ts";
 import { captured } from "./captured-at-import.ts";
 
+type AnyFunction = (...args: unknown[]) => unknown;
+
 const dir = mkdtempSync(join(tmpdir(), "moonpool-probes-"));
 const existing = join(dir, "existing");
 closeSync(openSync(existing, "w"));
@@ -36,7 +38,7 @@ const PROBES: [string, () => unknown][] = [
   ["BroadcastChannel", () => new BroadcastChannel("probe")],
   ["crypto.subtle", () => webcrypto.subtle],
   ["crypto.subtle", () => globalThis.crypto.subtle.digest("SHA-256", new Uint8Array(1))],
-  ["Atomics.waitAsync", () => Atomics.waitAsync(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10)],
+  ["Atomics.waitAsync", () => (Atomics as unknown as { waitAsync: AnyFunction }).waitAsync(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10)],
   ["timers/promises.scheduler.wait", () => scheduler.wait(1)],
   ["timers/promises.scheduler.yield", () => scheduler.yield()],
   ["fs.promises.mkdtemp", () => mkdtemp(join(dir, "x-"))],
