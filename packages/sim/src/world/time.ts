@@ -48,7 +48,10 @@ export class SimTime implements TimeProvider {
   constructor(private readonly scope: ActorScope) {}
 
   sleep(delayMs: number): Promise<void> {
-    const delayUs = msToUs(delayMs) + this.scope.world.extraSleepUs(this.scope.ip);
+    // A zero sleep is a yield: delaying it would let `for (;;) await sleep(0)` move simulated time
+    // forward and slip past the busy-loop detector.
+    const requestedUs = msToUs(delayMs);
+    const delayUs = requestedUs === 0 ? 0 : requestedUs + this.scope.world.extraSleepUs(this.scope.ip);
     const op = this.scope.incarnation.begin<void>(this.scope.taskState, true, "sleep ms", delayMs);
     if (op === null) return never<void>();
     this.scope.world.engine.schedule(delayUs, fireTimer, op, EventTag.timer, this.scope.incarnation);
