@@ -9,6 +9,8 @@
  * `totalWallTimeMs` inside the simulation reports. Everything else is a function of the seeds.
  */
 import { readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { PACKAGE_VERSION, REPORT_SCHEMA_VERSION, SimulationReport } from "../runner/report.ts";
 import { formatFailure, type SeedResult } from "../runner/seed-result.ts";
 import { ReportMergeError } from "./errors.ts";
@@ -132,5 +134,22 @@ export async function readRunReport(filePath: string): Promise<RunReportFile> {
   if (parsed.schemaVersion !== REPORT_SCHEMA_VERSION) {
     throw new ReportMergeError(`${filePath}: report schema version ${String(parsed.schemaVersion)}, this moonpool (${PACKAGE_VERSION}) reads version ${REPORT_SCHEMA_VERSION}: re-run that shard with this version`);
   }
+  const problems = reportSchemaErrors(parsed);
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 5).join("; ");
+    throw new ReportMergeError(`${filePath}: not a valid moonpool run report (${shown}${problems.length > 5 ? `; and ${problems.length - 5} more` : ""}): the file is damaged or was edited; write it again with moonpool run --reporter json`);
+  }
   return parsed as RunReportFile;
+}
+
+let validateReport: ValidateFunction | null = null;
+
+/** Where `value` breaks report.schema.json, one line per problem (empty when it is valid). */
+export function reportSchemaErrors(value: unknown): string[] {
+  if (validateReport === null) {
+    const schema = createRequire(import.meta.url)("../../report.schema.json") as object;
+    validateReport = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+  }
+  if (validateReport(value)) return [];
+  return (validateReport.errors ?? []).map((e) => `${e.instancePath === "" ? "the report" : e.instancePath} ${e.message ?? "is invalid"}`);
 }
