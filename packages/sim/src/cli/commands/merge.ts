@@ -10,7 +10,7 @@ import type { CliIO } from "../io.ts";
 import { mergeRunReports } from "../merge-reports.ts";
 import { renderJUnit } from "../reporters/junit.ts";
 import { statusLine } from "../reporters/text.ts";
-import { readRunReport, stringifyRunReport } from "../run-report.ts";
+import { readRunReport, stringifyRunReport, writeRunReport } from "../run-report.ts";
 
 export interface MergeFlags {
   readonly output?: string;
@@ -20,9 +20,8 @@ export interface MergeFlags {
 export async function mergeCommand(files: readonly string[], flags: MergeFlags, io: CliIO): Promise<number> {
   const inputs = await Promise.all(files.map(async (f) => ({ path: f, file: await readRunReport(path.resolve(io.cwd, f)) })));
   const merged = mergeRunReports(inputs);
-  const text = stringifyRunReport(merged);
-  if (flags.output === undefined) io.stdout.write(text);
-  else await writeFile(path.resolve(io.cwd, flags.output), text);
+  if (flags.output === undefined) io.stdout.write(stringifyRunReport(merged));
+  else await writeRunReport(merged, path.resolve(io.cwd, flags.output));
   if (flags.junit !== undefined) await writeFile(path.resolve(io.cwd, flags.junit), renderJUnit(merged));
   const c = colorsFor(io.stderr);
   for (const entry of merged.simulations) {

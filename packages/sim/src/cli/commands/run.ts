@@ -22,7 +22,7 @@ import { createProgress } from "../progress.ts";
 import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
 import { renderJUnit } from "../reporters/junit.ts";
 import { renderSimulationText, statusLine, summaryLine } from "../reporters/text.ts";
-import { failureEntries, RUN_REPORT_KIND, simulationFailed, stringifyRunReport, type RunReportFile, type SimulationEntry } from "../run-report.ts";
+import { failureEntries, RUN_REPORT_KIND, simulationFailed, writeRunReport, type RunReportFile, type SimulationEntry } from "../run-report.ts";
 import { describePlan, planSize, resolveSeedPlan, type SeedFlags } from "../seed-plan.ts";
 import { checkShardable, parseShard, shardRange, type Shard } from "../shard.ts";
 
@@ -178,7 +178,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   if (reporters.includes("json") || reporters.includes("junit")) await mkdir(outDir, { recursive: true });
   if (reporters.includes("json")) {
     const target = path.join(outDir, reportFileName(shard, "json"));
-    await writeFile(target, stringifyRunReport(file));
+    await writeRunReport(file, target);
     written.push(target);
   }
   if (reporters.includes("junit")) {
