@@ -47,3 +47,21 @@ describe("reports that are valid JSON but damaged get a typed error, exit 2", ()
     expect(result.code, result.stderr).toBe(1); // the planted bug's failures survive the merge
   }, 60_000);
 });
+
+describe("replay --from warns when the report was written by another Node or V8", () => {
+  it("names both versions and what to do; says nothing when they match", async () => {
+    const other = await damaged("other-node", (r) => {
+      r.node = "18.0.0";
+      r.v8 = "10.1.124.8";
+    });
+    const [mismatch, same] = await Promise.all([
+      runCli(["replay", "--from", other, "--no-trace"]),
+      runCli(["replay", "--from", path.join(dir, "report.json"), "--no-trace"]),
+    ]);
+    expect(mismatch.code).toBe(1); // the recorded failure still fails here
+    expect(mismatch.stderr).toContain(`warning: the report was written by Node 18.0.0 (V8 10.1.124.8), this is Node ${process.versions.node}`);
+    expect(mismatch.stderr).toContain("replay with Node 18.0.0");
+    expect(same.code).toBe(1);
+    expect(same.stderr).not.toContain("warning:");
+  }, 120_000);
+});
