@@ -101,7 +101,25 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
   }
 
   let events: readonly TraceEvent[] = [];
-  const { result } = await new Campaign(config).runSingleSeed(target.seed, { breakpoints: recipe, explore: false, onTrace: (all) => (events = all) });
+  // The highest recipe step whose reseed point a draw went past (0: the root segment only).
+  let stepsReached = 0;
+  const { result } = await new Campaign(config).runSingleSeed(target.seed, {
+    breakpoints: recipe,
+    explore: false,
+    onTrace: (all) => (events = all),
+    drawObserver: () => (segment) => {
+      if (segment > stepsReached) stepsReached = segment;
+    },
+  });
+  if (stepsReached < recipe.length) {
+    const missed = recipe[stepsReached]!;
+    io.stderr.write(
+      `warning: step ${stepsReached + 1} of the recipe (${missed.count}@${missed.seed}) was never reached: the timeline made fewer than ` +
+        `${missed.count} draws after ${stepsReached === 0 ? "its start" : `step ${stepsReached}`}, so this replayed ` +
+        `${stepsReached === 0 ? "the root timeline" : `only the first ${stepsReached} step(s)`}, not the recorded one. ` +
+        "Check the seed and the recipe, and whether the simulation changed since the run\n",
+    );
+  }
 
   const c = colorsFor(io.stdout);
   const actors = flags.actor ?? [];
