@@ -207,6 +207,13 @@ export class Engine {
             this.stepsAtInstant = 0;
             this.nowUs = next.timeUs;
           }
+          // An actor that only ever yields is busy even when chaos delays its yields (time then
+          // moves, and with it the per-instant count resets).
+          const owner = next.owner;
+          if (owner !== null && owner.yieldStreak !== undefined) {
+            if (!next.yieldOnly) owner.yieldStreak = 0;
+            else if (++owner.yieldStreak > maxAtInstant) return resolve("busy");
+          }
           this.steps++;
           this.hash32 = Math.imul(Math.imul(this.hash32 ^ (next.timeUs | 0), FNV_PRIME) ^ next.tag, FNV_PRIME);
           this.currentOwner = next.owner;

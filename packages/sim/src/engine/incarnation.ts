@@ -80,6 +80,8 @@ let nextIncarnationId = 1;
 export class Incarnation {
   readonly id = nextIncarnationId++;
   alive = true;
+  /** Consecutive yield events (see EventOwner.yieldStreak). */
+  yieldStreak = 0;
   /** Set when graceful shutdown began (the signal is aborted). */
   shuttingDown = false;
   /**

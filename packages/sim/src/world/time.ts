@@ -48,13 +48,12 @@ export class SimTime implements TimeProvider {
   constructor(private readonly scope: ActorScope) {}
 
   sleep(delayMs: number): Promise<void> {
-    // A zero sleep is a yield: delaying it would let `for (;;) await sleep(0)` move simulated time
-    // forward and slip past the busy-loop detector.
-    const requestedUs = msToUs(delayMs);
-    const delayUs = requestedUs === 0 ? 0 : requestedUs + this.scope.world.extraSleepUs(this.scope.ip);
+    const delayUs = msToUs(delayMs) + this.scope.world.extraSleepUs(this.scope.ip);
     const op = this.scope.incarnation.begin<void>(this.scope.taskState, true, "sleep ms", delayMs);
     if (op === null) return never<void>();
-    this.scope.world.engine.schedule(delayUs, fireTimer, op, EventTag.timer, this.scope.incarnation);
+    const event = this.scope.world.engine.schedule(delayUs, fireTimer, op, EventTag.timer, this.scope.incarnation);
+    // A zero sleep is a yield, even when a buggified delay moves it forward (busy-loop detection).
+    if (delayMs === 0) event.yieldOnly = true;
     return op.promise;
   }
 
