@@ -11,6 +11,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   checker: async () => (await import("./checker.ts")).benchChecker(),
   transport: async () => (await import("./transport.ts")).benchTransport(),
   faults: async () => (await import("./faults.ts")).benchFaults(),
+  soak: async () => (await import("./soak.ts")).benchSoak(),
   paxos: async () => ({ ...(await (await import("../examples/paxos/bench-paxos.ts")).benchPaxos()) }),
 };
 

@@ -15,6 +15,7 @@
  * The resulting `NetworkChaosRecord` (mode, mask, spiked knobs, every value) goes into the seed's
  * result, so a failing seed says which faults were on.
  */
+import { powInt } from "../engine/exact-math.ts";
 import type { SeedStreams } from "../engine/rng.ts";
 import type { RandomStream } from "../engine/rng.ts";
 import {
@@ -282,7 +283,8 @@ export function buggifiedSleepDelay(world: World, config: NetworkConfig): (ip: s
   const sim = world.engine.streams.sim;
   return (ip) => {
     if (!sim.bool(p)) return 0;
-    const delayUs = Math.floor(maxUs * Math.pow(sim.ratio(), 1000));
+    // powInt, not Math.pow: the delay must not depend on the Node version (engine/exact-math.ts).
+    const delayUs = Math.floor(maxUs * powInt(sim.ratio(), 1000));
     if (delayUs > 0) world.recordFault(NETWORK_FAULT_KINDS.sleepDelayed, { ip, delayMs: delayUs / 1000 });
     return delayUs;
   };

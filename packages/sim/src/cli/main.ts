@@ -103,7 +103,7 @@ export function createProgram(): Command {
     .option("-o, --out <dir>", "folder for json and junit reports (default: config, else moonpool-reports)")
     .option("--bail [n]", "stop after n failing seeds, in seed order (default n: 1)")
     .option("-x", "stop at the first failing seed (--bail 1)")
-    .option("--timeout <duration>", "wall-clock limit per root seed, e.g. 30s or 5m; a seed over it fails the run (default: none)")
+    .option("--timeout <duration>", "wall-clock limit per root seed, e.g. 30s or 5m; a seed over it fails and the run goes on (default: 60s)")
     .option("--strict-coverage", "also fail on coverage gaps, never-evaluated safety assertions, and when until-stable hits its cap")
     .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .addHelpText("after", RUN_HELP)

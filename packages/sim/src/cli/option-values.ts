@@ -43,10 +43,13 @@ export function parseUntilStable(text: string): { quietSeeds: number; maxSeeds: 
 
 const DURATION_UNITS_MS: Readonly<Record<string, number>> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
 
-/** `500ms`, `30s`, `5m`, `1h`, or a bare number of milliseconds. */
+/** `500ms`, `30s`, `5m`, `1h`. A bare number is refused: `--timeout 30` could mean 30 ms or 30 s. */
 export function parseDurationMs(text: string, flag: string): number {
   const match = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h)?\s*$/.exec(text);
-  const ms = match === null ? Number.NaN : Number(match[1]) * DURATION_UNITS_MS[match[2] ?? "ms"]!;
+  if (match !== null && match[2] === undefined) {
+    throw new UsageError(`${flag} '${text}': a duration needs a unit (ms, s, m or h), e.g. ${flag} ${text.trim()}s`);
+  }
+  const ms = match === null ? Number.NaN : Number(match[1]) * DURATION_UNITS_MS[match[2]!]!;
   if (!(ms > 0) || !Number.isFinite(ms)) throw new UsageError(`${flag} '${text}': expected a duration such as 500ms, 30s, 5m or 1h`);
   return ms;
 }

@@ -21,7 +21,8 @@ import { AssertionTable, type AssertionTableState } from "../chaos/assertions/in
 import { CoverageStopRule } from "../runner/coverage-stop-rule.ts";
 import type { ExplorationReport } from "../runner/exploration.ts";
 import { SimulationReport } from "../runner/report.ts";
-import type { SeedResult } from "../runner/seed-result.ts";
+import type { SeedFailure, SeedResult } from "../runner/seed-result.ts";
+import { NO_CHAOS_DRAWN } from "../runner/seed-chaos.ts";
 import type { SingleSeedOutcome } from "../runner/campaign.ts";
 import type { TaskOutcome } from "../runner/pool/messages.ts";
 import type { WorkerPool } from "../runner/pool/worker-pool.ts";
@@ -68,6 +69,10 @@ export interface PoolCampaignOptions {
   readonly bail: boolean;
   /** With `bail`: stop once this many seeds failed (default 1). */
   readonly bailAfter?: number;
+  /**
+   * Wall-clock limit of one seed (with its exploration, when exploring); null for none. A seed
+   * past it has its worker terminated and fails; the campaign goes on with a fresh worker.
+   */
   readonly seedTimeoutMs: number | null;
   /** Aborted on SIGINT: stop at once and report the seeds absorbed so far. */
   readonly signal: AbortSignal;
@@ -79,7 +84,6 @@ export interface PoolCampaignOptions {
 export interface PoolCampaignResult {
   readonly report: SimulationReport;
   readonly stoppedBy: StopReason | null;
-  readonly timedOut: TimedOutSeed | null;
   /** When each sometimes-family signal was first reached, in the order reached. */
   readonly sometimesFirstReached: readonly FirstReached[];
 }
@@ -94,6 +98,38 @@ export interface FirstReached {
   readonly message: string;
   readonly kind: string;
   readonly seedIndex: number;
+}
+
+/** A generous per-seed wall-clock limit: seeds take milliseconds to seconds; a minute is a hang. */
+export const DEFAULT_SEED_TIMEOUT_MS = 60_000;
+
+/**
+ * The result of a seed whose worker was lost (past its wall-clock limit, or the thread died):
+ * a failed seed with the cause, so the report lists it with its replay command.
+ */
+export function lostSeedResult(seed: number, outcome: Extract<TaskOutcome<unknown>, { kind: "timeout" | "crashed" }>, limitMs: number | null): SeedResult {
+  const failure: SeedFailure =
+    outcome.kind === "timeout"
+      ? {
+          kind: "timeout",
+          message:
+            `seed ${seed} ran longer than its wall-clock limit of ${limitMs} ms and was stopped (its worker was terminated); ` +
+            "it may be stuck in synchronous code or an endless microtask or nextTick chain. Raise the limit with --timeout if it is only slow",
+          timeMs: 0,
+        }
+      : { kind: "workerCrash", message: `seed ${seed} crashed its worker thread: ${outcome.cause}`, timeMs: 0 };
+  return {
+    seed,
+    ok: false,
+    failures: [failure],
+    simulatedTimeMs: 0,
+    eventsProcessed: 0,
+    wallTimeMs: outcome.wallTimeMs,
+    traceHash: "00000000",
+    simDraws: 0,
+    discoveries: [],
+    chaos: outcome.chaos ?? NO_CHAOS_DRAWN,
+  };
 }
 
 class Stop extends Error {
@@ -115,7 +151,6 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
   let failing = 0;
   const firstReached = new Map<string, FirstReached>();
   let stoppedBy: StopReason | null = null;
-  let timedOut: TimedOutSeed | null = null;
 
   const interrupted = new Promise<"interrupted">((resolve) => {
     if (options.signal.aborted) resolve("interrupted");
@@ -138,15 +173,18 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     if (outcome.kind === "error") {
       throw new SimulationLoadError(`simulation '${options.name}', seed ${seed}: ${outcome.name}: ${outcome.message}${outcome.stack !== undefined ? `\n${outcome.stack}` : ""}`);
     }
-    if (outcome.kind === "timeout") {
-      timedOut = { seed, index, wallTimeMs: outcome.wallTimeMs };
-      throw new Stop("timeout");
+    let result: SeedResult;
+    if (outcome.kind === "timeout" || outcome.kind === "crashed") {
+      // Nothing of the seed's table came back: the table stays as if the seed had not run.
+      result = lostSeedResult(seed, outcome, options.seedTimeoutMs);
+    } else {
+      const { table: childTable, exploration } = outcome.outcome;
+      result = outcome.outcome.result;
+      table.absorb(childTable, baseTable);
+      if (exploration !== null) explorations.push(exploration);
     }
-    const { result, table: childTable, exploration } = outcome.outcome;
-    table.absorb(childTable, baseTable);
     results.push(result);
     indexes.push(index);
-    if (exploration !== null) explorations.push(exploration);
     if (!result.ok) {
       failing++;
       options.onFailure?.(result, index);
@@ -187,7 +225,7 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     steppingMode: options.steppingMode,
     exploration: options.explore ? mergeExplorationReports(explorations) : null,
   });
-  return { report, stoppedBy, timedOut, sometimesFirstReached: sortFirstReached([...firstReached.values()]) };
+  return { report, stoppedBy, sometimesFirstReached: sortFirstReached([...firstReached.values()]) };
 }
 
 type SeedOutcome = TaskOutcome<SingleSeedOutcome>;

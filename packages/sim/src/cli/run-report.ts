@@ -8,7 +8,9 @@
  * `host` (workers, platform, cpus, wall time of the command) and every `wallTimeMs` /
  * `totalWallTimeMs` inside the simulation reports. Everything else is a function of the seeds.
  */
-import { readFile } from "node:fs/promises";
+import { open, readFile } from "node:fs/promises";
+import { createRequire } from "node:module";
+import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { PACKAGE_VERSION, REPORT_SCHEMA_VERSION, type SimulationReport } from "../runner/report.ts";
 import { formatFailure, type SeedResult } from "../runner/seed-result.ts";
 import { ReportMergeError } from "./errors.ts";
@@ -137,9 +139,75 @@ export function failureEntries(report: SimulationReport, context: ReplayCommandC
   return entries;
 }
 
+const bigintAsString = (_key: string, value: unknown): unknown => (typeof value === "bigint" ? value.toString() : value);
+
 /** JSON text of a report file: 2-space indented, a final newline, BigInt values as decimal strings. */
 export function stringifyRunReport(file: RunReportFile): string {
-  return JSON.stringify(file, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value), 2) + "\n";
+  return JSON.stringify(file, bigintAsString, 2) + "\n";
+}
+
+/**
+ * The text of `stringifyRunReport(value)` in pieces, never as one string: a campaign of a few
+ * hundred thousand seeds is past the longest string V8 can make. Same rules as JSON.stringify
+ * (toJSON, undefined and functions skipped in objects and written as null in arrays).
+ */
+export function runReportPieces(file: RunReportFile): Generator<string> {
+  return jsonPieces("", file, "");
+}
+
+function* jsonPieces(key: string, value: unknown, indent: string): Generator<string> {
+  if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
+    value = (value as { toJSON: (key: string) => unknown }).toJSON(key);
+  }
+  value = bigintAsString(key, value);
+  if (value === null || typeof value !== "object") {
+    yield JSON.stringify(value) ?? "null";
+    return;
+  }
+  const inner = indent + "  ";
+  if (Array.isArray(value)) {
+    if (value.length === 0) return yield "[]";
+    yield "[\n";
+    for (let i = 0; i < value.length; i++) {
+      const item: unknown = value[i];
+      yield i === 0 ? inner : `,\n${inner}`;
+      if (item === undefined || typeof item === "function" || typeof item === "symbol") yield "null";
+      else yield* jsonPieces(String(i), item, inner);
+    }
+    return yield `\n${indent}]`;
+  }
+  let first = true;
+  for (const [k, v] of Object.entries(value)) {
+    if (v === undefined || typeof v === "function" || typeof v === "symbol") continue;
+    yield first ? `{\n${inner}${JSON.stringify(k)}: ` : `,\n${inner}${JSON.stringify(k)}: `;
+    first = false;
+    yield* jsonPieces(k, v, inner);
+  }
+  yield first ? "{}" : `\n${indent}}`;
+}
+
+const WRITE_BATCH_CHARS = 1 << 20;
+
+/** Writes a report file to `target` as it is serialized (the same bytes as `stringifyRunReport`). */
+export async function writeRunReport(file: RunReportFile, target: string): Promise<void> {
+  const handle = await open(target, "w");
+  try {
+    let batch: string[] = [];
+    let size = 0;
+    for (const piece of runReportPieces(file)) {
+      batch.push(piece);
+      size += piece.length;
+      if (size >= WRITE_BATCH_CHARS) {
+        await handle.write(batch.join(""));
+        batch = [];
+        size = 0;
+      }
+    }
+    batch.push("\n");
+    await handle.write(batch.join(""));
+  } finally {
+    await handle.close();
+  }
 }
 
 export async function readRunReport(filePath: string): Promise<RunReportFile> {
@@ -155,5 +223,22 @@ export async function readRunReport(filePath: string): Promise<RunReportFile> {
   if (parsed.schemaVersion !== REPORT_SCHEMA_VERSION) {
     throw new ReportMergeError(`${filePath}: report schema version ${String(parsed.schemaVersion)}, this moonpool (${PACKAGE_VERSION}) reads version ${REPORT_SCHEMA_VERSION}: re-run that shard with this version`);
   }
+  const problems = reportSchemaErrors(parsed);
+  if (problems.length > 0) {
+    const shown = problems.slice(0, 5).join("; ");
+    throw new ReportMergeError(`${filePath}: not a valid moonpool run report (${shown}${problems.length > 5 ? `; and ${problems.length - 5} more` : ""}): the file is damaged or was edited; write it again with moonpool run --reporter json`);
+  }
   return parsed as RunReportFile;
+}
+
+let validateReport: ValidateFunction | null = null;
+
+/** Where `value` breaks report.schema.json, one line per problem (empty when it is valid). */
+export function reportSchemaErrors(value: unknown): string[] {
+  if (validateReport === null) {
+    const schema = createRequire(import.meta.url)("../../report.schema.json") as object;
+    validateReport = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
+  }
+  if (validateReport(value)) return [];
+  return (validateReport.errors ?? []).map((e) => `${e.instancePath === "" ? "the report" : e.instancePath} ${e.message ?? "is invalid"}`);
 }

@@ -163,13 +163,15 @@ export class Engine {
       let sinceYield = 0;
       const hop = (): void => {
         seenTicks = ticks.count;
-        natives.nextTick(loop);
+        natives.nextTick(quiescent);
       };
+      // The real event loop runs only between steps, once the previous step's continuations have
+      // all run: leaving earlier would run them with the guard and console capture off.
       const resumeFromLoop = (): void => {
         this.boundary?.enterSimulation();
-        hop();
+        step();
       };
-      const loop = (): void => {
+      const quiescent = (): void => {
         // User ticks were queued behind ours: their continuations may not have run yet.
         if (ticks.count !== seenTicks) {
           void RESOLVED.then(hop);
@@ -178,20 +180,6 @@ export class Engine {
         try {
           this.afterStep();
           if (done()) return resolve("done");
-          const nextTimeUs = queue.peekTimeUs();
-          if (nextTimeUs === undefined) return resolve("idle");
-          if (nextTimeUs > deadlineUs) return resolve("deadline");
-          const next = queue.pop()!;
-          if (next.timeUs === this.nowUs) {
-            if (++this.stepsAtInstant > maxAtInstant) return resolve("busy");
-          } else {
-            this.stepsAtInstant = 0;
-            this.nowUs = next.timeUs;
-          }
-          this.steps++;
-          this.hash32 = Math.imul(Math.imul(this.hash32 ^ (next.timeUs | 0), FNV_PRIME) ^ next.tag, FNV_PRIME);
-          this.currentOwner = next.owner;
-          next.callback(next.arg, next.arg2);
         } catch (error) {
           return reject(error);
         }
@@ -204,8 +192,36 @@ export class Engine {
           this.boundary?.leaveSimulation();
           natives.setImmediate(resumeFromLoop);
         } else {
-          void RESOLVED.then(hop);
+          step();
         }
+      };
+      const step = (): void => {
+        try {
+          const nextTimeUs = queue.peekTimeUs();
+          if (nextTimeUs === undefined) return resolve("idle");
+          if (nextTimeUs > deadlineUs) return resolve("deadline");
+          const next = queue.pop()!;
+          if (next.timeUs === this.nowUs) {
+            if (++this.stepsAtInstant > maxAtInstant) return resolve("busy");
+          } else {
+            this.stepsAtInstant = 0;
+            this.nowUs = next.timeUs;
+          }
+          // An actor that only ever yields is busy even when chaos delays its yields (time then
+          // moves, and with it the per-instant count resets).
+          const owner = next.owner;
+          if (owner !== null && owner.yieldStreak !== undefined) {
+            if (!next.yieldOnly) owner.yieldStreak = 0;
+            else if (++owner.yieldStreak > maxAtInstant) return resolve("busy");
+          }
+          this.steps++;
+          this.hash32 = Math.imul(Math.imul(this.hash32 ^ (next.timeUs | 0), FNV_PRIME) ^ next.tag, FNV_PRIME);
+          this.currentOwner = next.owner;
+          next.callback(next.arg, next.arg2);
+        } catch (error) {
+          return reject(error);
+        }
+        void RESOLVED.then(hop);
       };
       void RESOLVED.then(hop);
     });

@@ -1,19 +1,21 @@
 /**
  * The escape guard: while a seed runs, simulated code that reaches for the real world (clock,
- * timers, unseeded randomness, real I/O) fails the seed with an error naming the call, the actor
- * and the stack. The call also throws, so the code cannot go on with a real value; if user code catches
- * that, the seed still fails because the escape was recorded first.
+ * timers, unseeded randomness, real I/O, the machine's state) fails the seed with an error naming
+ * the call, the actor and the stack. The call also throws, so the code cannot go on with a real
+ * value; if user code catches that, the seed still fails because the escape was recorded first.
  *
- * The patches are installed once per `run()` and consult `armed`: the engine disarms them while
- * it yields to the real event loop, so the test runner's own timers and clocks keep working.
- * `console.*` is captured the same way: while armed it becomes a trace event of the current actor
- * (no test-runner code runs inside a step: Vitest's console calls Date.now).
+ * One mechanism: permanent wrappers, installed once when this module loads (so before any
+ * simulation module is imported: a library that keeps `const rand = Math.random` at import time
+ * keeps the wrapper). Outside a seed, and while the engine yields to the real event loop, a wrapper
+ * calls the native function; while a seed runs it hands the call to the active guard's
+ * `intercept`, which today fails the seed (a virtual value is the other possible answer).
+ * `console.*` is captured per run: test runners replace the console object between files.
  */
 import { createRequire, syncBuiltinESMExports } from "node:module";
 import { format } from "node:util";
 import { SimulationEscape } from "@moonpool/core";
-
-const require = createRequire(import.meta.url);
+// Taken first: the engine and runner keep the native functions, never the wrappers.
+import "./natives.ts";
 
 /** Every guarded global, by the name used in messages and in `allowGlobal(name)`. */
 export const GUARDED_GLOBALS = [
@@ -31,6 +33,22 @@ export const GUARDED_GLOBALS = [
   "crypto.randomBytes",
   "crypto.randomInt",
   "crypto.randomFill",
+  // Values that depend on the machine, its time zone or locale, or the real passage of time.
+  "Intl.DateTimeFormat",
+  "Date.toLocaleString",
+  "performance.timeOrigin",
+  "performance.mark",
+  "process.uptime",
+  "process.cpuUsage",
+  "process.memoryUsage",
+  "os",
+  "crypto.subtle",
+  "crypto.generateKeyPair",
+  // Real message passing and waiting: delivered by the real event loop, outside simulated time.
+  "MessageChannel",
+  "BroadcastChannel",
+  "Atomics.waitAsync",
+  "worker_threads",
   // Real I/O, one name per module: its result arrives on the real event loop, outside simulated
   // time (the engine cannot wait for it), and the outside world does not replay.
   "net",
@@ -59,6 +77,20 @@ const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
   "crypto.randomBytes": "ctx.random",
   "crypto.randomInt": "ctx.random.randomRange(lo, hi)",
   "crypto.randomFill": "ctx.random",
+  "Intl.DateTimeFormat": "formatting ctx.time.now() yourself in UTC (toISOString), or an explicit timeZone decided outside the simulation",
+  "Date.toLocaleString": "toISOString() (the machine's time zone and locale do not replay)",
+  "performance.timeOrigin": "ctx.time.now()",
+  "performance.mark": "ctx.time.now() and ctx.trace",
+  "process.uptime": "ctx.time.now()",
+  "process.cpuUsage": "nothing: resource usage of the real process does not replay",
+  "process.memoryUsage": "nothing: resource usage of the real process does not replay",
+  os: "values passed in by the simulation (ctx.topology for addresses)",
+  "crypto.subtle": "node:crypto's synchronous functions with keys derived from ctx.random",
+  "crypto.generateKeyPair": "keys made once outside the simulation and passed in",
+  MessageChannel: "a channel from @moonpool/core (ctx.channel) or ctx.network",
+  BroadcastChannel: "a channel from @moonpool/core (ctx.channel) or ctx.network",
+  "Atomics.waitAsync": "ctx.time.sleep(ms) or a channel",
+  worker_threads: "more simulated processes (builder.processes)",
   net: "ctx.network.connect(addr) / ctx.network.bind(addr)",
   tls: "ctx.network (simulated TCP; encryption has nothing to test here)",
   http: "a protocol over ctx.network, or a provider interface of your own with a simulated implementation",
@@ -71,12 +103,17 @@ const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
 
 /** Name lookups, the same in `node:dns` and `node:dns/promises`. */
 const DNS_QUERIES = ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny", "resolveCname", "resolveMx", "resolveNs", "resolveSrv", "resolveTxt", "reverse"];
+/** Asynchronous file operations, the same names in `node:fs` (callbacks) and `node:fs/promises`. */
+const FS_ASYNC = [
+  "readFile", "writeFile", "appendFile", "open", "opendir", "readdir", "stat", "lstat", "statfs", "mkdir", "mkdtemp", "rm", "rmdir", "unlink",
+  "rename", "copyFile", "cp", "access", "truncate", "symlink", "link", "readlink", "realpath", "chmod", "chown", "lchown", "utimes", "lutimes", "watch",
+];
 
 /**
  * The real-I/O entry points guarded per module. Synchronous reads (readFileSync, statSync,
  * existsSync, ...) stay open: Node's module loader uses them when code `require`s lazily inside a
  * step, and a read-only startup file is the user's call. Everything asynchronous, and every
- * synchronous write, is guarded.
+ * synchronous write, is guarded (`openSync` for writing is checked by its flags, below).
  */
 const IO_ENTRY_POINTS: readonly { readonly module: string; readonly name: GuardedGlobal; readonly functions: readonly string[] }[] = [
   { module: "node:net", name: "net", functions: ["connect", "createConnection", "createServer"] },
@@ -90,17 +127,22 @@ const IO_ENTRY_POINTS: readonly { readonly module: string; readonly name: Guarde
     module: "node:fs",
     name: "fs",
     functions: [
-      "readFile", "writeFile", "appendFile", "open", "readdir", "stat", "lstat", "mkdir", "rm", "rmdir", "unlink", "rename", "copyFile", "access",
-      "createReadStream", "createWriteStream", "watch", "watchFile",
-      "writeFileSync", "appendFileSync", "mkdirSync", "rmSync", "rmdirSync", "unlinkSync", "renameSync", "copyFileSync",
+      ...FS_ASYNC, "read", "write", "writev", "readv", "close", "fsync", "fdatasync", "ftruncate", "fstat", "exists",
+      "createReadStream", "createWriteStream", "watchFile",
+      "writeFileSync", "appendFileSync", "mkdirSync", "mkdtempSync", "rmSync", "rmdirSync", "unlinkSync", "renameSync", "copyFileSync", "cpSync",
+      "writeSync", "writevSync", "truncateSync", "ftruncateSync", "symlinkSync", "linkSync", "chmodSync", "fchmodSync", "chownSync", "fchownSync",
+      "lchownSync", "utimesSync", "futimesSync", "lutimesSync", "fsyncSync", "fdatasyncSync",
     ],
   },
-  {
-    module: "node:fs/promises",
-    name: "fs",
-    functions: ["readFile", "writeFile", "appendFile", "open", "readdir", "stat", "lstat", "mkdir", "rm", "rmdir", "unlink", "rename", "copyFile", "access", "watch"],
-  },
+  { module: "node:fs/promises", name: "fs", functions: FS_ASYNC },
   { module: "node:child_process", name: "child_process", functions: ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"] },
+  {
+    module: "node:os",
+    name: "os",
+    functions: ["freemem", "totalmem", "uptime", "loadavg", "cpus", "networkInterfaces", "hostname", "availableParallelism", "userInfo"],
+  },
+  { module: "node:crypto", name: "crypto.generateKeyPair", functions: ["generateKeyPair", "generateKeyPairSync", "generateKey", "generateKeySync", "generatePrime", "generatePrimeSync"] },
+  { module: "node:perf_hooks", name: "performance.mark", functions: ["timerify"] },
 ];
 
 export interface EscapeSink {
@@ -129,9 +171,167 @@ function patchProperty(target: object, key: string, value: unknown): Patch {
 
 const CONSOLE_METHODS = ["log", "info", "warn", "error", "debug", "trace"] as const;
 
+/** The guard of the running campaign, or null: the permanent wrappers consult it on every call. */
+let active: EscapeGuard | null = null;
+
+type AnyFunction = (...args: any[]) => any;
+
+/** A wrapper that hands the call to the active guard while a seed runs. */
+function wrapFunction(name: GuardedGlobal, native: AnyFunction, call: string = name): AnyFunction {
+  return function guarded(this: unknown, ...args: any[]) {
+    if (active !== null && active.armed) active.intercept(name, call);
+    return native.apply(this, args);
+  };
+}
+
+/** The same for a class: `new` and plain calls are both checked, statics and `instanceof` keep working. */
+function wrapClass<T extends object>(name: GuardedGlobal, native: T, call: string = name): T {
+  const wrapped: T = new Proxy(native, {
+    construct(target, args, newTarget): object {
+      if (active !== null && active.armed) active.intercept(name, call);
+      return Reflect.construct(target as AnyFunction, args, newTarget === wrapped ? (target as AnyFunction) : newTarget);
+    },
+    apply(target, thisArg, args) {
+      if (active !== null && active.armed) active.intercept(name, call);
+      return Reflect.apply(target as AnyFunction, thisArg, args);
+    },
+  });
+  return wrapped;
+}
+
+function wrapMethod(target: object, key: string, name: GuardedGlobal, call: string): void {
+  const native = (target as Record<string, unknown>)[key];
+  if (typeof native === "function") patchProperty(target, key, wrapFunction(name, native as AnyFunction, call));
+}
+
+function wrapGetter(target: object, key: string, name: GuardedGlobal, call: string): void {
+  let owner: object | null = target;
+  let descriptor: PropertyDescriptor | undefined;
+  while (owner !== null && (descriptor = Object.getOwnPropertyDescriptor(owner, key)) === undefined) owner = Object.getPrototypeOf(owner);
+  if (descriptor === undefined) return;
+  const read = descriptor.get !== undefined ? descriptor.get : () => descriptor!.value;
+  Object.defineProperty(target, key, {
+    configurable: true,
+    enumerable: descriptor.enumerable ?? false,
+    get(this: unknown) {
+      if (active !== null && active.armed) active.intercept(name, call);
+      return read.call(this);
+    },
+  });
+}
+
+let wrappersInstalled = false;
+
+/**
+ * Installs the permanent wrappers (once per realm; this module calls it when it loads). Idempotent.
+ * Outside a seed every wrapper behaves exactly like the native function.
+ */
+export function installEscapeWrappers(): void {
+  if (wrappersInstalled) return;
+  wrappersInstalled = true;
+  const require = createRequire(import.meta.url);
+
+  wrapMethod(Math, "random", "Math.random", "Math.random");
+  wrapMethod(Date, "now", "Date.now", "Date.now");
+  const NativeDate = Date;
+  const GuardedDate: DateConstructor = new Proxy(NativeDate, {
+    construct(target, args, newTarget): object {
+      if (args.length === 0 && active !== null && active.armed) active.intercept("Date", "Date");
+      return Reflect.construct(target, args, newTarget === GuardedDate ? target : newTarget);
+    },
+    apply(target, thisArg, args) {
+      if (active !== null && active.armed) active.intercept("Date", "Date");
+      return Reflect.apply(target, thisArg, args);
+    },
+  });
+  patchProperty(globalThis, "Date", GuardedDate);
+  for (const key of ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"]) wrapMethod(NativeDate.prototype, key, "Date.toLocaleString", `Date.prototype.${key}`);
+  patchProperty(Intl, "DateTimeFormat", wrapClass("Intl.DateTimeFormat", Intl.DateTimeFormat, "Intl.DateTimeFormat"));
+
+  const perf = (require("node:perf_hooks") as typeof import("node:perf_hooks")).performance;
+  for (const target of new Set([perf, globalThis.performance])) {
+    if (target === undefined) continue;
+    patchProperty(target, "now", wrapFunction("performance.now", perf.now.bind(perf)));
+    wrapGetter(target, "timeOrigin", "performance.timeOrigin", "performance.timeOrigin");
+    for (const key of ["mark", "measure"]) wrapMethod(target, key, "performance.mark", `performance.${key}`);
+  }
+  const hrtime = process.hrtime;
+  patchProperty(process, "hrtime", Object.assign(wrapFunction("process.hrtime", hrtime), { bigint: wrapFunction("process.hrtime", hrtime.bigint) }));
+  wrapMethod(process, "uptime", "process.uptime", "process.uptime");
+  wrapMethod(process, "cpuUsage", "process.cpuUsage", "process.cpuUsage");
+  wrapMethod(process, "resourceUsage", "process.cpuUsage", "process.resourceUsage");
+  const memoryUsage = process.memoryUsage;
+  patchProperty(process, "memoryUsage", Object.assign(wrapFunction("process.memoryUsage", memoryUsage), { rss: wrapFunction("process.memoryUsage", memoryUsage.rss, "process.memoryUsage.rss") }));
+
+  const timers = require("node:timers") as Record<string, AnyFunction>;
+  for (const name of ["setTimeout", "setInterval", "setImmediate"] as const) {
+    patchProperty(globalThis, name, wrapFunction(name, (globalThis as unknown as Record<string, AnyFunction>)[name]!));
+    patchProperty(timers, name, wrapFunction(name, timers[name]!));
+  }
+  const timersPromises = require("node:timers/promises") as Record<string, AnyFunction> & { scheduler?: object };
+  for (const name of ["setTimeout", "setInterval", "setImmediate"] as const) patchProperty(timersPromises, name, wrapFunction(name, timersPromises[name]!, `timers/promises.${name}`));
+  if (timersPromises.scheduler !== undefined) {
+    wrapMethod(timersPromises.scheduler, "wait", "setTimeout", "timers/promises.scheduler.wait");
+    wrapMethod(timersPromises.scheduler, "yield", "setImmediate", "timers/promises.scheduler.yield");
+  }
+  // A real timer that the global setTimeout patch does not see (Node arms it internally).
+  patchProperty(AbortSignal, "timeout", wrapFunction("AbortSignal.timeout", AbortSignal.timeout));
+
+  const nodeCrypto = require("node:crypto") as Record<string, AnyFunction> & { webcrypto?: typeof globalThis.crypto };
+  for (const webcrypto of new Set([globalThis.crypto, nodeCrypto.webcrypto])) {
+    if (webcrypto === undefined) continue;
+    patchProperty(webcrypto, "getRandomValues", wrapFunction("crypto.getRandomValues", webcrypto.getRandomValues.bind(webcrypto)));
+    patchProperty(webcrypto, "randomUUID", wrapFunction("crypto.randomUUID", webcrypto.randomUUID.bind(webcrypto)));
+    wrapGetter(webcrypto, "subtle", "crypto.subtle", "crypto.subtle");
+  }
+  const cryptoFns: [string, GuardedGlobal][] = [
+    ["randomBytes", "crypto.randomBytes"],
+    ["randomUUID", "crypto.randomUUID"],
+    ["randomInt", "crypto.randomInt"],
+    ["randomFill", "crypto.randomFill"],
+    ["randomFillSync", "crypto.randomFill"],
+    ["pseudoRandomBytes", "crypto.randomBytes"],
+  ];
+  for (const [key, name] of cryptoFns) wrapMethod(nodeCrypto, key, name, name);
+  // node:crypto's own `getRandomValues` and `subtle` are fixed getters that read webcrypto's, patched above.
+
+  for (const { module, name, functions } of IO_ENTRY_POINTS) {
+    const exports = require(module) as Record<string, unknown>;
+    const label = module.slice("node:".length).replace("/", ".");
+    for (const key of functions) wrapMethod(exports, key, name, `${label}.${key}`);
+  }
+  // Opening for reading stays open like the other synchronous reads; opening for writing is guarded.
+  const fs = require("node:fs") as typeof import("node:fs");
+  const openSync = fs.openSync;
+  patchProperty(fs, "openSync", function guardedOpenSync(this: unknown, ...args: Parameters<typeof openSync>) {
+    const flags = args[1];
+    const readOnly = flags === undefined || flags === "r" || flags === "rs" || flags === "sr" || flags === fs.constants.O_RDONLY;
+    if (!readOnly && active !== null && active.armed) active.intercept("fs", "fs.openSync");
+    return openSync.apply(this, args);
+  });
+  // Sockets made without the module functions (`new net.Socket().connect(...)`, `server.listen`).
+  const net = require("node:net") as typeof import("node:net");
+  wrapMethod(net.Socket.prototype, "connect", "net", "net.Socket.connect");
+  wrapMethod(net.Server.prototype, "listen", "net", "net.Server.listen");
+  if (typeof globalThis.fetch === "function") patchProperty(globalThis, "fetch", wrapFunction("fetch", globalThis.fetch));
+
+  const workerThreads = require("node:worker_threads") as Record<string, object>;
+  for (const [key, name] of [["MessageChannel", "MessageChannel"], ["BroadcastChannel", "BroadcastChannel"], ["Worker", "worker_threads"]] as const) {
+    const native = workerThreads[key];
+    if (native !== undefined) patchProperty(workerThreads, key, wrapClass(name, native, key === "Worker" ? "worker_threads.Worker" : key));
+    const global = (globalThis as Record<string, unknown>)[key];
+    if (typeof global === "function") patchProperty(globalThis, key, wrapClass(name, global, key));
+  }
+  if (typeof (Atomics as { waitAsync?: unknown }).waitAsync === "function") wrapMethod(Atomics, "waitAsync", "Atomics.waitAsync", "Atomics.waitAsync");
+
+  // ESM named imports of builtins (`import { randomUUID } from "node:crypto"`) read a facade
+  // that only follows the CommonJS exports after this call (a copy taken before would stay native).
+  syncBuiltinESMExports();
+}
+
 export class EscapeGuard {
   armed = false;
-  private patches: Patch[] = [];
+  private consolePatches: Patch[] = [];
   private installed = false;
 
   constructor(
@@ -140,9 +340,12 @@ export class EscapeGuard {
     private readonly captureConsole: boolean,
   ) {}
 
-  /** Throws (and records) if `name` is guarded and the guard is armed. `call` is what was called. */
-  private check(name: GuardedGlobal, call: string = name): void {
-    if (!this.armed || this.allowed.has(name)) return;
+  /**
+   * A guarded entry point was called while a seed runs: record the escape on the seed and throw
+   * (unless the builder allowed it). `call` is what was called.
+   */
+  intercept(name: GuardedGlobal, call: string): void {
+    if (this.allowed.has(name)) return;
     const actor = this.sink.currentActor();
     const error = new SimulationEscape(
       call,
@@ -154,110 +357,34 @@ export class EscapeGuard {
     throw error;
   }
 
+  /** Makes this the guard the wrappers consult (one campaign per realm) and captures the console. */
   install(): void {
     if (this.installed) return;
+    installEscapeWrappers();
     this.installed = true;
-    const guard = (name: GuardedGlobal, fn: (...args: any[]) => any, call: string = name) =>
-      function guarded(this: unknown, ...args: any[]) {
-        guard_.check(name, call);
-        return fn.apply(this, args);
-      };
-    const guard_ = this;
-    const p = this.patches;
-
-    p.push(patchProperty(Math, "random", guard("Math.random", Math.random)));
-    p.push(patchProperty(Date, "now", guard("Date.now", Date.now)));
-    const NativeDate = Date;
-    const GuardedDate: DateConstructor = new Proxy(NativeDate, {
-      construct(target, args, newTarget): object {
-        if (args.length === 0) guard_.check("Date");
-        return Reflect.construct(target, args, newTarget === GuardedDate ? target : newTarget);
-      },
-      apply(target, thisArg, args) {
-        guard_.check("Date");
-        return Reflect.apply(target, thisArg, args);
-      },
-    });
-    p.push(patchProperty(globalThis, "Date", GuardedDate));
-    if (typeof performance !== "undefined") {
-      p.push(patchProperty(performance, "now", guard("performance.now", performance.now.bind(performance))));
-    }
-    const hrtime = process.hrtime;
-    const guardedHrtime = Object.assign(guard("process.hrtime", hrtime), {
-      bigint: guard("process.hrtime", hrtime.bigint),
-    });
-    p.push(patchProperty(process, "hrtime", guardedHrtime));
-
-    const timers = require("node:timers") as Record<string, (...args: any[]) => any>;
-    for (const name of ["setTimeout", "setInterval", "setImmediate"] as const) {
-      const native = (globalThis as unknown as Record<string, (...args: any[]) => any>)[name]!;
-      const guarded = guard(name, native);
-      p.push(patchProperty(globalThis, name, guarded));
-      p.push(patchProperty(timers, name, guard(name, timers[name]!)));
-    }
-    const timersPromises = require("node:timers/promises") as Record<string, (...args: any[]) => any>;
-    for (const name of ["setTimeout", "setInterval", "setImmediate"] as const) {
-      p.push(patchProperty(timersPromises, name, guard(name, timersPromises[name]!)));
-    }
-
-    // A real timer that the global setTimeout patch does not see (Node arms it internally).
-    p.push(patchProperty(AbortSignal, "timeout", guard("AbortSignal.timeout", AbortSignal.timeout)));
-
-    const webcrypto = globalThis.crypto;
-    if (webcrypto !== undefined) {
-      p.push(patchProperty(webcrypto, "getRandomValues", guard("crypto.getRandomValues", webcrypto.getRandomValues.bind(webcrypto))));
-      p.push(patchProperty(webcrypto, "randomUUID", guard("crypto.randomUUID", webcrypto.randomUUID.bind(webcrypto))));
-    }
-    const nodeCrypto = require("node:crypto") as Record<string, (...args: any[]) => any>;
-    const cryptoFns: [string, GuardedGlobal][] = [
-      ["randomBytes", "crypto.randomBytes"],
-      ["randomUUID", "crypto.randomUUID"],
-      ["randomInt", "crypto.randomInt"],
-      ["randomFill", "crypto.randomFill"],
-      ["randomFillSync", "crypto.randomFill"],
-      ["pseudoRandomBytes", "crypto.randomBytes"],
-    ];
-    for (const [key, name] of cryptoFns) {
-      const native = nodeCrypto[key];
-      if (typeof native === "function") p.push(patchProperty(nodeCrypto, key, guard(name, native)));
-    }
-
-    for (const { module, name, functions } of IO_ENTRY_POINTS) {
-      const exports = require(module) as Record<string, unknown>;
-      const label = module.slice("node:".length).replace("/", ".");
-      for (const key of functions) {
-        const native = exports[key];
-        if (typeof native === "function") p.push(patchProperty(exports, key, guard(name, native as (...args: any[]) => any, `${label}.${key}`)));
-      }
-    }
-    // Sockets made without the module functions (`new net.Socket().connect(...)`, `server.listen`).
-    const net = require("node:net") as typeof import("node:net");
-    p.push(patchProperty(net.Socket.prototype, "connect", guard("net", net.Socket.prototype.connect, "net.Socket.connect")));
-    p.push(patchProperty(net.Server.prototype, "listen", guard("net", net.Server.prototype.listen, "net.Server.listen")));
-    if (typeof globalThis.fetch === "function") p.push(patchProperty(globalThis, "fetch", guard("fetch", globalThis.fetch)));
-
+    active = this;
     if (this.captureConsole) {
+      const guard = this;
       for (const level of CONSOLE_METHODS) {
         const native = console[level];
-        p.push(
+        this.consolePatches.push(
           patchProperty(console, level, function captured(this: unknown, ...args: unknown[]) {
-            if (!guard_.armed) return native.apply(console, args);
-            guard_.sink.console(level, format(...args));
+            if (!guard.armed) return native.apply(console, args);
+            guard.sink.console(level, format(...args));
           }),
         );
       }
     }
-    // ESM named imports of builtins (`import { randomUUID } from "node:crypto"`) read a facade
-    // that only follows the CommonJS exports after this call (a copy taken before would stay native).
-    syncBuiltinESMExports();
   }
 
   uninstall(): void {
     if (!this.installed) return;
     this.installed = false;
     this.armed = false;
-    for (const patch of this.patches.reverse()) patch.restore();
-    this.patches = [];
-    syncBuiltinESMExports();
+    if (active === this) active = null;
+    for (const patch of this.consolePatches.reverse()) patch.restore();
+    this.consolePatches = [];
   }
 }
+
+installEscapeWrappers();

@@ -18,6 +18,8 @@ export interface EventOwner {
   readonly actor: string;
   /** False once the owner crashed: its events are no-ops. */
   readonly alive: boolean;
+  /** Consecutive yield events of this owner (the engine's busy-loop count); absent: not counted. */
+  yieldStreak?: number;
 }
 
 export class SimEvent {
@@ -32,6 +34,12 @@ export class SimEvent {
     readonly owner: EventOwner | null,
     public arg2: unknown,
   ) {}
+
+  /**
+   * The event wakes a zero-length wait (`sleep(0)`, a yield): its owner asked for no time to
+   * pass, whatever delay chaos added, so it counts towards the owner's busy-loop streak.
+   */
+  yieldOnly = false;
 }
 
 function before(a: SimEvent, b: SimEvent): boolean {

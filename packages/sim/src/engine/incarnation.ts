@@ -13,11 +13,13 @@
  * halved throughput (docs/decisions.md D6).
  */
 
-const NEVER: Promise<never> = new Promise<never>(() => {});
-
-/** A promise that never settles: what a dead incarnation's new operations return. */
+/**
+ * A promise that never settles: what a dead incarnation's new operations return. A fresh one per
+ * call: a shared module-level promise would collect the reactions of every `await` on it, and
+ * with them the suspended frames, worlds and traces of every seed that ever ran in the process.
+ */
 export function never<T>(): Promise<T> {
-  return NEVER as Promise<T>;
+  return new Promise<T>(noop);
 }
 
 export class TaskState {
@@ -31,7 +33,7 @@ export class TaskState {
 export class PendingOp<T = any> {
   resolve: (value: T) => void = noop;
   reject: (error: unknown) => void = noop;
-  /** The caller's promise; replaced by `NEVER` once dropped so queued events do not retain it. */
+  /** The caller's promise; replaced by its owner's never-settling one once dropped, so queued events do not retain it. */
   promise: Promise<T>;
   /** Links of the owner's intrusive list of pending operations (null at the ends). */
   prev: PendingOp | null = null;
@@ -68,7 +70,7 @@ function dropResolvers(op: PendingOp): void {
   // for this operation still sits in the queue.
   op.resolve = noop;
   op.reject = noop;
-  op.promise = NEVER;
+  op.promise = op.owner.neverSettles();
 }
 
 function noop(): void {}
@@ -78,6 +80,8 @@ let nextIncarnationId = 1;
 export class Incarnation {
   readonly id = nextIncarnationId++;
   alive = true;
+  /** Consecutive yield events (see EventOwner.yieldStreak). */
+  yieldStreak = 0;
   /** Set when graceful shutdown began (the signal is aborted). */
   shuttingDown = false;
   /**
@@ -98,6 +102,14 @@ export class Incarnation {
     /** Who this is in traces and messages, e.g. `node-1@10.0.1.1` or `client@10.0.0.1`. */
     readonly actor: string,
   ) {}
+
+  private never: Promise<never> | null = null;
+
+  /** A never-settling promise that lives (with whatever awaits it) only as long as this incarnation. */
+  neverSettles(): Promise<never> {
+    this.never ??= new Promise<never>(noop);
+    return this.never;
+  }
 
   get shutdown(): AbortSignal {
     if (this.controller === null) {

@@ -57,6 +57,21 @@ export function parseRecipe(text: string): Recipe {
   return recipe;
 }
 
+/** Checks a recipe given in its parsed form (an array of `{ count, seed }`) as `parseRecipe` checks text. */
+export function checkRecipe(recipe: unknown): Recipe {
+  if (!Array.isArray(recipe)) throw new RecipeParseError(`a recipe is a string like "151@8837201 -> 80@1293847" or an array of { count, seed }, got ${typeof recipe}`);
+  return recipe.map((step: unknown, i) => {
+    const where = `step ${i + 1} of the recipe (${JSON.stringify(step)})`;
+    if (step === null || typeof step !== "object") throw new RecipeParseError(`${where}: each step is an object { count, seed }`);
+    const { count, seed } = step as { count?: unknown; seed?: unknown };
+    if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 0) throw new RecipeParseError(`${where}: count must be a non-negative integer number of draws`);
+    if (typeof seed !== "number" || !Number.isSafeInteger(seed) || seed < 0 || seed > MAX_SEED) {
+      throw new RecipeParseError(`${where}: seed must be a non-negative integer up to ${MAX_SEED}`);
+    }
+    return { count, seed };
+  });
+}
+
 const FNV64_OFFSET = 0xcbf29ce484222325n;
 const FNV64_PRIME = 0x100000001b3n;
 const MASK_64 = (1n << 64n) - 1n;

@@ -9,7 +9,7 @@ import { GUARDED_GLOBALS } from "../engine/escape-guard.ts";
 import { assertSeed, deriveSeed } from "../engine/rng.ts";
 import { resolveExplorationConfig, type ExplorationConfig } from "./exploration-config.ts";
 import { checkSimulationSource, type SimulationSource } from "./simulation-source.ts";
-import { parseRecipe, type Recipe } from "../engine/recipe.ts";
+import { checkRecipe, parseRecipe, type Recipe } from "../engine/recipe.ts";
 import { checkDeterminism, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
 import { Campaign } from "./campaign.ts";
@@ -459,7 +459,7 @@ export class SimulationBuilder {
     } catch (error) {
       throw new InvalidConfiguration((error as Error).message);
     }
-    this.replay = { seed, recipe: typeof recipe === "string" ? parseRecipe(recipe) : recipe.slice() };
+    this.replay = { seed, recipe: typeof recipe === "string" ? parseRecipe(recipe) : checkRecipe(recipe) };
     return this;
   }
 

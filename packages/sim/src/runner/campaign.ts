@@ -47,6 +47,10 @@ export interface SingleSeedOptions {
   readonly explore?: boolean;
   /** Receives every trace event of each timeline once it has run (replay prints them). */
   readonly onTrace?: (events: readonly TraceEvent[]) => void;
+  /** Receives the root seed's chaos as soon as it is drawn (a pool worker posts it ahead of a possible hang). */
+  readonly onChaos?: SeedOptions["onChaos"];
+  /** Sees every sim draw of the root seed's timeline (replay checks that a recipe's reseed points were reached). */
+  readonly drawObserver?: SeedOptions["drawObserver"];
 }
 
 /** What `Campaign.runSingleSeed` returns: plain data, safe to post between threads. */
@@ -146,7 +150,11 @@ export class Campaign {
     const explore = (options.explore ?? true) && this.config.exploration !== null && options.breakpoints === undefined;
     return this.inRealm(async (guard) => {
       const runTimeline = (timelineSeed: number, recipe: readonly Breakpoint[], timelineTable?: AssertionTable) =>
-        this.runSeed(timelineSeed, guard, { breakpoints: recipe }, timelineTable ?? table, options.onTrace);
+        this.runSeed(timelineSeed, guard, {
+            breakpoints: recipe,
+            onChaos: timelineSeed === seed ? options.onChaos : undefined,
+            drawObserver: timelineSeed === seed && !explore ? options.drawObserver : undefined,
+          }, timelineTable ?? table, options.onTrace);
       if (explore) {
         const explorer = explorationStrategy()(this.config.exploration!, table, runTimeline, sequentialBatchRunner(runTimeline));
         const result = await explorer.exploreRoot(seed);

@@ -27,6 +27,8 @@ import type { ProcessLifecycle, RebootStats } from "./process-lifecycle.ts";
 import { ActorScope } from "../world/scope.ts";
 import { ProcessClock } from "../world/time.ts";
 import { EventTag, type World } from "../world/world.ts";
+import { NETWORK_NO_FAULTS } from "../world/network/config.ts";
+import { DEFAULT_STORAGE_CONFIG } from "../world/storage/config.ts";
 import type { SimulationConfig } from "./config.ts";
 import { FaultContextImpl, type FaultInjector } from "./fault-context.ts";
 import { linkLatencySampler } from "./locality.ts";
@@ -47,6 +49,19 @@ export interface SeedChaosRecord {
   /** The fault injector's name, or null without `faultFactory`. */
   readonly faultInjector: string | null;
 }
+
+/**
+ * The chaos of a seed whose worker died or was stopped before the seed drew its chaos (while its
+ * workload factories ran): no fault had been switched on yet.
+ */
+export const NO_CHAOS_DRAWN: SeedChaosRecord = Object.freeze({
+  network: Object.freeze({ mode: "none", swarmMask: null, buggifyKnobs: false, spikedKnobs: {}, config: NETWORK_NO_FAULTS }),
+  storage: Object.freeze({ mode: "baseline", swarmMask: null, buggifyKnobs: false, spikedKnobs: {}, config: DEFAULT_STORAGE_CONFIG }),
+  attrition: [],
+  reboots: null,
+  chaosDurationMs: null,
+  faultInjector: null,
+});
 
 /** One line for the text report of a failing seed: which faults were on. */
 export function describeSeedChaos(record: SeedChaosRecord): string {

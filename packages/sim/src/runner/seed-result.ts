@@ -15,7 +15,9 @@ export type SeedFailureKind =
   | "escape" // simulated code called a real clock, timer or unseeded randomness
   | "unhandledRejection" // a promise rejected in simulated code and nobody handled it
   | "faultInjector" // a fault injector (or its factory) failed
-  | "uncaughtException";
+  | "uncaughtException"
+  | "timeout" // the seed ran past its wall-clock limit; its worker was terminated
+  | "workerCrash"; // the worker running the seed died (out of memory, process.exit in simulated code)
 
 export interface SeedFailure {
   readonly kind: SeedFailureKind;

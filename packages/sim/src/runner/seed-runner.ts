@@ -31,6 +31,8 @@ export interface SeedOptions {
   readonly breakpoints?: readonly { count: number; seed: number }[];
   /** Sees every draw of the sim stream before it happens (determinism checks). */
   readonly drawObserver?: (session: SeedSession) => (segment: number, calls: number) => void;
+  /** Called once the seed has drawn its chaos, before any process boots (a pool worker posts it). */
+  readonly onChaos?: (record: SeedChaosRecord) => void;
 }
 
 interface ProcessSlot {
@@ -94,6 +96,7 @@ export class SeedSession {
   /** The seed's chaos (set right after the topology) and its window (cutoff, fault injector). */
   private chaosRecord: SeedChaosRecord | null = null;
   private readonly chaosWindow: ChaosWindow;
+  private readonly onChaos: ((record: SeedChaosRecord) => void) | undefined;
   /** Clock drift bound of every actor's clock this seed. */
   private clockDriftMaxUs = 0;
   /** Each IP's clock faults this seed (set with the chaos). */
@@ -111,6 +114,7 @@ export class SeedSession {
     }
     this.buggify = new Buggify(this.world.engine.streams.sim);
     if (options.drawObserver !== undefined) this.world.engine.streams.sim.observer = options.drawObserver(this);
+    this.onChaos = options.onChaos;
     const engine = this.world.engine;
     engine.afterStep = () => this.checkInvariants();
     if (config.taskFailuresFailSeed !== false) {
@@ -160,6 +164,7 @@ export class SeedSession {
       }
       this.resolveTopology();
       this.setUpChaos();
+      this.onChaos?.(this.chaosRecord!);
       await this.lifecycle();
     } finally {
       this.discoveries.push(...this.table.endSeed());

@@ -143,7 +143,9 @@ export class SimTime implements TimeProvider {
     const delayUs = this.scope.clock.trueDelayUs(msToUs(delayMs)) + this.scope.world.extraSleepUs(this.scope.ip);
     const op = this.scope.incarnation.begin<void>(this.scope.taskState, true, "sleep ms", delayMs);
     if (op === null) return never<void>();
-    this.scope.world.engine.schedule(delayUs, fireTimer, op, EventTag.timer, this.scope.incarnation);
+    const event = this.scope.world.engine.schedule(delayUs, fireTimer, op, EventTag.timer, this.scope.incarnation);
+    // A zero sleep is a yield, even when a buggified delay moves it forward (busy-loop detection).
+    if (delayMs === 0) event.yieldOnly = true;
     return op.promise;
   }
 

@@ -12,7 +12,7 @@ import type { CliIO } from "../io.ts";
 import { mergeRunReports } from "../merge-reports.ts";
 import { renderJUnit } from "../reporters/junit.ts";
 import { statusLine } from "../reporters/text.ts";
-import { readRunReport, stringifyRunReport } from "../run-report.ts";
+import { readRunReport, stringifyRunReport, writeRunReport } from "../run-report.ts";
 
 export interface MergeFlags {
   readonly config?: string;
@@ -23,14 +23,13 @@ export interface MergeFlags {
 export async function mergeCommand(files: readonly string[], flags: MergeFlags, io: CliIO): Promise<number> {
   const inputs = await Promise.all(files.map(async (f) => ({ path: f, file: await readRunReport(path.resolve(io.cwd, f)) })));
   const merged = mergeRunReports(inputs);
-  const text = stringifyRunReport(merged);
   // A merged report is megabytes of JSON: a file by default, the terminal only when asked.
   let target: string | null = null;
-  if (flags.output === "-") io.stdout.write(text);
+  if (flags.output === "-") io.stdout.write(stringifyRunReport(merged));
   else {
     target = flags.output !== undefined ? path.resolve(io.cwd, flags.output) : path.join((await loadConfig(io.cwd, flags.config)).reportDir, "report.json");
     await mkdir(path.dirname(target), { recursive: true });
-    await writeFile(target, text);
+    await writeRunReport(merged, target);
   }
   if (flags.junit !== undefined) await writeFile(path.resolve(io.cwd, flags.junit), renderJUnit(merged));
   const c = colorsFor(io.stderr);

@@ -62,7 +62,22 @@ async function targetFromReport(flags: ReplayFlags, io: CliIO): Promise<Target> 
   const n = flags.failure === undefined ? 1 : parsePositiveInteger(flags.failure, "--failure", "1");
   if (n > failures.length) throw new UsageError(`--failure ${n}: the report records ${failures.length} failure(s)`);
   io.stderr.write(`replaying failure ${n} of ${failures.length} recorded in ${flags.from}\n`);
+  const warning = versionMismatchWarning(file.node, file.v8);
+  if (warning !== null) io.stderr.write(`warning: ${warning}\n`);
   return failures[n - 1]!;
+}
+
+/**
+ * Seeds replay across Node versions only as far as V8 computes the same floating-point results:
+ * library functions (Math.pow, Math.exp, ...) may differ in the last bit between releases.
+ */
+export function versionMismatchWarning(node: string, v8: string): string | null {
+  if (node === process.versions.node && v8 === process.versions.v8) return null;
+  return (
+    `the report was written by Node ${node} (V8 ${v8}), this is Node ${process.versions.node} (V8 ${process.versions.v8}). ` +
+    "Simulations that compute with floating-point library functions (Math.pow, Math.exp, Math.sin, ...) may take other decisions " +
+    `on another V8, and the replay may not reproduce the failure: if it passes, replay with Node ${node}`
+  );
 }
 
 export async function replayCommandRun(simulationArg: string | undefined, flags: ReplayFlags, io: CliIO): Promise<number> {
@@ -95,7 +110,25 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
   }
 
   let events: readonly TraceEvent[] = [];
-  const { result } = await new Campaign(config).runSingleSeed(target.seed, { breakpoints: recipe, explore: false, onTrace: (all) => (events = all) });
+  // The highest recipe step whose reseed point a draw went past (0: the root segment only).
+  let stepsReached = 0;
+  const { result } = await new Campaign(config).runSingleSeed(target.seed, {
+    breakpoints: recipe,
+    explore: false,
+    onTrace: (all) => (events = all),
+    drawObserver: () => (segment) => {
+      if (segment > stepsReached) stepsReached = segment;
+    },
+  });
+  if (stepsReached < recipe.length) {
+    const missed = recipe[stepsReached]!;
+    io.stderr.write(
+      `warning: step ${stepsReached + 1} of the recipe (${missed.count}@${missed.seed}) was never reached: the timeline made fewer than ` +
+        `${missed.count} draws after ${stepsReached === 0 ? "its start" : `step ${stepsReached}`}, so this replayed ` +
+        `${stepsReached === 0 ? "the root timeline" : `only the first ${stepsReached} step(s)`}, not the recorded one. ` +
+        "Check the seed and the recipe, and whether the simulation changed since the run\n",
+    );
+  }
 
   const c = colorsFor(io.stdout);
   const actors = flags.actor ?? [];

@@ -6,6 +6,7 @@ import type { AssertionTableState } from "../../chaos/assertions/index.ts";
 import type { Breakpoint } from "../../engine/rng.ts";
 import type { SingleSeedOutcome } from "../campaign.ts";
 import type { ConfigFingerprint } from "../config-fingerprint.ts";
+import type { SeedChaosRecord } from "../seed-chaos.ts";
 import type { TimelineOutcome } from "../exploration.ts";
 import type { BuildOverrides, SimulationSource } from "../simulation-source.ts";
 
@@ -51,6 +52,8 @@ export type PoolTaskMessage = PoolTask & { readonly id: number };
 export type WorkerReply =
   /** Sent once, when the worker has loaded the engine and listens for tasks (timeouts start after it). */
   | { readonly kind: "ready" }
+  /** The running root seed drew its chaos: kept so a seed that then hangs or crashes reports it. */
+  | { readonly id: number; readonly kind: "chaos"; readonly chaos: SeedChaosRecord }
   | { readonly id: number; readonly kind: "done"; readonly value: PoolTaskResults[PoolTaskKind] }
   /** The task could not run (the source did not load, build() threw, an internal error). */
   | { readonly id: number; readonly kind: "error"; readonly name: string; readonly message: string; readonly stack?: string };
@@ -60,7 +63,9 @@ export type TaskOutcome<T> =
   | { readonly kind: "done"; readonly outcome: T }
   /** `name` is the error's class name (e.g. "InvalidConfiguration" for a bad source). */
   | { readonly kind: "error"; readonly name: string; readonly message: string; readonly stack?: string }
+  /** The worker died while running the task (out of memory, `process.exit`); it was replaced. */
+  | { readonly kind: "crashed"; readonly cause: string; readonly wallTimeMs: number; readonly chaos: SeedChaosRecord | null }
   /** The task ran past its wall-clock limit; its worker was terminated and replaced. */
-  | { readonly kind: "timeout"; readonly wallTimeMs: number }
+  | { readonly kind: "timeout"; readonly wallTimeMs: number; readonly chaos: SeedChaosRecord | null }
   /** Cancelled before it finished (the campaign stopped, or the pool closed). */
   | { readonly kind: "cancelled" };

@@ -23,6 +23,8 @@ function valueOf<T>(outcome: TaskOutcome<T>, what: string): T {
     case "error":
       if (outcome.name === "InvalidConfiguration") throw new InvalidConfiguration(outcome.message);
       throw new Error(`${what} failed in a worker thread: ${outcome.name}: ${outcome.message}${outcome.stack !== undefined ? `\n--- worker stack ---\n${outcome.stack}` : ""}`);
+    case "crashed":
+      throw new Error(`${what} crashed its worker thread: ${outcome.cause}`);
     case "timeout":
       throw new Error(`${what} timed out in a worker thread after ${Math.round(outcome.wallTimeMs)} ms`);
     case "cancelled":

@@ -23,7 +23,10 @@ async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskK
       return new Campaign(builder.build()).runTimelines(task.seed, task.recipes.map((recipe) => ({ recipe, base })));
     }
     case "rootSeed": {
-      const outcome = await new Campaign(buildWithOverrides(builder, task.overrides)).runSingleSeed(task.seed, { baseTable: task.baseTable });
+      const outcome = await new Campaign(buildWithOverrides(builder, task.overrides)).runSingleSeed(task.seed, {
+        baseTable: task.baseTable,
+        onChaos: (chaos) => port.postMessage({ id: task.id, kind: "chaos", chaos } satisfies WorkerReply),
+      });
       return { ...outcome, result: { ...outcome.result, discoveries: [] } };
     }
   }

@@ -6,7 +6,9 @@
  * does not take the campaign down. Used by the explorer (continuations) and by `moonpool run`
  * (root seeds); what a task does is in pool-worker.ts.
  */
-import { Worker } from "node:worker_threads";
+import { getHeapStatistics } from "node:v8";
+import { Worker, type ResourceLimits } from "node:worker_threads";
+import type { SeedChaosRecord } from "../seed-chaos.ts";
 import type { PoolTask, PoolTaskKind, PoolTaskMessage, PoolTaskResults, TaskOutcome, WorkerReply } from "./messages.ts";
 
 const BOOTSTRAP_URL = new URL("./worker-bootstrap.mjs", import.meta.url);
@@ -17,6 +19,12 @@ export interface WorkerPoolOptions {
    * that root-seed tasks can explore (the runner never imports the explorer itself).
    */
   readonly preloadModules?: readonly string[];
+  /**
+   * Heap limits of every worker (default: this process's old-generation limit). Explicit limits
+   * make a worker that runs out of memory end with ERR_WORKER_OUT_OF_MEMORY, failing only its
+   * seed, instead of aborting the whole process.
+   */
+  readonly resourceLimits?: ResourceLimits;
 }
 
 export interface RunOptions {
@@ -40,12 +48,15 @@ interface Slot {
   current: PendingTask | null;
   timer: NodeJS.Timeout | null;
   startedMs: number;
+  /** The chaos the running root seed drew (reported if it then hangs or crashes). */
+  chaos: SeedChaosRecord | null;
 }
 
 export class WorkerPool {
   private readonly slots: Slot[] = [];
   private readonly queue: PendingTask[] = [];
   private readonly preloadModules: readonly string[];
+  private readonly resourceLimits: ResourceLimits;
   private nextId = 1;
   private closed = false;
 
@@ -55,6 +66,7 @@ export class WorkerPool {
   ) {
     if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`WorkerPool size must be a positive integer, got ${size}`);
     this.preloadModules = (options.preloadModules ?? []).slice();
+    this.resourceLimits = options.resourceLimits ?? { maxOldGenerationSizeMb: Math.ceil(getHeapStatistics().heap_size_limit / 2 ** 20) };
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
@@ -88,15 +100,18 @@ export class WorkerPool {
         if (slot.timer !== null) clearTimeout(slot.timer);
         slot.current?.resolve({ kind: "cancelled" });
         slot.current = null;
-        slot.worker.removeAllListeners();
+        detach(slot.worker);
         await slot.worker.terminate();
       }),
     );
   }
 
   private spawn(): Slot {
-    const worker = new Worker(BOOTSTRAP_URL, { workerData: { preloadModules: this.preloadModules } });
-    const slot: Slot = { worker, ready: false, current: null, timer: null, startedMs: 0 };
+    const worker = new Worker(BOOTSTRAP_URL, {
+      workerData: { preloadModules: this.preloadModules },
+      resourceLimits: this.resourceLimits,
+    });
+    const slot: Slot = { worker, ready: false, current: null, timer: null, startedMs: 0, chaos: null };
     worker.on("message", (reply: WorkerReply) => {
       if (reply.kind === "ready") {
         slot.ready = true;
@@ -105,12 +120,21 @@ export class WorkerPool {
       }
       const task = slot.current;
       if (task === null || task.message.id !== reply.id) return;
+      if (reply.kind === "chaos") {
+        slot.chaos = reply.chaos;
+        return;
+      }
       this.finish(slot, reply.kind === "done" ? { kind: "done", outcome: reply.value } : { kind: "error", name: reply.name, message: reply.message, stack: reply.stack });
       this.pump();
     });
-    // An error outside any task's try/catch (or a crash) ends the thread: fail its task, replace it.
-    worker.on("error", (error) => this.replace(slot, { kind: "error", name: error.name, message: `pool worker crashed: ${error.message}`, stack: error.stack }));
-    worker.on("exit", (code) => this.replace(slot, { kind: "error", name: "Error", message: `pool worker exited unexpectedly with code ${code}` }));
+    // An error outside any task's try/catch, running out of memory or `process.exit` ends the
+    // thread: its task fails with the cause and the worker is replaced.
+    const crashed = (cause: string): TaskOutcome<unknown> => ({ kind: "crashed", cause, wallTimeMs: performance.now() - slot.startedMs, chaos: slot.chaos });
+    worker.on("error", (error) => {
+      const code = (error as { code?: string }).code;
+      this.replace(slot, crashed(code === "ERR_WORKER_OUT_OF_MEMORY" ? `the worker ran out of memory (${error.message})` : `${error.name}: ${error.message}`));
+    });
+    worker.on("exit", (code) => this.replace(slot, crashed(`the worker exited with code ${code} (process.exit in simulated code?)`)));
     return slot;
   }
 
@@ -127,10 +151,15 @@ export class WorkerPool {
     const index = this.slots.indexOf(slot);
     if (index < 0) return;
     this.finish(slot, outcome);
-    slot.worker.removeAllListeners();
+    detach(slot.worker);
     void slot.worker.terminate();
     this.slots[index] = this.spawn();
     this.pump();
+  }
+
+  /** Whether every worker is idle and no task waits (tests use it to see the pool recovered). */
+  get idle(): boolean {
+    return this.queue.length === 0 && this.slots.every((slot) => slot.current === null);
   }
 
   private pump(): void {
@@ -140,10 +169,21 @@ export class WorkerPool {
       const task = this.queue.shift()!;
       slot.current = task;
       slot.startedMs = performance.now();
+      slot.chaos = null;
       if (task.timeoutMs !== null) {
-        slot.timer = setTimeout(() => this.replace(slot, { kind: "timeout", wallTimeMs: performance.now() - slot.startedMs }), task.timeoutMs);
+        slot.timer = setTimeout(() => this.replace(slot, { kind: "timeout", wallTimeMs: performance.now() - slot.startedMs, chaos: slot.chaos }), task.timeoutMs);
       }
       slot.worker.postMessage(task.message);
     }
   }
+}
+
+/**
+ * Stops listening to a worker being discarded. A terminated or dying worker can still emit
+ * 'error' (an out-of-memory worker does so after 'exit' handling began): without a listener
+ * that would be an unhandled 'error' event and bring the whole process down.
+ */
+function detach(worker: Worker): void {
+  worker.removeAllListeners();
+  worker.on("error", () => {});
 }

@@ -1,0 +1,18 @@
+/**
+ * The bundled examples' campaigns for the determinism matrix, each in both stepping modes. The
+ * seed count and base seed come from the command line (`--iterations`, `--base-seed`).
+ */
+import { defineSimulation, type SimulationDefinition } from "@moonpool/sim";
+import { leaderElection, leaderElectionVoteTwice } from "../../examples/leader-election/leader-election.sim.ts";
+import { paxos } from "../../examples/paxos/paxos.sim.ts";
+
+function inMode(base: SimulationDefinition, mode: "fast" | "paranoid"): SimulationDefinition {
+  return defineSimulation({ name: `${base.name}.${mode}`, description: `${base.name}, ${mode} stepping`, build: () => base.build().steppingMode(mode) });
+}
+
+export const leaderElectionFast = inMode(leaderElection, "fast");
+export const leaderElectionParanoid = inMode(leaderElection, "paranoid");
+export const voteTwiceFast = inMode(leaderElectionVoteTwice, "fast");
+export const voteTwiceParanoid = inMode(leaderElectionVoteTwice, "paranoid");
+export const paxosFast = inMode(paxos, "fast");
+export const paxosParanoid = inMode(paxos, "paranoid");

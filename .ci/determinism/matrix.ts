@@ -1,0 +1,116 @@
+/**
+ * The determinism matrix: the examples' campaigns (fixed base seed) under every Node binary given
+ * on the command line, with 1 and 2 workers and sharded 3 ways then merged, each simulation in
+ * both stepping modes. Prints one row per cell and fails (exit 1) when any per-seed trace hash
+ * differs from the first cell's.
+ *
+ *   node --import tsx .ci/determinism/matrix.ts SEEDS NODE_BINARY...
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+
+const HERE = fileURLToPath(new URL(".", import.meta.url));
+const BIN = fileURLToPath(new URL("../../packages/sim/bin/moonpool.mjs", import.meta.url));
+const BASE_SEED = 20_261_201;
+const SHARDS = 3;
+
+const [seedsArg, ...nodes] = process.argv.slice(2);
+const seeds = Number(seedsArg);
+if (!Number.isSafeInteger(seeds) || seeds < 1 || nodes.length === 0) {
+  console.error("usage: matrix.ts SEEDS NODE_BINARY...");
+  process.exit(2);
+}
+
+interface SeedHash {
+  readonly seed: number;
+  readonly traceHash: string;
+}
+interface Entry {
+  readonly name: string;
+  readonly report: { readonly seeds: readonly SeedHash[] };
+}
+
+/** Runs the CLI; exit 1 is expected (the vote-twice bug fails on purpose), anything else is not. */
+function moonpool(node: string, args: readonly string[]): void {
+  try {
+    execFileSync(node, [BIN, ...args], { cwd: HERE, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, NO_COLOR: "1", CI: "true" } });
+  } catch (error) {
+    const e = error as { status?: number; stderr?: Buffer };
+    if (e.status !== 1) throw new Error(`${node} moonpool ${args.join(" ")} exited ${e.status}:\n${e.stderr?.toString()}`);
+  }
+}
+
+/**
+ * Per-seed hashes keyed by simulation and seed, the stepping mode left out of the key: a seed's
+ * fast and paranoid runs must agree too (a disagreement within the report counts as a difference).
+ */
+function hashesOf(file: string): { hashes: Map<string, string>; modeDifferences: string[] } {
+  const hashes = new Map<string, string>();
+  const modeDifferences: string[] = [];
+  for (const entry of JSON.parse(readFileSync(file, "utf8")).simulations as Entry[]) {
+    const sim = entry.name.replace(/\.(fast|paranoid)$/, "");
+    for (const s of entry.report.seeds) {
+      const key = `${sim} ${s.seed}`;
+      const other = hashes.get(key);
+      if (other !== undefined && other !== s.traceHash) modeDifferences.push(`${key}: fast and paranoid give ${other} and ${s.traceHash}`);
+      hashes.set(key, s.traceHash);
+    }
+  }
+  return { hashes, modeDifferences };
+}
+
+function runCell(node: string, layout: string, dir: string): ReturnType<typeof hashesOf> {
+  const common = ["--iterations", String(seeds), "--base-seed", String(BASE_SEED), "--reporter", "json"];
+  if (layout !== "sharded") {
+    moonpool(node, ["run", ...common, "--workers", layout === "1 worker" ? "1" : "2", "--out", dir]);
+    return hashesOf(path.join(dir, "report.json"));
+  }
+  const shardFiles: string[] = [];
+  for (let i = 1; i <= SHARDS; i++) {
+    moonpool(node, ["run", ...common, "--workers", "2", "--shard", `${i}/${SHARDS}`, "--out", dir]);
+    shardFiles.push(path.join(dir, `report.shard-${i}-of-${SHARDS}.json`));
+  }
+  const merged = path.join(dir, "merged.json");
+  moonpool(node, ["merge", ...shardFiles, "-o", merged]);
+  return hashesOf(merged);
+}
+
+const root = mkdtempSync(path.join(tmpdir(), "moonpool-matrix-"));
+let reference: { cell: string; hashes: Map<string, string> } | null = null;
+let failures = 0;
+try {
+  const rows: string[] = [];
+  for (const node of nodes) {
+    const version = execFileSync(node, ["--version"], { encoding: "utf8" }).trim();
+    for (const layout of ["1 worker", "2 workers", "sharded"]) {
+      const started = performance.now();
+      const dir = mkdtempSync(path.join(root, "cell-"));
+      const { hashes, modeDifferences } = runCell(node, layout, dir);
+      const cell = `node ${version}, ${layout === "sharded" ? `${SHARDS} shards merged` : layout}`;
+      let differing = modeDifferences.length;
+      for (const text of modeDifferences.slice(0, 5)) console.error(`  ${cell}: ${text}`);
+      if (reference === null) reference = { cell, hashes };
+      else {
+        for (const key of new Set([...reference.hashes.keys(), ...hashes.keys()])) {
+          if (reference.hashes.get(key) === hashes.get(key)) continue;
+          differing++;
+          if (differing <= 5) console.error(`  ${cell}: ${key}: ${hashes.get(key) ?? "missing"} vs ${reference.hashes.get(key) ?? "missing"} (${reference.cell})`);
+        }
+      }
+      failures += differing;
+      const bySim = new Map<string, number>();
+      for (const key of hashes.keys()) bySim.set(key.split(" ")[0]!, (bySim.get(key.split(" ")[0]!) ?? 0) + 1);
+      const counts = [...bySim].map(([sim, n]) => `${sim} ${n}`).join(", ");
+      const verdict = differing === 0 ? "same" : `${differing} DIFFER`;
+      rows.push(`${cell.padEnd(34)} ${verdict.padEnd(10)} fast = paranoid; seeds: ${counts}; ${Math.round(performance.now() - started)} ms`);
+      console.log(rows[rows.length - 1]);
+    }
+  }
+  console.log(failures === 0 ? `determinism matrix: every per-seed hash equal in ${rows.length} cells` : `determinism matrix: ${failures} per-seed hashes differ`);
+} finally {
+  rmSync(root, { recursive: true, force: true });
+}
+process.exit(failures === 0 ? 0 : 1);
