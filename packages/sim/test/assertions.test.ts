@@ -102,7 +102,7 @@ describe("assertAlwaysOrUnreachable", () => {
     table.endSeed();
     expect(violations[0]).toContain('assertAlwaysOrUnreachable("opt") failed {n=1}');
     expect(detail(table, "opt")!.status).toBe("FAIL");
-    expect(table.assertionViolations()).toEqual(['assertAlwaysOrUnreachable("opt") failed 1 times out of 1']);
+    expect(table.assertionViolations()).toEqual(['assertAlwaysOrUnreachable("opt") failed once out of 1']);
   });
 
   it("never reached is fine: absent from the report, no violation", () => {
@@ -238,7 +238,7 @@ describe("numeric always", () => {
     expect(d.firstFailure).toMatchObject({ seed: 3, details: { left: 6, right: 5, group: "acceptor" } });
     // The report watermark (lt/le minimise left - right): the best left is 3.
     expect(d.watermark).toBe(3);
-    expect(table.assertionViolations()).toEqual(['assertAlwaysLessThanOrEqualTo("dead <= processes") failed 1 times out of 2']);
+    expect(table.assertionViolations()).toEqual(['assertAlwaysLessThanOrEqualTo("dead <= processes") failed once out of 2']);
   });
 
   it("all four comparisons, including boundaries", () => {

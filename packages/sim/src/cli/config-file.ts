@@ -26,7 +26,7 @@ export interface ResolvedConfig {
   readonly include: readonly string[];
   readonly exclude: readonly string[];
   readonly iterations: number | null;
-  readonly untilStable: { readonly quietSeeds: number; readonly maxSeeds: number } | null;
+  readonly untilStable: { readonly quietSeeds: number; readonly maxSeeds: number; readonly minSeeds?: number } | null;
   readonly workers: number;
   /** Absolute. */
   readonly reportDir: string;
@@ -80,7 +80,13 @@ export async function loadConfig(cwd: string, explicitPath?: string): Promise<Re
   const untilStable = config.untilStable === undefined ? null : {
     quietSeeds: positiveInteger(file, config.untilStable?.quietSeeds, "untilStable.quietSeeds"),
     maxSeeds: positiveInteger(file, config.untilStable?.maxSeeds, "untilStable.maxSeeds"),
+    ...(config.untilStable?.minSeeds === undefined
+      ? {}
+      : { minSeeds: positiveInteger(file, config.untilStable.minSeeds, "untilStable.minSeeds") }),
   };
+  if (untilStable?.minSeeds !== undefined && untilStable.minSeeds > untilStable.maxSeeds) {
+    fail(file, `untilStable.minSeeds (${untilStable.minSeeds}) cannot exceed untilStable.maxSeeds (${untilStable.maxSeeds})`);
+  }
   const reporters = config.reporters === undefined ? (["text"] as ReporterName[]) : stringList(file, config.reporters, "reporters");
   for (const r of reporters) if (!(REPORTER_NAMES as readonly string[]).includes(r)) fail(file, `unknown reporter '${r}'; known reporters: ${REPORTER_NAMES.join(", ")}`);
   if (config.reportDir !== undefined && (typeof config.reportDir !== "string" || config.reportDir.length === 0)) fail(file, "reportDir must be a non-empty path");

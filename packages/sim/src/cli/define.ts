@@ -76,7 +76,8 @@ export interface MoonpoolConfig {
    * `setIterations` / `untilCoverageStable` wins over this; `--iterations` etc. win over both).
    */
   readonly iterations?: number;
-  readonly untilStable?: { readonly quietSeeds: number; readonly maxSeeds: number };
+  /** Run until coverage is stable for `quietSeeds` seeds, at least `minSeeds`, at most `maxSeeds`. */
+  readonly untilStable?: { readonly quietSeeds: number; readonly maxSeeds: number; readonly minSeeds?: number };
   /** Worker threads (default: `os.availableParallelism()`). */
   readonly workers?: number;
   /** Where json and junit reports go (default `DEFAULT_REPORT_DIR`). */

@@ -85,7 +85,10 @@ export function validateContracts(store: TableStore, maxSites: number): Contract
       case "always":
       case "alwaysOrUnreachable":
       case "numericAlways":
-        if (site.failCount > 0) assertionViolations.push(`${call} failed ${site.failCount} times out of ${total}`);
+        if (site.failCount > 0) {
+          const times = site.failCount === 1 ? "once" : `${site.failCount} times`;
+          assertionViolations.push(`${call} failed ${times} out of ${total}`);
+        }
         break;
       case "unreachable":
         if (site.passCount > 0) assertionViolations.push(`${call} was reached ${site.passCount} times`);
