@@ -45,6 +45,22 @@ describe("explorer", () => {
     }
   });
 
+  it("an explored root whose own timeline passed is recorded as its failing timeline: hash and recipe replay", async () => {
+    const report = await explored([1, 2]).run();
+    const failing = report.seeds.filter((s) => !s.ok);
+    expect(failing.length).toBeGreaterThan(0);
+    for (const seed of failing) {
+      expect(seed.recipe).toMatch(/^sim\+schedule:/);
+      const replay = await new SimulationBuilder().workloadFactory(() => new GatedBug()).replayTimeline(seed.seed, seed.recipe!).run();
+      expect(replay.seeds[0]!.traceHash).toBe(seed.traceHash);
+      expect(replay.seeds[0]!.simulatedTimeMs).toBe(seed.simulatedTimeMs);
+    }
+    const json = report.toJSON() as { seeds: { ok: boolean; recipe?: string }[] };
+    expect(json.seeds.filter((s) => !s.ok).every((s) => typeof s.recipe === "string")).toBe(true);
+    // Passing roots carry no recipe.
+    expect(json.seeds.filter((s) => s.ok).some((s) => "recipe" in s)).toBe(false);
+  });
+
   it("is deterministic: the same campaign twice gives the same bugs and statistics", async () => {
     const a = await explored([5], 200).run();
     const b = await explored([5], 200).run();

@@ -76,6 +76,8 @@ export class Explorer implements RootSeedStrategy {
     let firstBug: number | null = null;
     const bugs: BugRecipe[] = [];
     const extraFailures: SeedFailure[] = [];
+    // The first continuation that failed: a root whose own timeline passed reports this one.
+    let firstFailing: { readonly result: SeedResult; readonly recipe: string } | undefined;
 
     /** Accounts for one timeline that has run (in timeline order: bug numbering depends on it). */
     const record = (recipe: Recipe, result: SeedResult): void => {
@@ -98,6 +100,7 @@ export class Explorer implements RootSeedStrategy {
           bugs.push(bug);
           this.bugRecipes.push(bug);
           if (recipe.length > 0) extraFailures.push({ ...f, message: `${f.message} [exploration recipe "${bug.recipe}"]`, recipe: bug.recipe });
+          if (recipe.length > 0) firstFailing ??= { result, recipe: bug.recipe };
         }
       }
     };
@@ -140,6 +143,20 @@ export class Explorer implements RootSeedStrategy {
     this.discoveriesTooDeep += frontier.tooDeep;
     this.perSeed.push({ seed, timelines, bugs, firstBugAtTimeline: firstBug });
     if (extraFailures.length === 0) return root;
+    if (root.ok && firstFailing !== undefined) {
+      // The record describes the timeline that failed (its hash, time and events, with its
+      // recipe), so that replaying `seed` with `recipe` reproduces exactly what it says.
+      const failed = firstFailing.result;
+      return {
+        ...root,
+        ok: false,
+        failures: extraFailures,
+        simulatedTimeMs: failed.simulatedTimeMs,
+        eventsProcessed: failed.eventsProcessed,
+        traceHash: failed.traceHash,
+        recipe: firstFailing.recipe,
+      };
+    }
     return { ...root, ok: false, failures: [...root.failures, ...extraFailures] };
   }
 

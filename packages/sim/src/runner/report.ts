@@ -244,6 +244,7 @@ export class SimulationReport {
         simDraws: r.simDraws,
         failures: r.failures,
         chaos: r.chaos,
+        ...(r.recipe !== undefined ? { recipe: r.recipe } : {}),
         ...(r.metrics !== undefined ? { metrics: r.metrics } : {}),
         ...(r.attachments !== undefined ? { attachments: r.attachments } : {}),
       })),

@@ -54,6 +54,11 @@ export interface SeedResult {
   readonly discoveries: readonly Discovery[];
   /** The chaos the seed ran with (network mode, swarm mask, every drawn value, chaos window). */
   readonly chaos: SeedChaosRecord;
+  /**
+   * For an explored root whose own timeline passed: the recipe of the first failing timeline,
+   * which `simulatedTimeMs`, `eventsProcessed` and `traceHash` then describe.
+   */
+  readonly recipe?: string;
   /** The seed's metric series, downsampled (absent when nothing recorded metrics). */
   readonly metrics?: readonly MetricSeriesReport[];
   /** Text the simulation attached (`ctx.attach`), e.g. graphs of its metrics; absent when none. */
