@@ -126,6 +126,7 @@ export function createProgram(): Command {
     .option("--failure <n>", "with --from: which failure (default 1)")
     .option("--html", "also write the timeline page (a self-contained HTML file) into the report directory")
     .option("--out <dir>", "with --html: the folder to write the page into (default: reportDir of the config)")
+    .option("--timeout <duration>", "wall-clock limit of the replay, e.g. 30s or 5m (default: 60s); past it the replay is stopped, exit 1")
     .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .action(async (simulation: string | undefined, flags: ReplayFlags) => {
       process.exitCode = await replayCommandRun(simulation, flags, io);

@@ -29,3 +29,18 @@ describe("a campaign survives seeds that hang, kill their worker or run out of m
     expect(result.stderr).not.toMatch(/Unhandled 'error' event/);
   }, 300_000);
 });
+
+describe("replay under a wall-clock limit", () => {
+  it("a hung timeline's replay is stopped at --timeout with a message, exit 1; a passing one replays as before", async () => {
+    const env = { MISBEHAVING_SEEDS: "hang:5" };
+    const hung = await runCli(["replay", "misbehaving", "--seed", "5", "--timeout", "2s"], { cwd: FIXTURES, env });
+    expect(hung.code).toBe(1);
+    expect(hung.stderr).toContain("the replay ran longer than its wall-clock limit of 2.00s and was stopped");
+    const passing = await runCli(["replay", "misbehaving", "--seed", "6", "--timeout", "2m"], { cwd: FIXTURES, env });
+    expect(passing.code, passing.stderr).toBe(0);
+    expect(passing.stdout).toMatch(/^PASSED misbehaving seed 6 /m);
+    const noUnit = await runCli(["replay", "misbehaving", "--seed", "6", "--timeout", "30"], { cwd: FIXTURES, env });
+    expect(noUnit.code).toBe(2);
+    expect(noUnit.stderr).toContain("--timeout '30'");
+  }, 120_000);
+});

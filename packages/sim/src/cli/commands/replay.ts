@@ -20,7 +20,9 @@ import { loadConfig } from "../config-file.ts";
 import { discoverSimulations, findSimulation, formatLoadFailure } from "../discovery.ts";
 import { EXIT_FAILED, EXIT_PASSED, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
-import { parsePositiveInteger, parseSeed, parseTraceLevel } from "../option-values.ts";
+import { parseDurationMs, parsePositiveInteger, parseSeed, parseTraceLevel } from "../option-values.ts";
+import { DEFAULT_SEED_TIMEOUT_MS } from "../pool-campaign.ts";
+import { isReplayChild, replayInChild } from "../replay-watchdog.ts";
 import { AFTER_FAILURE_MS, buildStory } from "../replay-story.ts";
 import { replayCommand } from "../replay-command.ts";
 import { renderTimelineHtml, replayTimeline, timelineFileName } from "../reporters/html/index.ts";
@@ -43,6 +45,8 @@ export interface ReplayFlags {
   readonly full?: boolean;
   readonly html?: boolean;
   readonly out?: string;
+  /** Wall-clock limit of the replay (default: the per-seed limit of `run`). */
+  readonly timeout?: string;
 }
 
 function levelColour(level: TraceLevel, text: string, c: Colors): string {
@@ -81,6 +85,10 @@ export function versionMismatchWarning(node: string, v8: string): string | null 
 }
 
 export async function replayCommandRun(simulationArg: string | undefined, flags: ReplayFlags, io: CliIO): Promise<number> {
+  if (!isReplayChild(io)) {
+    const limitMs = flags.timeout === undefined ? DEFAULT_SEED_TIMEOUT_MS : parseDurationMs(flags.timeout, "--timeout");
+    return replayInChild(limitMs, io);
+  }
   let target: Target;
   if (flags.from !== undefined) {
     if (simulationArg !== undefined || flags.seed !== undefined) throw new UsageError("--from takes the simulation, seed and recipe from the report: do not also pass them");

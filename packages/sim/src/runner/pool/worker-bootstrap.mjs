@@ -3,10 +3,14 @@
 // the pool asked for (e.g. the explore layer), then starts the worker loop: its TypeScript source
 // inside the repository, its compiled `.js` in the published package (which holds no `.ts`).
 import { existsSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { workerData } from "node:worker_threads";
 import { register } from "tsx/esm/api";
 
-register();
-for (const url of workerData?.preloadModules ?? []) await import(url);
 const source = new URL("./pool-worker.ts", import.meta.url);
+// As in bin/moonpool.mjs: inside the repository, its tsconfig `paths` resolve the packages to
+// their sources from any working folder.
+const repositoryTsconfig = fileURLToPath(new URL("../../../../../tsconfig.json", import.meta.url));
+register(existsSync(source) && existsSync(repositoryTsconfig) ? { tsconfig: repositoryTsconfig } : {});
+for (const url of workerData?.preloadModules ?? []) await import(url);
 await import(existsSync(source) ? source.href : new URL("./pool-worker.js", import.meta.url).href);
