@@ -46,7 +46,8 @@ export interface TimelineArrow {
   readonly delivered: boolean;
 }
 
-export interface TimelineData {
+/** The replayed timeline the page is about: what both the input and the page data carry. */
+interface TimelineSeed {
   readonly simulation: string;
   readonly seed: number;
   readonly recipe: string;
@@ -55,6 +56,9 @@ export interface TimelineData {
   readonly traceHash: string;
   readonly replayCommand: string;
   readonly failures: readonly SeedFailure[];
+}
+
+export interface TimelineData extends TimelineSeed {
   readonly lanes: readonly TimelineLane[];
   readonly events: readonly TimelineEvent[];
   readonly arrows: readonly TimelineArrow[];
@@ -62,15 +66,7 @@ export interface TimelineData {
   readonly failure: { readonly timeMs: number; readonly lane: number; readonly message: string } | null;
 }
 
-export interface TimelineInput {
-  readonly simulation: string;
-  readonly seed: number;
-  readonly recipe: string;
-  readonly ok: boolean;
-  readonly simulatedTimeMs: number;
-  readonly traceHash: string;
-  readonly replayCommand: string;
-  readonly failures: readonly SeedFailure[];
+export interface TimelineInput extends TimelineSeed {
   readonly events: readonly TraceEvent[];
 }
 
