@@ -113,13 +113,16 @@ export class PartSearch<I, O> {
       if (entry.isCall) {
         const op = this.ops[entry.op]!;
         const result = model.step(this.state, op.input, op.output);
+        // The state's key is computed once per step: the cache, the crashed-op test and the
+        // stack all use it.
+        const key = result.ok ? model.key(result.state) : this.key;
         // A crashed operation need not take effect; when it would leave the state as it is,
         // placing it explains nothing more than leaving it out, so it is not tried.
-        const useless = result.ok && entry.match === -1 && model.key(result.state) === this.key;
-        if (result.ok && !useless && this.remember(entry.op, result.state)) {
+        const useless = result.ok && entry.match === -1 && key === this.key;
+        if (result.ok && !useless && this.remember(entry.op, result.state, key)) {
           stack.push({ entry: this.cursor, state: this.state, key: this.key });
           this.state = result.state;
-          this.key = model.key(result.state);
+          this.key = key;
           this.lift(this.cursor);
           if (entry.match !== -1 && --this.remainingReturns === 0) return (this.status = "linearizable");
           this.cursor = entries[HEAD]!.next;
@@ -150,9 +153,8 @@ export class PartSearch<I, O> {
   }
 
   /** Adds `op` to the linearized set and records (set, state); false when already explored. */
-  private remember(op: number, state: unknown): boolean {
+  private remember(op: number, state: unknown, key: string | number): boolean {
     this.toggle(op);
-    const key = this.model.key(state);
     const bucketKey = (this.bitsHash ^ (typeof key === "number" ? key : stringHash(key))) | 0;
     const bucket = this.cache.get(bucketKey);
     if (bucket !== undefined) {
