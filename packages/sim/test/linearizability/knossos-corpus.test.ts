@@ -1,7 +1,8 @@
 /**
- * Jepsen's Knossos example histories with known verdicts (the folder names). The corpus is not
- * part of this repository: CI places it beside the clone; set MOONPOOL_KNOSSOS_DIR to point
- * elsewhere. Without it the test is skipped, saying so (and fails under CI).
+ * Jepsen's Knossos example histories with known verdicts (the folder names): EPL-1.0 data from
+ * jepsen-io/knossos, not kept in this repository. CI lays a `histories/knossos` folder beside the
+ * checkout; MOONPOOL_KNOSSOS_DIR points elsewhere. Without it the test is skipped, saying so (and
+ * fails under CI).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
