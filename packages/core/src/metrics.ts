@@ -70,6 +70,56 @@ export function checkMetricDefinition(kind: "counter" | "gauge" | "histogram", n
   }
 }
 
+export type MetricKind = "counter" | "gauge" | "histogram";
+
+/** A metric as declared: the same name keeps one kind and one label set wherever it is asked for. */
+export interface MetricDefinition {
+  readonly name: string;
+  readonly kind: MetricKind;
+  readonly help: string;
+  /** Sorted. */
+  readonly labelNames: readonly string[];
+  readonly buckets?: readonly number[];
+}
+
+/** The declared metrics of one provider: every provider checks a second declaration the same way. */
+export class MetricDefinitions {
+  private readonly byName = new Map<string, MetricDefinition>();
+
+  /** The definition of `name`, registered now or found; `created` tells which. */
+  define(kind: MetricKind, name: string, options: HistogramOptions = {}): { definition: MetricDefinition; created: boolean } {
+    checkMetricDefinition(kind, name, options);
+    const existing = this.byName.get(name);
+    const labelNames = [...(options.labelNames ?? [])].sort();
+    if (existing !== undefined) {
+      if (existing.kind !== kind) throw new InvalidConfiguration(`metric ${name} is already a ${existing.kind}; a ${kind} needs another name`);
+      if (existing.labelNames.join(",") !== labelNames.join(",")) {
+        throw new InvalidConfiguration(
+          `metric ${name} was declared with labels [${existing.labelNames.join(", ")}], now [${labelNames.join(", ")}]: declare it the same way everywhere`,
+        );
+      }
+      return { definition: existing, created: false };
+    }
+    const definition: MetricDefinition = {
+      name,
+      kind,
+      help: options.help ?? name,
+      labelNames,
+      ...(options.buckets !== undefined ? { buckets: [...options.buckets] } : {}),
+    };
+    this.byName.set(name, definition);
+    return { definition, created: true };
+  }
+
+  get(name: string): MetricDefinition | undefined {
+    return this.byName.get(name);
+  }
+
+  get names(): string[] {
+    return [...this.byName.keys()];
+  }
+}
+
 /** Checks one update's labels against the declared names; returns them in a canonical order. */
 export function checkMetricLabels(name: string, declared: readonly string[], labels: MetricLabels | undefined): MetricLabels {
   if (labels === undefined) return {};

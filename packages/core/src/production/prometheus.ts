@@ -8,12 +8,13 @@
  */
 import { InvalidConfiguration } from "../errors.ts";
 import {
-  checkMetricDefinition,
   checkMetricLabels,
+  MetricDefinitions,
   type CounterMetric,
   type GaugeMetric,
   type HistogramMetric,
   type HistogramOptions,
+  type MetricKind,
   type MetricLabels,
   type MetricOptions,
   type MetricsProvider,
@@ -52,16 +53,15 @@ export interface PrometheusMetrics<R extends PromRegistryLike = PromRegistryLike
 
 export function prometheusMetrics<R extends PromRegistryLike>(client: PromClientLike<R>, options: { registry?: R } = {}): PrometheusMetrics<R> {
   const registry = options.registry ?? new client.Registry();
-  const made = new Map<string, { kind: string; metric: unknown }>();
-  const define = <T>(kind: "counter" | "gauge" | "histogram", name: string, opts: HistogramOptions, make: (labelNames: readonly string[]) => T): T => {
-    checkMetricDefinition(kind, name, opts);
-    const existing = made.get(name);
-    if (existing !== undefined) {
-      if (existing.kind !== kind) throw new InvalidConfiguration(`metric ${name} is already a ${existing.kind}; a ${kind} needs another name`);
-      return existing.metric as T;
-    }
-    const metric = make(opts.labelNames ?? []);
-    made.set(name, { kind, metric });
+  const definitions = new MetricDefinitions();
+  const made = new Map<string, unknown>();
+  // A second declaration must match the first (kind and labels), as in the simulator; it then
+  // gets the metric made the first time.
+  const define = <T>(kind: MetricKind, name: string, opts: HistogramOptions, make: (labelNames: readonly string[]) => T): T => {
+    const { definition, created } = definitions.define(kind, name, opts);
+    if (!created) return made.get(name) as T;
+    const metric = make(definition.labelNames);
+    made.set(name, metric);
     return metric;
   };
   const config = (name: string, opts: HistogramOptions, labelNames: readonly string[]): PromMetricConfig<R> => ({

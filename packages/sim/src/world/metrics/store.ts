@@ -4,27 +4,21 @@
  * from zero at each boot, as a real process's would, so a reboot shows as a counter reset.
  */
 import {
-  checkMetricDefinition,
   checkMetricLabels,
   InvalidConfiguration,
+  MetricDefinitions,
   type CounterMetric,
   type GaugeMetric,
   type HistogramMetric,
   type HistogramOptions,
+  type MetricDefinition,
+  type MetricKind,
   type MetricLabels,
   type MetricOptions,
   type MetricsProvider,
 } from "@moonpool/core";
 
-export type MetricKind = "counter" | "gauge" | "histogram";
-
-export interface MetricDefinition {
-  readonly name: string;
-  readonly kind: MetricKind;
-  readonly help: string;
-  readonly labelNames: readonly string[];
-  readonly buckets?: readonly number[];
-}
+export type { MetricDefinition, MetricKind };
 
 /**
  * One series' samples. Counters: the running total after each update; gauges: the value after
@@ -59,7 +53,7 @@ export interface MetricSeriesReport {
 
 /** A sample store for one seed's world. */
 export class SimMetricStore {
-  private readonly definitions = new Map<string, MetricDefinition>();
+  private readonly definitions = new MetricDefinitions();
   private readonly byKey = new Map<string, SeriesState>();
   private readonly providers = new WeakMap<object, MetricsProvider>();
 
@@ -111,30 +105,12 @@ export class SimMetricStore {
   }
 
   get metricNames(): string[] {
-    return [...this.definitions.keys()];
+    return this.definitions.names;
   }
 
   /** @internal Registers (or finds) a metric; the same name must keep one kind and label set. */
   define(kind: MetricKind, name: string, options: HistogramOptions): MetricDefinition {
-    checkMetricDefinition(kind, name, options);
-    const existing = this.definitions.get(name);
-    const labelNames = [...(options.labelNames ?? [])].sort();
-    if (existing !== undefined) {
-      if (existing.kind !== kind) throw new InvalidConfiguration(`metric ${name} is already a ${existing.kind}; a ${kind} needs another name`);
-      if (existing.labelNames.join(",") !== labelNames.join(",")) {
-        throw new InvalidConfiguration(`metric ${name} was declared with labels [${existing.labelNames.join(", ")}], now [${labelNames.join(", ")}]: declare it the same way everywhere`);
-      }
-      return existing;
-    }
-    const definition: MetricDefinition = {
-      name,
-      kind,
-      help: options.help ?? name,
-      labelNames,
-      ...(options.buckets !== undefined ? { buckets: [...options.buckets] } : {}),
-    };
-    this.definitions.set(name, definition);
-    return definition;
+    return this.definitions.define(kind, name, options).definition;
   }
 
   /** @internal `writer` is the recording incarnation's provider: a new one marks a restart. */
