@@ -12,7 +12,8 @@ import { open, readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { PACKAGE_VERSION, REPORT_SCHEMA_VERSION, type SimulationReport } from "../runner/report.ts";
-import { formatFailure, type SeedResult } from "../runner/seed-result.ts";
+import { failingTimelines } from "../runner/failure-groups.ts";
+import { formatFailure } from "../runner/seed-result.ts";
 import { ReportMergeError } from "./errors.ts";
 import type { FirstReached, StopReason, TimedOutSeed } from "./pool-campaign.ts";
 import { replayCommand, type ReplayCommandContext } from "./replay-command.ts";
@@ -108,24 +109,14 @@ export function simulationStatus(
 
 /** One entry per failing timeline: each failing seed's root failures, and each exploration recipe. */
 export function failureEntries(report: SimulationReport, context: ReplayCommandContext, name: string, timedOut: TimedOutSeed | null): FailureEntry[] {
-  const entries: FailureEntry[] = [];
-  report.seeds.forEach((result: SeedResult, i) => {
-    if (result.ok) return;
-    const seen = new Set<string>();
-    for (const failure of result.failures) {
-      const recipe = failure.recipe ?? "";
-      if (seen.has(recipe)) continue;
-      seen.add(recipe);
-      entries.push({
-        seed: result.seed,
-        index: report.seedIndexes[i]!,
-        recipe,
-        kind: failure.kind,
-        message: formatFailure(failure),
-        replayCommand: replayCommand(context, name, result.seed, recipe),
-      });
-    }
-  });
+  const entries: FailureEntry[] = failingTimelines(report).map((t) => ({
+    seed: t.seed,
+    index: t.index,
+    recipe: t.recipe,
+    kind: t.failure.kind,
+    message: formatFailure(t.failure),
+    replayCommand: replayCommand(context, name, t.seed, t.recipe),
+  }));
   if (timedOut !== null) {
     entries.push({
       seed: timedOut.seed,
