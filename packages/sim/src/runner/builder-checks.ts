@@ -12,7 +12,7 @@ import { clockConfigErrors, type ClockConfig } from "../world/clock-config.ts";
 import { networkConfigErrors, type NetworkConfig } from "../world/network/config.ts";
 import { validateStorageConfig, type StorageConfig } from "../world/storage/config.ts";
 import type { ProcessGroupSpec } from "./config.ts";
-import type { ExplorationConfig } from "./exploration-config.ts";
+import type { ExplorationConfig } from "../explore/config.ts";
 import { WorkloadCount, type Process, type ProcessCount, type Workload } from "./user-interfaces.ts";
 
 /** Addresses are `10.0.{group}.{index + 1}`: at most 254 processes per group, 255 groups. */

@@ -7,7 +7,7 @@ import { InvalidConfiguration, TRACE_LEVEL_ORDER, type TraceLevel } from "@moonp
 import { DEFAULT_MAX_STEPS_PER_INSTANT, type SteppingMode } from "../engine/engine.ts";
 import { GUARDED_GLOBALS } from "../engine/escape-guard.ts";
 import { deriveSeed } from "../engine/rng.ts";
-import { resolveExplorationConfig, type ExplorationConfig } from "./exploration-config.ts";
+import { resolveExplorationConfig, type ExplorationConfig } from "../explore/config.ts";
 import { checkSimulationSource, type SimulationSource } from "./simulation-source.ts";
 import { checkRecipe, parseRecipe, type Recipe } from "../engine/recipe.ts";
 import { checkDeterminism, type DeterminismReport } from "./determinism.ts";
