@@ -15,7 +15,7 @@ import { PACKAGE_VERSION, REPORT_SCHEMA_VERSION, type SimulationReport } from ".
 import { failingTimelines } from "../runner/failure-groups.ts";
 import { formatFailure } from "../runner/seed-result.ts";
 import { ReportMergeError } from "./errors.ts";
-import type { FirstReached, StopReason, TimedOutSeed } from "./pool-campaign.ts";
+import type { FirstReached, StopReason, TimedOutSeed } from "../runner/pool/pool-campaign.ts";
 import { replayCommand, type ReplayCommandContext } from "./replay-command.ts";
 import type { SeedPlan } from "./seed-plan.ts";
 import type { IndexRange, Shard } from "./shard.ts";

@@ -14,11 +14,11 @@ import { buildSimulationConfig, type BuildOverrides } from "../build-simulation.
 import { colorEnabled, colorsFor, isCI } from "../colors.ts";
 import { loadConfig } from "../config-file.ts";
 import { discoverSimulations, formatLoadFailure, selectSimulations, type LoadFailure } from "../discovery.ts";
-import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED, EXIT_USAGE, UsageError } from "../errors.ts";
+import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED, EXIT_USAGE, SimulationLoadError, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parseDurationMs, parsePositiveInteger, parseReporters, parseSeed, parseSeedList, parseUntilStable } from "../option-values.ts";
 import { WorkerPool } from "../../runner/pool/worker-pool.ts";
-import { DEFAULT_SEED_TIMEOUT_MS, EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../pool-campaign.ts";
+import { DEFAULT_SEED_TIMEOUT_MS, EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../../runner/pool/pool-campaign.ts";
 import { createProgress } from "../progress.ts";
 import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
 import { writeHtmlReport } from "../reporters/html/index.ts";
@@ -189,6 +189,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         bailAfter: bailAfter === null ? undefined : Math.max(1, bailAfter - failingSeeds),
         seedTimeoutMs,
         signal: interrupt.signal,
+        loadError: (message) => new SimulationLoadError(message),
         onProgress: (p) => progress.update(p),
         onFailure: (result, index) => {
           // The text report groups every failure on stdout; without it, print the first seed of
