@@ -96,7 +96,6 @@ function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boo
     ...(neverEvaluated.length > 0 ? { neverEvaluated } : {}),
     ...(first.expectFailure === true ? { expectFailure: true } : {}),
     stoppedBy,
-    timedOut: shards.map((s) => s.entry.timedOut).find((t) => t !== null) ?? null,
     failures: shards.flatMap((s) => s.entry.failures),
     sometimesFirstReached: mergeFirstReached(shards.map((s) => s.entry.sometimesFirstReached)),
     report: merged.toJSON(),

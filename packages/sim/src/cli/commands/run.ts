@@ -68,7 +68,7 @@ async function failedSeedsOf(file: string): Promise<Map<string, number[]>> {
   }
   const bySimulation = new Map<string, number[]>();
   for (const entry of report.simulations) {
-    const seeds = [...new Set([...(entry.report.seedsFailing as number[]), ...(entry.timedOut === null ? [] : [entry.timedOut.seed])])];
+    const seeds = [...new Set(entry.report.seedsFailing as number[])];
     if (seeds.length > 0) bySimulation.set(entry.name, seeds);
   }
   return bySimulation;
@@ -211,7 +211,6 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
       // A seed past --timeout is a failed seed (printed by onFailure); the campaign went on.
       const { report, stoppedBy, sometimesFirstReached } = outcome;
       failingSeeds += report.failedRuns;
-      const timedOut = null;
       progress.end();
       const declared = await declaredSafetyAssertions(sim.file, fileConfig.rootDir);
       const unevaluated = neverEvaluated(declared, new Set(report.assertionDetails.map((d) => d.message)));
@@ -228,8 +227,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         ...(unevaluated.length > 0 ? { neverEvaluated: unevaluated } : {}),
         ...(sim.definition.expectFailure ? { expectFailure: true } : {}),
         stoppedBy,
-        timedOut,
-        failures: failureEntries(report, context, sim.name, timedOut),
+        failures: failureEntries(report, context, sim.name),
         sometimesFirstReached,
         report: report.toJSON(),
       };

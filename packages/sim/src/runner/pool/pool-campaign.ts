@@ -49,12 +49,6 @@ export interface CampaignProgress {
 
 export type StopReason = "bail" | "timeout" | "interrupted";
 
-export interface TimedOutSeed {
-  readonly seed: number;
-  readonly index: number;
-  readonly wallTimeMs: number;
-}
-
 export interface PoolCampaignOptions {
   readonly name: string;
   /** What the workers import: the simulation file and the export holding its definition. */
