@@ -29,8 +29,10 @@ import {
   assertSometimes,
   assertSometimesEach,
   assertSometimesGreaterThan,
+  BrokenPromise,
   buggify,
   buggifyWithProb,
+  isAbortError,
   Transport,
   type NodeContext,
   type Providers,
@@ -216,17 +218,27 @@ export class PaxosNode {
       prepare: (request) => this.onPrepare(ctx, request.ballot, request.fromSlot),
       accept: (request) => this.onAccept(ctx, request.ballot, request.slot, request.value),
       decide: async (request) => this.learn(request.slot, request.value),
-      propose: (request) => this.onPropose(ctx, request.value),
+      propose: (request) =>
+        this.onPropose(ctx, request.value).catch((error: unknown) => {
+          // A graceful shutdown cut the proposal short: dropped unanswered (the client retries), not failed.
+          if (isAbortError(error)) throw new BrokenPromise("the node is shutting down");
+          throw error;
+        }),
       read: async (request) => this.onRead(request.slot),
       status: async () => ({ type: "status" as const, node: this.id, voting: !this.damaged }),
     });
     await transport.listen(this.myAddress);
     this.stubs = this.addresses.map((address) => transport.stub(PaxosService, address));
     ctx.trace.info("listening", { node: this.id, addr: this.myAddress });
-    while (!ctx.shutdown.aborted) {
-      await ctx.time.sleep(SHUTDOWN_POLL_MS);
-      if (this.bug === "promise-before-persist") await this.flushPromise(ctx);
+    try {
+      while (!ctx.shutdown.aborted) {
+        await ctx.time.sleep(SHUTDOWN_POLL_MS);
+        if (this.bug === "promise-before-persist") await this.flushPromise(ctx);
+      }
+    } catch (error) {
+      if (!isAbortError(error)) throw error;
     }
+    // Requests still in hand are answered `BrokenPromise`, so their clients retry elsewhere at once.
     await transport.close();
     await store.close();
   }
