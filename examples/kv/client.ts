@@ -5,8 +5,8 @@
  * before returning it, so no later read can return anything older. Any two majorities share a
  * replica, which is what makes every operation appear to happen at one instant.
  */
-import { assertSometimes, type Providers } from "@moonpool/core";
-import { compareTs, KV_PORT, request, ZERO_TS, type Reply, type Timestamp } from "./protocol.ts";
+import { assertSometimes, type Providers, type ServiceStub, type Transport } from "@moonpool/core";
+import { compareTs, KV_PORT, KvService, request, ZERO_TS, type Kv, type Reply, type Request, type Timestamp } from "./protocol.ts";
 
 export interface KvClientOptions {
   /**
@@ -29,14 +29,18 @@ export class QuorumUnavailable extends Error {
 
 export class KvClient {
   private readonly majority: number;
+  private readonly replicas: readonly ServiceStub<Kv>[];
 
   constructor(
     private readonly id: string,
+    /** Carries the requests: one connection per replica, shared by every client of the transport. */
+    transport: Transport,
     /** IPs of every replica. */
-    private readonly replicas: readonly string[],
+    replicaIps: readonly string[],
     private readonly options: KvClientOptions = {},
   ) {
-    this.majority = Math.floor(replicas.length / 2) + 1;
+    this.majority = Math.floor(replicaIps.length / 2) + 1;
+    this.replicas = replicaIps.map((ip) => transport.stub(KvService, `${ip}:${KV_PORT}`));
   }
 
   /** The value of `key`, or `null` when it was never written. */
@@ -44,13 +48,13 @@ export class KvClient {
     if (this.options.bug === "stale-read") {
       const first = io.random.randomRange(0, this.replicas.length);
       for (let k = 0; k < this.replicas.length; k++) {
-        const reply = await request(io, this.addr((first + k) % this.replicas.length), { type: "read", key });
+        const reply = await request(this.replicas[(first + k) % this.replicas.length]!, { type: "read", key });
         if (reply?.type === "read") return reply.value;
       }
       throw new QuorumUnavailable("read", 0);
     }
-    const newest = await this.readPhase(io, key);
-    await this.writePhase(io, key, newest.ts, newest.value);
+    const newest = await this.readPhase(key);
+    await this.writePhase(key, newest.ts, newest.value);
     return newest.value;
   }
 
@@ -58,17 +62,13 @@ export class KvClient {
    * Stores `value`. A `QuorumUnavailable` from the read phase means nothing was written; from
    * the write phase, the value may or may not have been stored.
    */
-  async put(io: Providers, key: string, value: string): Promise<void> {
-    const newest = await this.readPhase(io, key);
-    await this.writePhase(io, key, [newest.ts[0] + 1, this.id], value);
+  async put(key: string, value: string): Promise<void> {
+    const newest = await this.readPhase(key);
+    await this.writePhase(key, [newest.ts[0] + 1, this.id], value);
   }
 
-  private addr(index: number): string {
-    return `${this.replicas[index]}:${KV_PORT}`;
-  }
-
-  private async readPhase(io: Providers, key: string): Promise<{ ts: Timestamp; value: string | null }> {
-    const replies = await this.broadcast(io, { type: "read", key });
+  private async readPhase(key: string): Promise<{ ts: Timestamp; value: string | null }> {
+    const replies = await this.broadcast({ type: "read", key });
     const reads = replies.filter((r): r is Extract<Reply, { type: "read" }> => r?.type === "read");
     if (reads.length < this.majority) throw new QuorumUnavailable("read", reads.length);
     let newest: { ts: Timestamp; value: string | null } = { ts: ZERO_TS, value: null };
@@ -77,14 +77,14 @@ export class KvClient {
     return newest;
   }
 
-  private async writePhase(io: Providers, key: string, ts: Timestamp, value: string | null): Promise<void> {
-    const replies = await this.broadcast(io, { type: "write", key, ts, value });
+  private async writePhase(key: string, ts: Timestamp, value: string | null): Promise<void> {
+    const replies = await this.broadcast({ type: "write", key, ts, value });
     const acks = replies.filter((r) => r?.type === "written").length;
     if (acks < this.majority) throw new QuorumUnavailable("write", acks);
   }
 
   /** Asks every replica at once and waits for each answer or its timeout. */
-  private broadcast(io: Providers, message: Parameters<typeof request>[2]): Promise<(Reply | null)[]> {
-    return Promise.all(this.replicas.map((_, i) => request(io, this.addr(i), message)));
+  private broadcast(message: Request): Promise<(Reply | null)[]> {
+    return Promise.all(this.replicas.map((replica) => request(replica, message)));
   }
 }

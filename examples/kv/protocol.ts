@@ -1,16 +1,16 @@
 /**
- * The replicas' wire protocol and the client's request helper. Every request is one short TCP
- * exchange (connect, one checksummed frame each way, close): a lost, refused, reset, corrupted or
- * late reply is "no answer", which the quorum logic must tolerate anyway.
+ * The replicas' service and the client's request helper, on the transport layer of
+ * `@moonpool/core`: one resilient connection per replica, CRC-32C-checked frames (a corrupted
+ * frame drops the connection instead of reaching a replica). A lost, refused, reset or late reply
+ * is "no answer", which the quorum logic must tolerate anyway.
  */
 import {
-  decodeChecksummedJson,
-  encodeChecksummedJson,
-  FramedConnection,
-  IoError,
+  ApplicationError,
+  defineService,
   isAbortError,
-  TimeoutError,
-  type Providers,
+  SerializationError,
+  TransportError,
+  type ServiceStub,
 } from "@moonpool/core";
 
 export const KV_PORT = 7300;
@@ -34,22 +34,31 @@ export type Reply =
   | { readonly type: "read"; readonly ts: Timestamp; readonly value: string | null }
   | { readonly type: "written" };
 
-/** One exchange with `addr`; `null` when there was no usable answer. */
-export async function request(io: Providers, addr: string, message: Request): Promise<Reply | null> {
-  const exchange = async (): Promise<Reply | null> => {
-    const conn = new FramedConnection(await io.network.connect(addr));
-    try {
-      await conn.send(encodeChecksummedJson(message));
-      const frame = await conn.recv();
-      return frame === null ? null : decodeChecksummedJson<Reply>(frame);
-    } finally {
-      await conn.close().catch(() => undefined);
-    }
-  };
+type RequestMessage<T extends Request["type"]> = Extract<Request, { readonly type: T }>;
+type ReplyMessage<T extends Reply["type"]> = Extract<Reply, { readonly type: T }>;
+
+/** A replica's service. `null` is no answer: the replica stopped answering after a failed append. */
+export interface Kv {
+  read(request: RequestMessage<"read">): Promise<ReplyMessage<"read"> | null>;
+  write(request: RequestMessage<"write">): Promise<ReplyMessage<"written"> | null>;
+}
+
+export const KvService = defineService<Kv>("kv", { read: true, write: true });
+
+/**
+ * One request to a replica; `null` when there was no usable answer within `REQUEST_TIMEOUT_MS`.
+ * Both are at least once (`getReply`: re-sent on a new connection until the timeout), which is
+ * safe because both are idempotent: a read changes nothing, and a write carries its version, so a
+ * second copy finds that version (or a newer one) already stored and changes nothing.
+ */
+export async function request(replica: ServiceStub<Kv>, message: Request): Promise<Reply | null> {
+  const options = { timeoutMs: REQUEST_TIMEOUT_MS };
   try {
-    return await io.time.timeout(REQUEST_TIMEOUT_MS, exchange());
+    return message.type === "read" ? await replica.read.getReply(message, options) : await replica.write.getReply(message, options);
   } catch (error) {
-    if (error instanceof IoError || error instanceof TimeoutError || isAbortError(error)) return null;
+    // A handler that threw, or a message that did not encode, is a bug in this code: it surfaces.
+    if (error instanceof ApplicationError || error instanceof SerializationError) throw error;
+    if (error instanceof TransportError || isAbortError(error)) return null;
     throw error;
   }
 }

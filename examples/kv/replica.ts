@@ -9,17 +9,18 @@
  */
 import {
   assertSometimes,
+  BrokenPromise,
   decodeChecksummedJson,
   encodeChecksummedJson,
-  FramedConnection,
   IoError,
   isAbortError,
   OpenOptions,
+  Transport,
   type NodeContext,
   type StorageFile,
-  type TaskScope,
+  type Tracer,
 } from "@moonpool/core";
-import { compareTs, KV_PORT, ZERO_TS, type Reply, type Request, type Timestamp } from "./protocol.ts";
+import { compareTs, KV_PORT, KvService, ZERO_TS, type Reply, type Request, type Timestamp } from "./protocol.ts";
 
 export const LOG_PATH = "kv/replica.log";
 const HEADER_BYTES = 4;
@@ -49,22 +50,28 @@ export class Replica {
 
   async run(ctx: NodeContext): Promise<void> {
     await this.recover(ctx);
-    const listener = await ctx.network.bind(`${ctx.myIp}:${KV_PORT}`);
-    ctx.task.spawn("accept-loop", async (scope) => {
-      try {
-        for (;;) {
-          const conn = await listener.accept();
-          scope.task.spawn("serve", (s) => this.serve(s, new FramedConnection(conn)));
+    const transport = new Transport(ctx);
+    // A broken replica answers nothing (`null`): the client counts it as a lost message.
+    transport.serve(KvService, {
+      read: async (message) => (this.broken ? null : this.read(message.key)),
+      write: async (message) => {
+        if (this.broken) return null;
+        try {
+          const reply = await this.write(ctx, message);
+          return this.broken ? null : reply;
+        } catch (error) {
+          // A graceful shutdown cut the append short: the write is dropped unanswered, not failed.
+          if (isAbortError(error)) throw new BrokenPromise("the replica is shutting down");
+          throw error;
         }
-      } catch (error) {
-        if (!(error instanceof IoError || isAbortError(error))) throw error;
-      }
+      },
     });
+    await transport.listen(`${ctx.myIp}:${KV_PORT}`);
     await new Promise<void>((resolve) => {
       if (ctx.shutdown.aborted) resolve();
       else ctx.shutdown.addEventListener("abort", () => resolve(), { once: true });
     });
-    await listener.close().catch(() => undefined);
+    await transport.close();
   }
 
   private async recover(ctx: NodeContext): Promise<void> {
@@ -114,26 +121,12 @@ export class Replica {
     return next;
   }
 
-  private async serve(io: TaskScope, conn: FramedConnection): Promise<void> {
-    try {
-      const frame = await conn.recv();
-      if (frame === null) return;
-      const message = decodeChecksummedJson<Request>(frame);
-      if (message === null || this.broken) return; // the client treats it as lost
-      const reply = await this.handle(io, message);
-      if (!this.broken) await conn.send(encodeChecksummedJson(reply));
-    } catch (error) {
-      if (!(error instanceof IoError || isAbortError(error))) throw error;
-    } finally {
-      await conn.close().catch(() => undefined);
-    }
+  private read(key: string): Extract<Reply, { type: "read" }> {
+    const v = this.data.get(key) ?? { ts: ZERO_TS, value: null };
+    return { type: "read", ts: v.ts, value: v.value };
   }
 
-  private async handle(io: TaskScope, message: Request): Promise<Reply> {
-    if (message.type === "read") {
-      const v = this.data.get(message.key) ?? { ts: ZERO_TS, value: null };
-      return { type: "read", ts: v.ts, value: v.value };
-    }
+  private async write(io: { readonly trace: Tracer }, message: Extract<Request, { type: "write" }>): Promise<Extract<Reply, { type: "written" }>> {
     try {
       if (this.apply(message.key, { ts: message.ts, value: message.value })) {
         // Durable before acknowledged: a crash after the ack must not lose the write.

@@ -10,6 +10,7 @@ import {
   explainCheck,
   HistoryRecorder,
   kvModel,
+  Transport,
   type SimContext,
   type TaskScope,
   type Workload,
@@ -36,11 +37,15 @@ export class KvWorkload implements Workload {
     this.history = new HistoryRecorder({ time: ctx.time, trace: ctx.trace });
     const replicas = ctx.topology.ipsInGroup("replica");
     const end = ctx.time.now() + RUN_MS;
+    const transport = new Transport(ctx);
     const clients = Array.from({ length: CLIENT_COUNT }, (_, c) =>
-      ctx.task.spawn(`client-${c}`, (scope) => this.client(scope, new KvClient(`c${c}`, replicas, this.options), `c${c}`, end)),
+      ctx.task.spawn(`client-${c}`, (scope) =>
+        this.client(scope, new KvClient(`c${c}`, transport, replicas, this.options), `c${c}`, end),
+      ),
     );
     // Every client must finish: the first workload to return would shut the others down.
     for (const handle of clients) await handle.join();
+    await transport.close();
   }
 
   private async client(io: TaskScope, client: KvClient, name: string, endMs: number): Promise<void> {
@@ -52,7 +57,7 @@ export class KvWorkload implements Workload {
         const value = `${name}-${++written}`;
         const op = this.history.invoke(name, { f: "put", key, value });
         try {
-          await client.put(io, key, value);
+          await client.put(key, value);
           op.ok();
         } catch (error) {
           if (!(error instanceof QuorumUnavailable)) throw error;

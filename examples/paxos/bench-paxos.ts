@@ -11,7 +11,7 @@
  *   seed, one timeline each, until the first failing one, capped at the same `BUG_BUDGET`.
  *
  * Every planted bug of `PAXOS_BUGS` is measured, the two that need reboots included. The budget is
- * large because `ballot-reuse-after-restart` is rare: about one campaign seed in 2,000 fails with it.
+ * large because `ballot-reuse-after-restart` is rare: about one campaign seed in 1,500 fails with it.
  *
  * The lead wires it as `npm run bench -- paxos` (bench/run.ts prints the JSON line).
  */

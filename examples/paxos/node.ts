@@ -29,32 +29,40 @@ import {
   assertSometimes,
   assertSometimesEach,
   assertSometimesGreaterThan,
+  BrokenPromise,
   buggify,
   buggifyWithProb,
-  FramedConnection,
+  isAbortError,
+  Transport,
   type NodeContext,
   type Providers,
-  type TaskScope,
+  type ServiceStub,
   type Tracer,
 } from "@moonpool/core";
 import { AcceptorStore, type DurableState, type LogRecord } from "./acceptor-store.ts";
 import {
+  announce,
+  ask,
   ballotNode,
   ballotRound,
-  call,
-  decodeMessage,
-  encodeMessage,
   isNetworkTrouble,
   makeBallot,
   AdaptiveTimeout,
   MAX_NODES,
+  PaxosService,
   PEER_RPC_TIMEOUT_MAX_MS,
   PEER_RPC_TIMEOUT_MIN_MS,
   type AcceptedEntry,
+  type Paxos,
   type Ballot,
   type Reply,
+  type ReplyMessage,
   type Request,
+  type RequestMessage,
 } from "./protocol.ts";
+
+/** What the node's code needs of its context: the providers and a tracer. */
+type Io = Providers & { readonly trace: Tracer };
 
 /** The classic Paxos bugs this example can plant. None is on unless asked for. */
 export const PAXOS_BUGS = [
@@ -103,8 +111,6 @@ const QUEUED_REQUEST_EXPIRY_MS = 2_000;
 const ROUND_BACKOFF_MS: readonly [number, number] = [5, 60];
 /** How often the main loop checks for shutdown (production has no abortable sleep). */
 const SHUTDOWN_POLL_MS = 50;
-/** Pause after a failed accept before the next one. */
-const ACCEPT_RETRY_MS = 10;
 /** A disk that fails at boot is retried this often, then the node gives up and stays down. */
 const MAX_RECOVERY_ATTEMPTS = 20;
 const RECOVERY_RETRY_MS = 100;
@@ -165,6 +171,8 @@ export class PaxosNode {
   private readonly peerTimeout = new AdaptiveTimeout(PEER_RPC_TIMEOUT_MIN_MS, PEER_RPC_TIMEOUT_MAX_MS);
   /** Peers (by index) that did not answer their last RPC: the node's view of the fault regime. */
   private readonly silentPeers = new Set<number>();
+  /** A client of every node's service, by index (this node's own entry is never used). */
+  private stubs: readonly ServiceStub<Paxos>[] = [];
 
   // Learner.
   private readonly chosen = new Map<number, string>();
@@ -204,28 +212,34 @@ export class PaxosNode {
     // Boot is a stable observation point: true only after a reboot that found a promise on disk.
     assertSometimes(this.promised > 0, "acceptor recovered persisted state");
 
-    const listener = await ctx.network.bind(this.myAddress);
-    ctx.trace.info("listening", { node: this.id, addr: this.myAddress });
-    ctx.task.spawn("accept-loop", async (scope) => {
-      while (!ctx.shutdown.aborted) {
-        try {
-          const conn = await listener.accept();
-          scope.task.spawn("serve", (s) => this.serve(s, new FramedConnection(conn)));
-        } catch (error) {
-          if (!isNetworkTrouble(error)) throw error;
-          if (ctx.shutdown.aborted) return; // the listener closed at shutdown
-          // A failed accept (out of file descriptors, a reset before accept) must not stop the
-          // node from serving: note it and keep accepting.
-          scope.trace.warn("accept_failed", { node: this.id, error: String(error) });
-          await scope.time.sleep(ACCEPT_RETRY_MS);
-        }
-      }
+    const transport = new Transport(ctx);
+    // Served before the listener accepts anything: a request must never find no endpoint here.
+    transport.serve(PaxosService, {
+      prepare: (request) => this.onPrepare(ctx, request.ballot, request.fromSlot),
+      accept: (request) => this.onAccept(ctx, request.ballot, request.slot, request.value),
+      decide: async (request) => this.learn(request.slot, request.value),
+      propose: (request) =>
+        this.onPropose(ctx, request.value).catch((error: unknown) => {
+          // A graceful shutdown cut the proposal short: dropped unanswered (the client retries), not failed.
+          if (isAbortError(error)) throw new BrokenPromise("the node is shutting down");
+          throw error;
+        }),
+      read: async (request) => this.onRead(request.slot),
+      status: async () => ({ type: "status" as const, node: this.id, voting: !this.damaged }),
     });
-    while (!ctx.shutdown.aborted) {
-      await ctx.time.sleep(SHUTDOWN_POLL_MS);
-      if (this.bug === "promise-before-persist") await this.flushPromise(ctx);
+    await transport.listen(this.myAddress);
+    this.stubs = this.addresses.map((address) => transport.stub(PaxosService, address));
+    ctx.trace.info("listening", { node: this.id, addr: this.myAddress });
+    try {
+      while (!ctx.shutdown.aborted) {
+        await ctx.time.sleep(SHUTDOWN_POLL_MS);
+        if (this.bug === "promise-before-persist") await this.flushPromise(ctx);
+      }
+    } catch (error) {
+      if (!isAbortError(error)) throw error;
     }
-    await listener.close();
+    // Requests still in hand are answered `BrokenPromise`, so their clients retry elsewhere at once.
+    await transport.close();
     await store.close();
   }
 
@@ -253,42 +267,21 @@ export class PaxosNode {
 
   // --- serving ---------------------------------------------------------------------------------
 
-  /** Answers one request. Never throws for I/O: the caller times out and retries. */
-  private async serve(io: TaskScope, conn: FramedConnection): Promise<void> {
-    try {
-      const frame = await conn.recv();
-      if (frame === null) return;
-      const request = decodeMessage<Request>(frame);
-      if (request === null) return; // corrupted: lost, as far as the caller can tell
-      const reply = await this.handle(io, request);
-      if (reply !== null) await conn.send(encodeMessage(reply));
-    } catch (error) {
-      if (!isNetworkTrouble(error)) throw error;
-    } finally {
-      await conn.close().catch(() => undefined);
-    }
+  /** This node's own acceptor's answer to a phase message (the proposer asks itself without the network). */
+  private handlePhase(io: Io, request: RequestMessage<"prepare" | "accept">): Promise<Reply | null> {
+    if (request.type === "prepare") return this.onPrepare(io, request.ballot, request.fromSlot);
+    return this.onAccept(io, request.ballot, request.slot, request.value);
   }
 
-  /** The reply to `request`, or null when there is none to give (the state could not be persisted). */
-  private handle(io: TaskScope, request: Request): Promise<Reply | null> {
-    switch (request.type) {
-      case "prepare":
-        return this.onPrepare(io, request.ballot, request.fromSlot);
-      case "accept":
-        return this.onAccept(io, request.ballot, request.slot, request.value);
-      case "decide":
-        this.learn(request.slot, request.value);
-        return Promise.resolve({ type: "decided" });
-      case "read":
-        return Promise.resolve({ type: "read", slot: request.slot, value: this.chosen.get(request.slot) ?? null });
-      case "status":
-        return Promise.resolve({ type: "status", node: this.id, voting: !this.damaged });
-      case "propose": {
-        if (this.damaged) return Promise.resolve({ type: "proposed", ok: false, reason: "not-voting" });
-        const receivedAt = io.time.now();
-        return this.proposerLock.run(() => this.propose(io, request.value, receivedAt));
-      }
-    }
+  private onRead(slot: number): ReplyMessage<"read"> {
+    return { type: "read", slot, value: this.chosen.get(slot) ?? null };
+  }
+
+  /** A client's proposal: queued behind the proposer's current request. */
+  private onPropose(io: Io, value: string): Promise<ReplyMessage<"proposed">> {
+    if (this.damaged) return Promise.resolve({ type: "proposed", ok: false, reason: "not-voting" });
+    const receivedAt = io.time.now();
+    return this.proposerLock.run(() => this.propose(io, value, receivedAt));
   }
 
   // --- acceptor --------------------------------------------------------------------------------
@@ -313,7 +306,7 @@ export class PaxosNode {
   }
 
   /** Phase 1b. A ballot equal to the promise is promised again (a retransmitted prepare). */
-  private onPrepare(io: TaskScope, ballot: Ballot, fromSlot: number): Promise<Reply | null> {
+  private onPrepare(io: Io, ballot: Ballot, fromSlot: number): Promise<ReplyMessage<"promise"> | null> {
     if (this.damaged) return Promise.resolve(null); // it may have forgotten what it promised: no vote
     return this.acceptorLock.run(async () => {
       const stale = ballot < this.promised;
@@ -339,7 +332,7 @@ export class PaxosNode {
   }
 
   /** Phase 2b. */
-  private onAccept(io: TaskScope, ballot: Ballot, slot: number, value: string): Promise<Reply | null> {
+  private onAccept(io: Io, ballot: Ballot, slot: number, value: string): Promise<ReplyMessage<"accepted"> | null> {
     if (this.damaged) return Promise.resolve(null);
     return this.acceptorLock.run(async () => {
       // The rule that keeps a chosen value chosen; the planted bug skips it.
@@ -357,7 +350,7 @@ export class PaxosNode {
   // --- proposer --------------------------------------------------------------------------------
 
   /** Puts `value` in the log (or finds it there) and answers the client. */
-  private async propose(io: TaskScope, value: string, receivedAt: number): Promise<Reply> {
+  private async propose(io: Io, value: string, receivedAt: number): Promise<ReplyMessage<"proposed">> {
     // The client gave up on a request that waited this long; it will retry with the same value.
     if (io.time.now() - receivedAt > QUEUED_REQUEST_EXPIRY_MS) return { type: "proposed", ok: false, reason: "busy" };
     const known = this.slotOfValue.get(value);
@@ -398,7 +391,7 @@ export class PaxosNode {
       }
       io.trace.info("value_chosen", { slot, ballot: lead.ballot, value: proposal, node: this.id });
       this.learn(slot, proposal);
-      this.announce(io, slot, lead.ballot, proposal);
+      this.announce(slot, lead.ballot, proposal);
       const mine = this.slotOfValue.get(value);
       if (mine !== undefined) {
         // Simulation only: the value is in the log but the client hears "retry", as if the reply
@@ -413,7 +406,7 @@ export class PaxosNode {
   }
 
   /** Phase 1 for a fresh ballot. On success `this.leadership` holds it. */
-  private async prepare(io: TaskScope): Promise<PhaseOutcome> {
+  private async prepare(io: Io): Promise<PhaseOutcome> {
     // Past every ballot a rejection reported, and past every round this node ever reserved. The
     // planted bug counts up from its in-memory round only, one round per attempt, and after a
     // restart that count starts again from 0: its early ballots are ballots it already used.
@@ -455,7 +448,7 @@ export class PaxosNode {
   }
 
   /** Phase 2 for one slot. */
-  private async acceptPhase(io: TaskScope, ballot: Ballot, slot: number, value: string): Promise<PhaseOutcome> {
+  private async acceptPhase(io: Io, ballot: Ballot, slot: number, value: string): Promise<PhaseOutcome> {
     // Simulation only: ask a bare majority (ourselves and one peer) instead of everyone. Correct,
     // and it leaves the third acceptor behind, so later leaders must recover values from fewer copies.
     const bare = buggify("paxos: accept to a bare quorum");
@@ -488,10 +481,11 @@ export class PaxosNode {
   /**
    * Sends `request` to `targets` (our own acceptor directly, the others over the network) and
    * resolves with the replies received once `good` ones reach a majority, once a majority is out
-   * of reach, or once every target answered or timed out. Stragglers finish on their own.
+   * of reach, or once every target answered or timed out. Stragglers finish on their own. Silence
+   * is a `null` reply; an error is a bug in this code and rejects.
    */
-  private gather(io: TaskScope, targets: readonly number[], request: Request, good: (r: Reply) => boolean): Promise<Reply[]> {
-    return new Promise<Reply[]>((resolve) => {
+  private gather(io: Io, targets: readonly number[], request: RequestMessage<"prepare" | "accept">, good: (r: Reply) => boolean): Promise<Reply[]> {
+    return new Promise<Reply[]>((resolve, reject) => {
       const replies: Reply[] = [];
       let pending = targets.length;
       let goods = 0;
@@ -513,20 +507,17 @@ export class PaxosNode {
         }
       };
       for (const index of targets) {
-        const answer = index === this.id - 1 ? this.handle(io, request) : this.callPeer(io, index, request);
-        answer.then(
-          (reply) => settle(index, reply),
-          () => settle(index, null),
-        );
+        const answer = index === this.id - 1 ? this.handlePhase(io, request) : this.callPeer(io, index, request);
+        answer.then((reply) => settle(index, reply), reject);
       }
     });
   }
 
   /** One RPC to a peer, feeding the adaptive timeout. */
-  private async callPeer(io: TaskScope, index: number, request: Request): Promise<Reply | null> {
+  private async callPeer(io: Io, index: number, request: Request): Promise<Reply | null> {
     const timeoutMs = this.peerTimeout.timeoutMs;
     const start = io.time.now();
-    const reply = await call(io, this.addresses[index]!, request, timeoutMs);
+    const reply = await ask(this.stubs[index]!, request, timeoutMs);
     const elapsedMs = io.time.now() - start;
     if (reply !== null) this.peerTimeout.answered(elapsedMs);
     else if (elapsedMs >= timeoutMs) this.peerTimeout.timedOut();
@@ -554,9 +545,7 @@ export class PaxosNode {
   }
 
   /** Tells the other nodes what was chosen (best effort: a node that misses it learns in phase 1). */
-  private announce(io: TaskScope, slot: number, ballot: Ballot, value: string): void {
-    for (const index of this.everyone().slice(1)) {
-      io.task.spawn("decide", (s) => call(s, this.addresses[index]!, { type: "decide", slot, ballot, value }, this.peerTimeout.timeoutMs));
-    }
+  private announce(slot: number, ballot: Ballot, value: string): void {
+    for (const index of this.everyone().slice(1)) announce(this.stubs[index]!, { type: "decide", slot, ballot, value });
   }
 }

@@ -51,36 +51,32 @@ const EXPLORATION = { workers: 0, branchingFactor: 4, maxFrontier: 512, maxRecip
 
 /**
  * Each planted bug, the root seed explored, the timeline budget it is found within, and the
- * timeline of the first bug as measured (`firstAt`). The search is deterministic; the budgets
- * leave room, so that a change of the engine's scheduling does not need new numbers at once (these
- * roots find their bug both before and after the event queue's random ready set). If one stops
- * finding its bug, measure again: `run.ts --bug <bug> --seed <root> --explore <budget>`.
+ * timeline of the first bug as measured (`firstAt`; 1 is the root's own timeline). The search is
+ * deterministic; the budgets leave room, so that a change of the engine's scheduling does not need
+ * new numbers at once. If one stops finding its bug, measure again:
+ * `run.ts --bug <bug> --seed <root> --explore <budget>`. Measured after the nodes moved onto the
+ * transport layer (every trace changed, so every root was chosen again).
  */
 const FINDABLE_BUGS: readonly { bug: PaxosBug; seed: number; budget: number; firstAt: number }[] = [
-  // The root timeline of about 9 seeds in 10 fails with these two: any root finds them at once
-  // (with the committed event queue, roots 10 and 15 fail their own timeline).
-  { bug: "no-promise-check", seed: 10, budget: 10, firstAt: 2 },
-  { bug: "ignore-accepted-values", seed: 15, budget: 10, firstAt: 2 },
+  // The root timeline of most seeds fails with these two: roots 1-16 with 10 timelines each find
+  // no-promise-check on all 16 (15 on their own timeline), ignore-accepted-values on 14.
+  { bug: "no-promise-check", seed: 10, budget: 10, firstAt: 1 },
+  { bug: "ignore-accepted-values", seed: 15, budget: 10, firstAt: 1 },
   // Needs a sequence (a value accepted by one acceptor, another value chosen by a leader that
-  // missed it, a third leader hearing both): about 1 random seed in 12-15 (16 of 240). Root 1 found
-  // it at timeline 5 until reads rejected by a graceful shutdown stopped swallowing the bytes that
-  // arrived next (a real change of behaviour during reboots); it now finds it at timeline 28.
-  { bug: "adopt-first-reported-value", seed: 1, budget: 40, firstAt: 28 },
-  // Needs a crash (or a graceful reboot) within 50 ms of a promise, before its lazy write: about 1
-  // random seed in 5. Needs reboots: attrition and the crash-restart injector. Measured again once
-  // storage chaos drew crash damage of 10-100 % and branches reseeded the order of same-instant
-  // events too: roots 1-12 with 24 timelines find it on 8 (root 6 at timeline 5).
-  { bug: "promise-before-persist", seed: 6, budget: 24, firstAt: 5 },
+  // missed it, a third leader hearing both). Roots 1-12 with 40 timelines each find it on 5: root 3
+  // on its own timeline, root 6 at timeline 3, root 4 at 12, roots 9 and 2 at 37 and 38.
+  { bug: "adopt-first-reported-value", seed: 6, budget: 20, firstAt: 3 },
+  // Needs a crash (or a graceful reboot) within 50 ms of a promise, before its lazy write: reboots,
+  // by attrition and the crash-restart injector.
+  { bug: "promise-before-persist", seed: 6, budget: 24, firstAt: 6 },
   // Deep and rare: a leader cut off after its own acceptor alone accepted a slot, that acceptor
   // then promising a higher ballot of the same node, a crash, a restart that counts up to the old
   // ballot before any other node takes over, and a prepare majority without its own acceptor; the
-  // oracle that sees it is "one value per ballot and slot". About one random seed in 2,000.
-  // With the committed event queue, exploring roots 1, 2, ... with 100 timelines each, root 29 is
-  // the first to find it (at timeline 65; 2,865 timelines in all), and with 25 timelines per root
-  // 4,000 timelines found nothing. Measured again after the storage draws and the schedule
-  // reseeding changed: roots 1-12 with 100 timelines each: roots 6 and 8 fail their own timeline,
-  // root 9 finds it at timeline 5 (one branch point), the others not at all.
-  { bug: "ballot-reuse-after-restart", seed: 9, budget: 100, firstAt: 5 },
+  // oracle that sees it is "one value per ballot and slot". Roots 1-3,000 run once each: roots 69
+  // and 1,632 fail (about one seed in 1,500). Exploring roots 13-48 with 100 timelines each (3,600
+  // timelines), only root 28 finds it, at timeline 79. (`paxos-ballot-reuse-after-restart` on the
+  // command line runs root 69, which fails on its own timeline, instead of exploring.)
+  { bug: "ballot-reuse-after-restart", seed: 28, budget: 120, firstAt: 79 },
 ];
 
 function statuses(report: SimulationReport): Record<string, string> {
@@ -97,7 +93,8 @@ describe("paxos example", () => {
     expect(report.failedRuns, report.toString()).toBe(0);
     const status = statuses(report);
     for (const message of SAFETY) expect(status[message], message).toBe("PASS");
-    expect(report.assertionResults["agreement: one chosen value per slot"]!.totalChecks).toBeGreaterThan(20);
+    // The quiet seed decides a good number of slots (20 measured).
+    expect(report.assertionResults["agreement: one chosen value per slot"]!.totalChecks).toBeGreaterThanOrEqual(15);
     const replay = await PAXOS_STAGES.smoke().setDebugSeeds([1]).setIterations(1).run();
     expect(replay.seeds[0]!.traceHash).toBe(report.seeds[0]!.traceHash);
   });

@@ -11,8 +11,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
-import { NullTracer, productionProviders } from "@moonpool/core";
-import { call, type Reply } from "./protocol.ts";
+import { NullTracer, productionProviders, Transport } from "@moonpool/core";
+import { ask, PaxosService, type Reply, type Request } from "./protocol.ts";
 
 const MAIN = fileURLToPath(new URL("./main.ts", import.meta.url));
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -69,9 +69,11 @@ async function stopNode(node: RunningNode): Promise<number | null> {
 }
 
 const providers = productionProviders({ tracer: new NullTracer() });
+// The test's client: one transport, one resilient connection per node (closed after the test).
+const client = new Transport(providers);
 
-async function request(addr: string, body: Parameters<typeof call>[2]): Promise<Reply | null> {
-  return call(providers, addr, body, CLIENT_TIMEOUT_MS);
+async function request(addr: string, body: Request): Promise<Reply | null> {
+  return ask(client.stub(PaxosService, addr), body, CLIENT_TIMEOUT_MS);
 }
 
 /** Polls `addr` until it answers a read (the node recovered its state and listens). */
@@ -108,6 +110,7 @@ describe("paxos on real sockets and files (main.ts)", () => {
   const running: RunningNode[] = [];
 
   afterAll(async () => {
+    await client.close();
     await Promise.all(running.map(stopNode));
     await Promise.all(dataDirs.map((dir) => rm(dir, { recursive: true, force: true })));
   });

@@ -1,14 +1,23 @@
 /**
- * The wire protocol of the Paxos example: ballots, messages, their encoding, and one RPC helper.
- * Written only against `@moonpool/core`, so it runs on real sockets and in the simulator alike.
+ * The wire protocol of the Paxos example: ballots, messages, and the `Paxos` service that carries
+ * them over the transport layer of `@moonpool/core`, so it runs on real sockets and in the
+ * simulator alike. The transport keeps one connection per peer and checks every frame with
+ * CRC-32C: a corrupted frame drops the connection instead of reaching the protocol (a corrupted
+ * `accept` that still parsed could make an acceptor accept a value nobody proposed).
  *
- * Every request is one short TCP exchange: connect, send one length-prefixed frame
- * (`FramedConnection`), read the reply frame, close. Each frame carries an FNV-1a checksum of its
- * JSON: the network may corrupt bytes (the simulator's baseline flips bits now and then), and a
- * corrupted `accept` that still parses could make an acceptor accept a value nobody proposed. A
- * frame that fails its checksum is treated as lost, which the protocol tolerates anyway.
+ * Each message has one delivery mode, chosen in `ask` and `announce` (the README says why).
  */
-import { FramedConnection, IoError, isAbortError, TimeoutError, type Connection, type Providers, decodeChecksummedJson, encodeChecksummedJson, fnv1a32 } from "@moonpool/core";
+import {
+  ApplicationError,
+  defineService,
+  IoError,
+  isAbortError,
+  SerializationError,
+  TimeoutError,
+  TransportError,
+  fnv1a32,
+  type ServiceStub,
+} from "@moonpool/core";
 
 /** The port every Paxos node listens on in the simulator (production takes it from `--peers`). */
 export const PAXOS_PORT = 7000;
@@ -94,7 +103,6 @@ export type Reply =
     }
   | { readonly type: "promise"; readonly ok: false; readonly promised: Ballot }
   | { readonly type: "accepted"; readonly ok: boolean; readonly promised: Ballot }
-  | { readonly type: "decided" }
   | {
       readonly type: "proposed";
       readonly ok: true;
@@ -111,55 +119,93 @@ export type Reply =
   | { readonly type: "read"; readonly slot: number; readonly value: string | null }
   | { readonly type: "status"; readonly node: number; readonly voting: boolean };
 
-/** FNV-1a over bytes (the acceptor log checksums its records with it too). */
+/** FNV-1a over bytes (the acceptor log checksums its records with it). */
 export const fnv1a = fnv1a32;
 
-/** `[checksum u32 LE][JSON]` (see `encodeChecksummedJson` in @moonpool/core). */
-export function encodeMessage(message: Request | Reply): Uint8Array {
-  return encodeChecksummedJson(message);
+/** One kind of request, by its `type`. */
+export type RequestMessage<T extends Request["type"]> = Extract<Request, { readonly type: T }>;
+/** One kind of reply, by its `type`. */
+export type ReplyMessage<T extends Reply["type"]> = Extract<Reply, { readonly type: T }>;
+
+/**
+ * The node's service. `null` from `prepare` or `accept` means "no vote": the acceptor could not
+ * make its answer durable, or its log was damaged (it votes no more).
+ */
+export interface Paxos {
+  prepare(request: RequestMessage<"prepare">): Promise<ReplyMessage<"promise"> | null>;
+  accept(request: RequestMessage<"accept">): Promise<ReplyMessage<"accepted"> | null>;
+  decide(request: RequestMessage<"decide">): Promise<void>;
+  propose(request: RequestMessage<"propose">): Promise<ReplyMessage<"proposed">>;
+  read(request: RequestMessage<"read">): Promise<ReplyMessage<"read">>;
+  status(request: RequestMessage<"status">): Promise<ReplyMessage<"status">>;
 }
 
-/** The message of a frame, or `null` when it was corrupted on the way (a lost message). */
-export function decodeMessage<T extends Request | Reply>(frame: Uint8Array): T | null {
-  return decodeChecksummedJson<T>(frame);
-}
+export const PaxosService = defineService<Paxos>("paxos", {
+  prepare: true,
+  accept: true,
+  decide: true,
+  propose: true,
+  read: true,
+  status: true,
+});
 
-/** Whether `error` is the network (or shutdown) failing, as opposed to a bug in this code. */
+/** Whether `error` is the network, the disk (or shutdown) failing, as opposed to a bug in this code. */
 export function isNetworkTrouble(error: unknown): boolean {
   return error instanceof IoError || error instanceof TimeoutError || isAbortError(error);
 }
 
 /**
- * One request/reply exchange with `addr`, or `null` when the peer did not answer: refused, reset,
- * corrupted, or silent for `timeoutMs` (stalled or partitioned). Callers treat every one of them
- * as a lost message. The connection is closed on every path, a late connect included, so nothing
- * stays open after a timeout (an open socket would keep a production process alive).
+ * Whether a call's error means "no answer" (not connected, reset, crashed, silent past the
+ * timeout, shut down with the request in hand). A handler that threw (`ApplicationError`) or a
+ * message that did not encode is a bug in this code, and must surface.
  */
-export async function call(io: Providers, addr: string, request: Request, timeoutMs: number): Promise<Reply | null> {
-  let conn: FramedConnection | null = null;
-  let abandoned = false;
-  const exchange = async (): Promise<Reply | null> => {
-    const raw: Connection = await io.network.connect(addr);
-    if (abandoned) {
-      await raw.close().catch(() => undefined);
-      return null;
-    }
-    conn = new FramedConnection(raw);
-    await conn.send(encodeMessage(request));
-    const frame = await conn.recv();
-    return frame === null ? null : decodeMessage<Reply>(frame);
-  };
-  const attempt = exchange();
+function isNoAnswer(error: unknown): boolean {
+  if (error instanceof ApplicationError || error instanceof SerializationError) return false;
+  return error instanceof TransportError || isAbortError(error);
+}
+
+/**
+ * One request to a node and its reply, or `null` when there was none within `timeoutMs`. Callers
+ * treat every kind of silence as a lost message. The delivery mode is per message:
+ * - `prepare`, `accept`: at most once (`tryGetReply`). Paxos tolerates a lost phase message, and a
+ *   proposer that misses a majority starts a new round with a higher ballot, so re-sending an old
+ *   ballot's message on a new connection buys nothing.
+ * - `propose`, `read`, `status`: at least once (`getReply`), re-sent on a new connection within the
+ *   timeout. Safe because each is idempotent: reads change nothing, and a proposal's value is its own
+ *   idempotency key (a node that knows the value is chosen answers with its slot, `already`).
+ */
+export async function ask(stub: ServiceStub<Paxos>, request: Request, timeoutMs: number): Promise<Reply | null> {
+  const options = { timeoutMs };
   try {
-    return await io.time.timeout(timeoutMs, attempt);
+    switch (request.type) {
+      case "prepare":
+        return await stub.prepare.tryGetReply(request, options);
+      case "accept":
+        return await stub.accept.tryGetReply(request, options);
+      case "propose":
+        return await stub.propose.getReply(request, options);
+      case "read":
+        return await stub.read.getReply(request, options);
+      case "status":
+        return await stub.status.getReply(request, options);
+      case "decide":
+        throw new TypeError("ask(): 'decide' has no reply; use announce()");
+    }
   } catch (error) {
-    if (isNetworkTrouble(error)) return null;
+    if (isNoAnswer(error)) return null;
     throw error;
-  } finally {
-    abandoned = true;
-    // The exchange may still be pending (timeout): its own rejection must not go unhandled.
-    attempt.catch(() => undefined);
-    const open = conn as FramedConnection | null;
-    if (open !== null) await open.close().catch(() => undefined);
+  }
+}
+
+/**
+ * `decide` is fire and forget (`send`): a learner that misses it learns the slot later, when it
+ * leads a phase 1 that reports the accepted value, so waiting for an acknowledgement buys nothing.
+ */
+export function announce(stub: ServiceStub<Paxos>, request: RequestMessage<"decide">): void {
+  try {
+    stub.decide.send(request);
+  } catch (error) {
+    // A full queue (the peer has been unreachable for long) loses the announcement like the network would.
+    if (!isNoAnswer(error)) throw error;
   }
 }

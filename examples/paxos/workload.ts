@@ -22,12 +22,14 @@ import {
   assertSometimesAll,
   assertSometimesGreaterThan,
   swarmOpEnabled,
+  Transport,
+  type ServiceStub,
   type SimContext,
   type TaskScope,
   type Tracer,
   type Workload,
 } from "@moonpool/sim";
-import { AdaptiveTimeout, ballotNode, call, PAXOS_PORT, type Reply, type Request } from "./protocol.ts";
+import { AdaptiveTimeout, ask, ballotNode, PAXOS_PORT, PaxosService, type Paxos, type Reply, type Request } from "./protocol.ts";
 
 export const Op = Object.freeze({ Propose: 0, Read: 1, Retry: 2 });
 export type OpId = (typeof Op)[keyof typeof Op];
@@ -108,7 +110,8 @@ interface ProposeResult {
 export class PaxosWorkload implements Workload {
   readonly name = "client";
   readonly model = new LogModel();
-  private nodes: string[] = [];
+  private nodes: ServiceStub<Paxos>[] = [];
+  private transport: Transport | null = null;
   /** Distinct leader ballots that answered a client: how often leadership moved. */
   private readonly leaderBallots = new Set<number>();
   private tailDecided = 0;
@@ -126,7 +129,10 @@ export class PaxosWorkload implements Workload {
   }
 
   async setup(ctx: SimContext): Promise<void> {
-    this.nodes = ctx.topology.ipsInGroup(this.options.group).map((ip) => `${ip}:${PAXOS_PORT}`);
+    const addresses = ctx.topology.ipsInGroup(this.options.group).map((ip) => `${ip}:${PAXOS_PORT}`);
+    const transport = new Transport(ctx);
+    this.transport = transport;
+    this.nodes = addresses.map((address) => transport.stub(PaxosService, address));
     if (this.nodes.length === 0) throw new Error(`no '${this.options.group}' processes: register them with .processes(n, ...)`);
   }
 
@@ -180,6 +186,7 @@ export class PaxosWorkload implements Workload {
       }
     }
     assertSometimes(this.model.resolvedAmbiguous > 0, "an ambiguous proposal was resolved later");
+    await this.transport?.close();
   }
 
   async check(): Promise<void> {
@@ -239,10 +246,10 @@ export class PaxosWorkload implements Workload {
   private lastLeader: number | null = null;
 
   /** One request with the client's adaptive timeout. */
-  private async request(io: TaskScope | SimContext, node: string, request: Request): Promise<Reply | null> {
+  private async request(io: TaskScope | SimContext, node: ServiceStub<Paxos>, request: Request): Promise<Reply | null> {
     const timeoutMs = this.timeout.timeoutMs;
     const start = io.time.now();
-    const reply = await call(io, node, request, timeoutMs);
+    const reply = await ask(node, request, timeoutMs);
     const elapsedMs = io.time.now() - start;
     if (reply !== null) this.timeout.answered(elapsedMs);
     else if (elapsedMs >= timeoutMs) this.timeout.timedOut();

@@ -205,7 +205,12 @@ export class Peer {
     });
     void this.readLoop(connection, generation);
     void this.writeLoop(connection, generation);
-    if (!this.incoming && this.config.pingIntervalMs > 0) void this.pingLoop(io, generation);
+    if (!this.incoming && this.config.pingIntervalMs > 0) {
+      // A graceful shutdown rejects the loop's pending sleep with an AbortError: the loop just ends.
+      this.pingLoop(io, generation).catch((error: unknown) => {
+        if (!isAbortError(error)) throw error;
+      });
+    }
     return ended;
   }
 
