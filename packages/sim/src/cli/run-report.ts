@@ -8,13 +8,14 @@
  * `host` (workers, platform, cpus, wall time of the command) and every `wallTimeMs` /
  * `totalWallTimeMs` inside the simulation reports. Everything else is a function of the seeds.
  */
-import { open, readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { PACKAGE_VERSION, REPORT_SCHEMA_VERSION, type SimulationReport } from "../runner/report.ts";
 import { failingTimelines } from "../runner/failure-groups.ts";
 import { formatFailure } from "../runner/seed-result.ts";
 import { ReportMergeError } from "./errors.ts";
+import { readJsonFile } from "./read-json-file.ts";
 import type { FirstReached, StopReason, TimedOutSeed } from "./pool-campaign.ts";
 import { replayCommand, type ReplayCommandContext } from "./replay-command.ts";
 import type { SeedPlan } from "./seed-plan.ts";
@@ -204,7 +205,7 @@ export async function writeRunReport(file: RunReportFile, target: string): Promi
 export async function readRunReport(filePath: string): Promise<RunReportFile> {
   let parsed: any;
   try {
-    parsed = JSON.parse(await readFile(filePath, "utf8"));
+    parsed = await readJsonFile(filePath);
   } catch (error) {
     throw new ReportMergeError(`${filePath}: not a readable JSON report (${(error as Error).message})`);
   }
