@@ -27,6 +27,7 @@ import {
 import { CampaignHook } from "./simulation-hook.ts";
 import { WorkerPool } from "./pool/worker-pool.ts";
 import { checkWorkerConfiguration, poolBatchRunner } from "./pool/pool-batch-runner.ts";
+import { thrownFields as errorFields } from "./thrown.ts";
 
 export interface CampaignPlan {
   /** Run exactly these seeds (replay, explorer); otherwise the iteration control decides. */
@@ -63,11 +64,6 @@ export interface SingleSeedOutcome {
 }
 
 const PROCESS_EVENTS = ["unhandledRejection", "rejectionHandled", "uncaughtException"] as const;
-
-function errorFields(error: unknown): { message: string; stack?: string } {
-  if (error instanceof Error) return { message: `${error.name}: ${error.message}`, stack: error.stack };
-  return { message: String(error) };
-}
 
 function wallClockBaseSeed(): number {
   return Math.floor(natives.dateNow() * 1000 + natives.performanceNow() * 1000) % MAX_SEED;
