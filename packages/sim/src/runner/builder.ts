@@ -10,7 +10,7 @@ import { assertSeed, deriveSeed } from "../engine/rng.ts";
 import { resolveExplorationConfig, type ExplorationConfig } from "./exploration-config.ts";
 import { checkSimulationSource, type SimulationSource } from "./simulation-source.ts";
 import { checkRecipe, parseRecipe, type Recipe } from "../engine/recipe.ts";
-import { checkDeterminism, type DeterminismReport } from "./determinism.ts";
+import { checkDeterminism, type DeterminismOptions, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
 import { Campaign } from "./campaign.ts";
 import { applyChaosEntries, chaosPlanErrors, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
@@ -466,10 +466,12 @@ export class SimulationBuilder {
   /**
    * Runs every seed of the configured campaign twice and compares them draw by draw; returns the
    * first divergence found (with the stacks of the diverging draw), or null when all seeds match.
+   * With `{ against: report }` (an earlier run) it checks that run's seeds instead: it warns first
+   * when the run was made with another Node or V8, then compares each seed's hash with the recorded one.
    */
-  async checkDeterminism(): Promise<DeterminismReport> {
+  async checkDeterminism(options: DeterminismOptions = {}): Promise<DeterminismReport> {
     const config = this.build();
-    return checkDeterminism(config, this.seedsForCheck(config));
+    return checkDeterminism(config, this.seedsForCheck(config), options);
   }
 
   private seedsForCheck(config: SimulationConfig): number[] {
