@@ -147,6 +147,32 @@ export function runReportPieces(file: RunReportFile): Generator<string> {
   return jsonPieces("", file, "");
 }
 
+/** Estimated characters above which a container is written piece by piece rather than by JSON.stringify. */
+const WHOLE_CONTAINER_CHARS = 1 << 20;
+
+class TooLong extends Error {}
+
+/**
+ * `value` as JSON.stringify writes it at `indent`, or null when it is longer than about
+ * WHOLE_CONTAINER_CHARS: one native call for a small container (a seed record) instead of a
+ * generator step per leaf.
+ */
+function wholeContainer(value: object, indent: string): string | null {
+  let estimate = 0;
+  const counting = (key: string, v: unknown): unknown => {
+    estimate += key.length + (typeof v === "string" ? v.length : 8);
+    if (estimate > WHOLE_CONTAINER_CHARS) throw new TooLong();
+    return bigintAsString(key, v);
+  };
+  try {
+    const text = JSON.stringify(value, counting, 2);
+    return indent === "" ? text : text.replaceAll("\n", `\n${indent}`);
+  } catch (error) {
+    if (error instanceof TooLong) return null;
+    throw error;
+  }
+}
+
 function* jsonPieces(key: string, value: unknown, indent: string): Generator<string> {
   if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
     value = (value as { toJSON: (key: string) => unknown }).toJSON(key);
@@ -155,6 +181,11 @@ function* jsonPieces(key: string, value: unknown, indent: string): Generator<str
   if (value === null || typeof value !== "object") {
     yield JSON.stringify(value) ?? "null";
     return;
+  }
+  // JSON.stringify would call a toJSON the first call returned; the pieces below do not.
+  if (typeof (value as { toJSON?: unknown }).toJSON !== "function") {
+    const whole = wholeContainer(value, indent);
+    if (whole !== null) return yield whole;
   }
   const inner = indent + "  ";
   if (Array.isArray(value)) {

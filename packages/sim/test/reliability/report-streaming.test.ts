@@ -24,6 +24,16 @@ describe("reports are streamed to disk", () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it("writes the same bytes when some containers are written whole and the ones around them in pieces", async () => {
+    const text = "y".repeat(200_000);
+    const value = {
+      kind: "moonpool-run",
+      simulations: [{ name: "mixed", report: { seeds: Array.from({ length: 8 }, (_, seed) => ({ seed, failures: [{ message: text, at: [seed, 1n] }] })) } }],
+    } as unknown as RunReportFile;
+    expect([...runReportPieces(value)].length).toBeGreaterThan(8);
+    expect([...runReportPieces(value)].join("") + "\n").toBe(stringifyRunReport(value));
+  });
+
   it("serializes a report longer than the longest string V8 can make, in pieces no longer than its leaves", () => {
     const megabyte = "x".repeat(1 << 20);
     const seeds = Array.from({ length: 520 }, (_, seed) => ({ seed, ok: false, failures: [{ kind: "assertion", message: megabyte, timeMs: 0 }] }));
