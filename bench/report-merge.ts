@@ -1,9 +1,10 @@
 /**
  * `moonpool merge` on a report longer than the longest string V8 can make (2^29 - 24 characters).
  * A real 100-seed leader-election report is written by `moonpool run`, its seed records repeated
- * (fresh indexes) to `BIG_REPORT_SEEDS` seeds (default 110,000, about 570 MB) and streamed to disk;
- * then the real CLI merges it in a child process, with Node's default heap limit. The baseline, in this process: a report of
- * `BASELINE_SEEDS` seeds read by the streaming reader and by `JSON.parse(readFile())`.
+ * (fresh indexes) to `BIG_REPORT_SEEDS` seeds (default 110,000, about 560 MB) and streamed to
+ * disk; then the real CLI merges it in a child process, with Node's default heap limit. The
+ * baseline, in this process: a report of `BASELINE_SEEDS` seeds read by the streaming reader and
+ * by `JSON.parse(readFile())`.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtemp, readFile, rm, stat } from "node:fs/promises";

@@ -170,11 +170,13 @@ function describe(d: SeedDivergence): string {
  */
 export function versionMismatchWarning(recorded: RuntimeVersions, what = "the report"): string | null {
   const { node, v8 } = recorded;
-  if (node === process.versions.node && v8 === process.versions.v8) return null;
+  const here = process.versions;
+  if (node === here.node && v8 === here.v8) return null;
   return (
-    `${what} was written by Node ${node} (V8 ${v8}), this is Node ${process.versions.node} (V8 ${process.versions.v8}). ` +
-    "Simulations that compute with floating-point library functions (Math.pow, Math.exp, Math.sin, ...) may take other decisions " +
-    `on another V8, and the replay may not reproduce the failure: if it passes, replay with Node ${node}`
+    `${what} was written by Node ${node} (V8 ${v8}), this is Node ${here.node} (V8 ${here.v8}). ` +
+    "Simulations that compute with floating-point library functions (Math.pow, Math.exp, Math.sin, ...) " +
+    "may take other decisions on another V8, and the replay may not reproduce the failure: " +
+    `if it passes, replay with Node ${node}`
   );
 }
 
@@ -184,7 +186,8 @@ function describeRecorded(m: RecordedHashMismatch, runtime: RuntimeVersions, war
       `${m.recordedHash}, this run hashes ${m.traceHash} (twice).`,
     warning !== null
       ? `  The versions differ: ${warning}`
-      : "  The same Node and V8: look for state that outlives a seed, module-load-time randomness, or a changed simulation.",
+      : "  The same Node and V8: look for state that outlives a seed, module-load-time randomness, " +
+        "or a changed simulation.",
   ].join("\n");
 }
 
@@ -244,11 +247,12 @@ export async function checkDeterminism(
       traceSecond,
     });
   }
+  const mismatch = recordedMismatches[0];
   const violation =
     divergences.length > 0
       ? new DeterminismViolation(describe(divergences[0]!), divergences[0])
-      : recordedMismatches.length > 0
-        ? new DeterminismViolation(describeRecorded(recordedMismatches[0]!, against!.runtime, warning), recordedMismatches[0])
+      : mismatch !== undefined
+        ? new DeterminismViolation(describeRecorded(mismatch, against!.runtime, warning), mismatch)
         : null;
   return {
     seedsChecked: checked.length,

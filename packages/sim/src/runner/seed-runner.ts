@@ -279,7 +279,8 @@ export class SeedSession {
           instance = slot.factory();
         } catch (error) {
           const { message, stack } = errorText(error);
-          this.fail("process", `process factory for '${slot.group}' threw while booting ${slot.actor}: ${message}`, { actor: slot.actor, stack });
+          const where = `process factory for '${slot.group}' threw while booting ${slot.actor}`;
+          this.fail("process", `${where}: ${message}`, { actor: slot.actor, stack });
           return;
         }
         this.world.emit(slot.actor, "info", "process_started", { ip: slot.ip });

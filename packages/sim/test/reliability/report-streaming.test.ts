@@ -3,7 +3,13 @@ import path from "node:path";
 import { describe, expect, it } from "vitest";
 import { ReportMergeError } from "../../src/cli/errors.ts";
 import { readJsonFile } from "../../src/cli/read-json-file.ts";
-import { readRunReport, runReportPieces, stringifyRunReport, writeRunReport, type RunReportFile } from "../../src/cli/run-report.ts";
+import {
+  readRunReport,
+  runReportPieces,
+  stringifyRunReport,
+  writeRunReport,
+  type RunReportFile,
+} from "../../src/cli/run-report.ts";
 import { tempDir } from "../cli/helpers.ts";
 
 describe("reports are streamed to disk", () => {
@@ -28,7 +34,14 @@ describe("reports are streamed to disk", () => {
     const text = "y".repeat(200_000);
     const value = {
       kind: "moonpool-run",
-      simulations: [{ name: "mixed", report: { seeds: Array.from({ length: 8 }, (_, seed) => ({ seed, failures: [{ message: text, at: [seed, 1n] }] })) } }],
+      simulations: [
+        {
+          name: "mixed",
+          report: {
+            seeds: Array.from({ length: 8 }, (_, seed) => ({ seed, failures: [{ message: text, at: [seed, 1n] }] })),
+          },
+        },
+      ],
     } as unknown as RunReportFile;
     expect([...runReportPieces(value)].length).toBeGreaterThan(8);
     expect([...runReportPieces(value)].join("") + "\n").toBe(stringifyRunReport(value));
@@ -59,12 +72,14 @@ describe("reports are read from disk in chunks", () => {
     seeds: Array.from({ length: 40 }, (_, seed) => ({ seed, ok: seed % 3 !== 0, traceHash: "0a1b2c3d", failures: [] })),
   };
 
-  it("builds the same value as JSON.parse, whatever the chunk size (multi-byte characters split across chunks)", async () => {
+  it("builds the same value as JSON.parse, whatever the chunk size (characters split across chunks)", async () => {
     const dir = await tempDir("read-stream");
     const file = path.join(dir, "value.json");
     await writeFile(file, JSON.stringify(value, null, 2) + "\n");
     const expected = JSON.parse(await readFile(file, "utf8"));
-    for (const chunkBytes of [1, 3, 7, 64, 1 << 20]) expect(await readJsonFile(file, chunkBytes)).toStrictEqual(expected);
+    for (const chunkBytes of [1, 3, 7, 64, 1 << 20]) {
+      expect(await readJsonFile(file, chunkBytes)).toStrictEqual(expected);
+    }
     expect(({} as Record<string, unknown>).polluted).toBeUndefined();
     await rm(dir, { recursive: true, force: true });
   });
