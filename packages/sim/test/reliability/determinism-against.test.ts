@@ -38,11 +38,12 @@ describe("checkDeterminism against an earlier run", () => {
     expect(result.recordedMismatches).toEqual([]);
   });
 
-  it("warns first when the Node or V8 version differs, naming both, as a result field and a process warning", async () => {
+  it("warns first when the Node or V8 version differs, naming both: a result field and a process warning", async () => {
     const earlier = await builder().run();
     process.on("warning", onWarning);
     const result = await builder().checkDeterminism({ against: madeBy(earlier, "18.0.0", "10.1.124.8") });
-    const expected = `the earlier run was written by Node 18.0.0 (V8 10.1.124.8), this is Node ${process.versions.node} (V8 ${process.versions.v8})`;
+    const here = process.versions;
+    const expected = `the earlier run was written by Node 18.0.0 (V8 10.1.124.8), this is Node ${here.node} (V8 ${here.v8})`;
     expect(result.warnings).toHaveLength(1);
     expect(result.warnings[0]).toContain(expected);
     const emitted = warnings.filter((w) => w.name === "MoonpoolWarning");

@@ -78,7 +78,7 @@ describe("failure messages say where user code threw", () => {
     ]);
   });
 
-  it("the same simulation without a throwing factory has no failure (the messages above come from the throws)", async () => {
+  it("without a throwing factory the same simulation has no failure: the messages come from the throws", async () => {
     expect(await failures(new SimulationBuilder().workloadFactory(() => client()))).toEqual([[]]);
   });
 });
