@@ -33,6 +33,7 @@ export type { SimulationSource } from "./runner/simulation-source.ts";
 export type { BugRecipe, ExplorationReport, RootExploration } from "./explore/index.ts";
 export { formatRecipe, parseRecipe, childSeed, RecipeParseError, type Recipe } from "./engine/recipe.ts";
 export type { DeterminismReport, SeedDivergence, DrawSite } from "./runner/determinism.ts";
+export type { DeterminismOptions, RecordedHashMismatch, RecordedRun } from "./runner/determinism.ts";
 export { Chaos, type ChaosMode, type ChaosPlan } from "./chaos/chaos.ts";
 export type { NetworkChaosRecord, NetworkFaultsSetting, SwarmNetworkFamily } from "./chaos/network-chaos.ts";
 export type {

@@ -8,7 +8,7 @@
  * `host` (workers, platform, cpus, wall time of the command) and every `wallTimeMs` /
  * `totalWallTimeMs` inside the simulation reports. Everything else is a function of the seeds.
  */
-import { open, readFile } from "node:fs/promises";
+import { open } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { PACKAGE_VERSION, REPORT_SCHEMA_VERSION, type SimulationReport } from "../runner/report.ts";
@@ -16,6 +16,7 @@ import { failingTimelines } from "../runner/failure-groups.ts";
 import { formatFailure } from "../runner/seed-result.ts";
 import { ReportMergeError } from "./errors.ts";
 import type { FirstReached, StopReason } from "../runner/pool/pool-campaign.ts";
+import { readJsonFile } from "./read-json-file.ts";
 import { replayCommand, type ReplayCommandContext } from "./replay-command.ts";
 import type { SeedPlan } from "./seed-plan.ts";
 import type { IndexRange, Shard } from "./shard.ts";
@@ -134,6 +135,32 @@ export function runReportPieces(file: RunReportFile): Generator<string> {
   return jsonPieces("", file, "");
 }
 
+/** Estimated characters above which a container is written piece by piece rather than by JSON.stringify. */
+const WHOLE_CONTAINER_CHARS = 1 << 20;
+
+class TooLong extends Error {}
+
+/**
+ * `value` as JSON.stringify writes it at `indent`, or null when it is longer than about
+ * WHOLE_CONTAINER_CHARS: one native call for a small container (a seed record) instead of a
+ * generator step per leaf.
+ */
+function wholeContainer(value: object, indent: string): string | null {
+  let estimate = 0;
+  const counting = (key: string, v: unknown): unknown => {
+    estimate += key.length + (typeof v === "string" ? v.length : 8);
+    if (estimate > WHOLE_CONTAINER_CHARS) throw new TooLong();
+    return bigintAsString(key, v);
+  };
+  try {
+    const text = JSON.stringify(value, counting, 2);
+    return indent === "" ? text : text.replaceAll("\n", `\n${indent}`);
+  } catch (error) {
+    if (error instanceof TooLong) return null;
+    throw error;
+  }
+}
+
 function* jsonPieces(key: string, value: unknown, indent: string): Generator<string> {
   if (value !== null && typeof value === "object" && typeof (value as { toJSON?: unknown }).toJSON === "function") {
     value = (value as { toJSON: (key: string) => unknown }).toJSON(key);
@@ -142,6 +169,11 @@ function* jsonPieces(key: string, value: unknown, indent: string): Generator<str
   if (value === null || typeof value !== "object") {
     yield JSON.stringify(value) ?? "null";
     return;
+  }
+  // JSON.stringify would call a toJSON the first call returned; the pieces below do not.
+  if (typeof (value as { toJSON?: unknown }).toJSON !== "function") {
+    const whole = wholeContainer(value, indent);
+    if (whole !== null) return yield whole;
   }
   const inner = indent + "  ";
   if (Array.isArray(value)) {
@@ -192,7 +224,7 @@ export async function writeRunReport(file: RunReportFile, target: string): Promi
 export async function readRunReport(filePath: string): Promise<RunReportFile> {
   let parsed: any;
   try {
-    parsed = JSON.parse(await readFile(filePath, "utf8"));
+    parsed = await readJsonFile(filePath);
   } catch (error) {
     throw new ReportMergeError(`${filePath}: not a readable JSON report (${(error as Error).message})`);
   }

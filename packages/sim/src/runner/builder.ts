@@ -9,7 +9,7 @@ import { GUARDED_GLOBALS } from "../engine/escape-guard.ts";
 import { resolveExplorationConfig, type ExplorationConfig } from "../explore/config.ts";
 import { checkSimulationSource, type SimulationSource } from "./simulation-source.ts";
 import { checkRecipe, parseRecipe, type Recipe } from "../engine/recipe.ts";
-import { checkDeterminism, type DeterminismReport } from "./determinism.ts";
+import { checkDeterminism, type DeterminismOptions, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
 import { Campaign } from "./campaign.ts";
 import { configSeedPlan, seedAt } from "./seed-plan.ts";
@@ -388,10 +388,12 @@ export class SimulationBuilder {
   /**
    * Runs every seed of the configured campaign twice and compares them draw by draw; returns the
    * first divergence found (with the stacks of the diverging draw), or null when all seeds match.
+   * With `{ against: report }` (an earlier run) it checks that run's seeds instead: it warns first
+   * when the run was made with another Node or V8, then compares each seed's hash with the recorded one.
    */
-  async checkDeterminism(): Promise<DeterminismReport> {
+  async checkDeterminism(options: DeterminismOptions = {}): Promise<DeterminismReport> {
     const config = this.build();
-    return checkDeterminism(config, this.seedsForCheck(config));
+    return checkDeterminism(config, this.seedsForCheck(config), options);
   }
 
   /** The campaign's seeds from base seed 0 by default; an until-stable campaign checks its debug seeds (at least one seed). */

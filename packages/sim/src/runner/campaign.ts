@@ -22,6 +22,7 @@ import { checkWorkerConfiguration, poolBatchRunner } from "./pool/pool-batch-run
 import { runPoolCampaign } from "./pool/pool-campaign.ts";
 import { configSeedPlan, planSize, seedAt, type SeedPlan } from "./seed-plan.ts";
 import { describeSource } from "./simulation-source.ts";
+import { thrownFields as errorFields } from "./thrown.ts";
 
 export interface CampaignPlan {
   /** Run exactly these seeds (replay, explorer); otherwise the iteration control decides. */
@@ -64,11 +65,6 @@ export interface SingleSeedOutcome {
 }
 
 const PROCESS_EVENTS = ["unhandledRejection", "rejectionHandled", "uncaughtException"] as const;
-
-function errorFields(error: unknown): { message: string; stack?: string } {
-  if (error instanceof Error) return { message: `${error.name}: ${error.message}`, stack: error.stack };
-  return { message: String(error) };
-}
 
 export class Campaign {
   private readonly table = new AssertionTable();

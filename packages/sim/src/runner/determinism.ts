@@ -3,11 +3,14 @@
  * at which step. The first draw where the runs disagree is the divergence; two more runs capture
  * the JavaScript stack of that draw in each, so the report shows the line of code that diverged.
  * When the draws agree but the traces do not, the first differing trace event is reported.
+ * Given an earlier run's report, it first compares the Node and V8 versions that report was made
+ * with, then each seed's trace hash with the recorded one.
  */
 import { DeterminismViolation } from "@moonpool/core";
 import type { TraceEvent } from "../world/trace-log.ts";
 import { Campaign } from "./campaign.ts";
 import type { SimulationConfig } from "./config.ts";
+import type { RuntimeVersions } from "./report.ts";
 import type { SeedSession } from "./seed-runner.ts";
 
 /** Trace events shown on each side of a divergence. */
@@ -36,10 +39,35 @@ export interface SeedDivergence {
   readonly traceSecond: readonly string[];
 }
 
+/** What `checkDeterminism({ against })` needs of an earlier run: a `SimulationReport` has it. */
+export interface RecordedRun {
+  readonly runtime: RuntimeVersions;
+  readonly seeds: readonly { readonly seed: number; readonly traceHash: string }[];
+}
+
+export interface DeterminismOptions {
+  /**
+   * An earlier run to compare with (e.g. the report of `run()`, or `SimulationReport.fromJSON()`
+   * of a JSON report's entry): its seeds are checked, and each must hash as it did then.
+   */
+  readonly against?: RecordedRun;
+}
+
+/** A seed whose trace hash differs from the one an earlier run recorded. */
+export interface RecordedHashMismatch {
+  readonly seed: number;
+  readonly recordedHash: string;
+  readonly traceHash: string;
+}
+
 export interface DeterminismReport {
   readonly seedsChecked: number;
+  /** Both runs of every seed agree, and agree with the earlier run's hashes when one was given. */
   readonly deterministic: boolean;
   readonly divergences: readonly SeedDivergence[];
+  readonly recordedMismatches: readonly RecordedHashMismatch[];
+  /** E.g. the earlier run was made with another Node or V8 (also emitted as a process warning). */
+  readonly warnings: readonly string[];
   /** The first divergence as a throwable error (null when deterministic). */
   readonly violation: DeterminismViolation | null;
 }
@@ -136,11 +164,57 @@ function describe(d: SeedDivergence): string {
   ].join("\n");
 }
 
-export async function checkDeterminism(config: SimulationConfig, seeds: readonly number[]): Promise<DeterminismReport> {
+/**
+ * Seeds replay across Node versions only as far as V8 computes the same floating-point results:
+ * library functions (Math.pow, Math.exp, ...) may differ in the last bit between releases.
+ */
+export function versionMismatchWarning(recorded: RuntimeVersions, what = "the report"): string | null {
+  const { node, v8 } = recorded;
+  const here = process.versions;
+  if (node === here.node && v8 === here.v8) return null;
+  return (
+    `${what} was written by Node ${node} (V8 ${v8}), this is Node ${here.node} (V8 ${here.v8}). ` +
+    "Simulations that compute with floating-point library functions (Math.pow, Math.exp, Math.sin, ...) " +
+    "may take other decisions on another V8, and the replay may not reproduce the failure: " +
+    `if it passes, replay with Node ${node}`
+  );
+}
+
+function describeRecorded(m: RecordedHashMismatch, runtime: RuntimeVersions, warning: string | null): string {
+  return [
+    `seed ${m.seed} is not deterministic across runs: the earlier run (Node ${runtime.node}) recorded trace hash ` +
+      `${m.recordedHash}, this run hashes ${m.traceHash} (twice).`,
+    warning !== null
+      ? `  The versions differ: ${warning}`
+      : "  The same Node and V8: look for state that outlives a seed, module-load-time randomness, " +
+        "or a changed simulation.",
+  ].join("\n");
+}
+
+export async function checkDeterminism(
+  config: SimulationConfig,
+  seeds: readonly number[],
+  options: DeterminismOptions = {},
+): Promise<DeterminismReport> {
+  const against = options.against;
+  const warnings: string[] = [];
+  // Versions first: a hash that differs on another V8 may be floating point, not the simulation.
+  const warning = against === undefined ? null : versionMismatchWarning(against.runtime, "the earlier run");
+  if (warning !== null) {
+    warnings.push(warning);
+    process.emitWarning(warning, { type: "MoonpoolWarning", code: "MOONPOOL_RUNTIME_MISMATCH" });
+  }
+  const recorded = new Map(against?.seeds.map((s) => [s.seed, s.traceHash]));
+  const checked = against === undefined ? seeds : [...recorded.keys()];
   const divergences: SeedDivergence[] = [];
-  for (const seed of seeds) {
+  const recordedMismatches: RecordedHashMismatch[] = [];
+  for (const seed of checked) {
     const a = await record(config, seed, null);
     const b = await record(config, seed, null);
+    const recordedHash = recorded.get(seed);
+    if (recordedHash !== undefined && a.traceHash === b.traceHash && a.traceHash !== recordedHash) {
+      recordedMismatches.push({ seed, recordedHash, traceHash: a.traceHash });
+    }
     const drawIndex = firstDrawDifference(a, b);
     if (drawIndex === null && a.traceHash === b.traceHash) continue;
     let first: DrawSite | null = null;
@@ -173,6 +247,19 @@ export async function checkDeterminism(config: SimulationConfig, seeds: readonly
       traceSecond,
     });
   }
-  const violation = divergences.length === 0 ? null : new DeterminismViolation(describe(divergences[0]!), divergences[0]);
-  return { seedsChecked: seeds.length, deterministic: divergences.length === 0, divergences, violation };
+  const mismatch = recordedMismatches[0];
+  const violation =
+    divergences.length > 0
+      ? new DeterminismViolation(describe(divergences[0]!), divergences[0])
+      : mismatch !== undefined
+        ? new DeterminismViolation(describeRecorded(mismatch, against!.runtime, warning), mismatch)
+        : null;
+  return {
+    seedsChecked: checked.length,
+    deterministic: violation === null,
+    divergences,
+    recordedMismatches,
+    warnings,
+    violation,
+  };
 }

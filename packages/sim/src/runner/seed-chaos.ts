@@ -33,6 +33,7 @@ import type { SimulationConfig } from "./config.ts";
 import { FaultContextImpl, type FaultInjector } from "./fault-context.ts";
 import { linkLatencySampler } from "./locality.ts";
 import { Topology, type TopologyRegistry } from "./topology.ts";
+import { thrownFields as errorText } from "./thrown.ts";
 
 /** What a seed ran with, chaos-wise: in `SeedResult.chaos` and `report.toJSON()`. */
 export interface SeedChaosRecord {
@@ -121,11 +122,6 @@ export function setUpSeedChaos(
     faultInjector: null,
   });
   return { record, driftMaxUs: clockDriftMaxUs(network.config), clocks };
-}
-
-function errorText(error: unknown): { message: string; stack?: string } {
-  if (error instanceof Error) return { message: `${error.name}: ${error.message}`, stack: error.stack };
-  return { message: String(error) };
 }
 
 /** What a workload or process sees of the chaos window: `ctx.chaosWindow`. */
@@ -237,7 +233,8 @@ export class ChaosWindow {
     try {
       injector = factory();
     } catch (error) {
-      this.fail("faultInjector", `faultFactory() threw: ${errorText(error).message}`, errorText(error));
+      const { message, stack } = errorText(error);
+      this.fail("faultInjector", `faultFactory() threw: ${message}`, { stack });
       return;
     }
     if (injector === null || typeof injector !== "object" || typeof injector.name !== "string" || typeof injector.inject !== "function") {

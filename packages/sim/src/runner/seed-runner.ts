@@ -24,6 +24,7 @@ import { ChaosWindow, setUpSeedChaos, type SeedChaosRecord } from "./seed-chaos.
 import { resolveLocalities, type Locality } from "./locality.ts";
 import { ProcessLifecycle } from "./process-lifecycle.ts";
 import type { Process, Workload } from "./user-interfaces.ts";
+import { thrownFields as errorText } from "./thrown.ts";
 
 /** Per-seed options the explorer and replay set. */
 export interface SeedOptions {
@@ -55,11 +56,6 @@ interface WorkloadSlot {
   setupDone: boolean;
   runDone: boolean;
   checkDone: boolean;
-}
-
-function errorText(error: unknown): { message: string; stack?: string } {
-  if (error instanceof Error) return { message: `${error.name}: ${error.message}`, stack: error.stack };
-  return { message: String(error) };
 }
 
 const CONSOLE_LEVEL: Readonly<Record<string, TraceLevel>> = {
@@ -132,7 +128,16 @@ export class SeedSession {
   }
 
   fail(kind: SeedFailureKind, message: string, extra: { actor?: string; stack?: string; property?: string } = {}): void {
-    this.failures.push({ kind, message, timeMs: this.nowMs, ...extra });
+    // Picked field by field: an object with a `message` of its own must not replace the one given.
+    const { actor, stack, property } = extra;
+    this.failures.push({
+      kind,
+      message,
+      timeMs: this.nowMs,
+      ...(actor !== undefined ? { actor } : {}),
+      ...(stack !== undefined ? { stack } : {}),
+      ...(property !== undefined ? { property } : {}),
+    });
     this.world.emit("runner", "error", "seed_failure", { kind, message });
   }
 
@@ -159,7 +164,8 @@ export class SeedSession {
         try {
           inv.reset?.();
         } catch (error) {
-          this.fail("invariant", `invariant '${inv.name}' reset() threw: ${errorText(error).message}`, errorText(error));
+          const { message, stack } = errorText(error);
+          this.fail("invariant", `invariant '${inv.name}' reset() threw: ${message}`, { stack });
         }
       }
       this.resolveTopology();
@@ -209,7 +215,16 @@ export class SeedSession {
     const workloadObjects: Workload[] = [];
     for (const spec of this.config.workloads) {
       const count = spec.count.isFixed ? spec.count.min : sim.rangeInt(spec.count.min, spec.count.maxExclusive);
-      for (let i = 0; i < count; i++) workloadObjects.push(spec.create(workloadIndex++));
+      for (let i = 0; i < count; i++) {
+        const index = workloadIndex++;
+        try {
+          workloadObjects.push(spec.create(index));
+        } catch (error) {
+          // A "setup" failure: the run phase is skipped and the seed fails, not the campaign.
+          const { message, stack } = errorText(error);
+          this.fail("setup", `creating workload #${index} (its factory) threw: ${message}`, { stack });
+        }
+      }
     }
     this.config.groups.forEach((group, g) => {
       // A cluster group's size is the product of its locality counts, drawn per seed.
@@ -263,7 +278,9 @@ export class SeedSession {
         try {
           instance = slot.factory();
         } catch (error) {
-          this.fail("process", `process factory for '${slot.group}' threw: ${errorText(error).message}`, { actor: slot.actor, ...errorText(error) });
+          const { message, stack } = errorText(error);
+          const where = `process factory for '${slot.group}' threw while booting ${slot.actor}`;
+          this.fail("process", `${where}: ${message}`, { actor: slot.actor, stack });
           return;
         }
         this.world.emit(slot.actor, "info", "process_started", { ip: slot.ip });

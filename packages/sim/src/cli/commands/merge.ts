@@ -12,7 +12,7 @@ import type { CliIO } from "../io.ts";
 import { mergeRunReports } from "../merge-reports.ts";
 import { renderJUnit } from "../reporters/junit.ts";
 import { statusLine } from "../reporters/text.ts";
-import { readRunReport, stringifyRunReport, writeRunReport } from "../run-report.ts";
+import { readRunReport, runReportPieces, writeRunReport, type RunReportFile } from "../run-report.ts";
 
 export interface MergeFlags {
   readonly config?: string;
@@ -20,12 +20,28 @@ export interface MergeFlags {
   readonly junit?: string;
 }
 
+/** The merged report on stdout in batches: like the file, it may be longer than one string can be. */
+function writePieces(io: CliIO, merged: RunReportFile): void {
+  let batch: string[] = [];
+  let size = 0;
+  for (const piece of runReportPieces(merged)) {
+    batch.push(piece);
+    size += piece.length;
+    if (size >= 1 << 20) {
+      io.stdout.write(batch.join(""));
+      batch = [];
+      size = 0;
+    }
+  }
+  io.stdout.write(batch.join("") + "\n");
+}
+
 export async function mergeCommand(files: readonly string[], flags: MergeFlags, io: CliIO): Promise<number> {
   const inputs = await Promise.all(files.map(async (f) => ({ path: f, file: await readRunReport(path.resolve(io.cwd, f)) })));
   const merged = mergeRunReports(inputs);
   // A merged report is megabytes of JSON: a file by default, the terminal only when asked.
   let target: string | null = null;
-  if (flags.output === "-") io.stdout.write(stringifyRunReport(merged));
+  if (flags.output === "-") writePieces(io, merged);
   else {
     target = flags.output !== undefined ? path.resolve(io.cwd, flags.output) : path.join((await loadConfig(io.cwd, flags.config)).reportDir, "report.json");
     await mkdir(path.dirname(target), { recursive: true });

@@ -11,6 +11,7 @@ import path from "node:path";
 import { TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
 import { parseRecipe, RecipeParseError } from "../../engine/recipe.ts";
 import { Campaign } from "../../runner/campaign.ts";
+import { versionMismatchWarning } from "../../runner/determinism.ts";
 import { formatDuration } from "../../runner/report-format.ts";
 import { formatFailure } from "../../runner/seed-result.ts";
 import type { TraceEvent } from "../../world/trace-log.ts";
@@ -66,22 +67,9 @@ async function targetFromReport(flags: ReplayFlags, io: CliIO): Promise<Target> 
   const n = flags.failure === undefined ? 1 : parsePositiveInteger(flags.failure, "--failure", "1");
   if (n > failures.length) throw new UsageError(`--failure ${n}: the report records ${failures.length} failure(s)`);
   io.stderr.write(`replaying failure ${n} of ${failures.length} recorded in ${flags.from}\n`);
-  const warning = versionMismatchWarning(file.node, file.v8);
+  const warning = versionMismatchWarning(file);
   if (warning !== null) io.stderr.write(`warning: ${warning}\n`);
   return failures[n - 1]!;
-}
-
-/**
- * Seeds replay across Node versions only as far as V8 computes the same floating-point results:
- * library functions (Math.pow, Math.exp, ...) may differ in the last bit between releases.
- */
-export function versionMismatchWarning(node: string, v8: string): string | null {
-  if (node === process.versions.node && v8 === process.versions.v8) return null;
-  return (
-    `the report was written by Node ${node} (V8 ${v8}), this is Node ${process.versions.node} (V8 ${process.versions.v8}). ` +
-    "Simulations that compute with floating-point library functions (Math.pow, Math.exp, Math.sin, ...) may take other decisions " +
-    `on another V8, and the replay may not reproduce the failure: if it passes, replay with Node ${node}`
-  );
 }
 
 export async function replayCommandRun(simulationArg: string | undefined, flags: ReplayFlags, io: CliIO): Promise<number> {
