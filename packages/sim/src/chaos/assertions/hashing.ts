@@ -67,9 +67,10 @@ export class IdentityHasher {
   h1 = 0;
   h2 = 0;
 
+  /** Kept as signed 32-bit integers so the fields never hold boxed numbers. */
   start(h1: number, h2: number): void {
-    this.h1 = h1;
-    this.h2 = h2;
+    this.h1 = h1 | 0;
+    this.h2 = h2 | 0;
   }
 
   private unit(code: number): void {

@@ -261,6 +261,7 @@ export class AssertionTable {
     }
     const hasher = IDENTITY_HASHER;
     hasher.start(site.messageHash1, site.messageHash2);
+    // Object.values measured faster here than for-in with an own-property check.
     const identityValues = Object.values(identity);
     for (let i = 0; i < identityValues.length; i++) hasher.value(identityValues[i]);
     const high = fmix32Signed(hasher.h1);
