@@ -9,9 +9,9 @@
 import { AssertionTable } from "../chaos/assertions/index.ts";
 import { SimulationReport } from "../runner/report.ts";
 import { ReportMergeError } from "./errors.ts";
-import { mergeExplorationReports } from "./exploration-merge.ts";
+import { mergeExplorationReports } from "../explore/index.ts";
 import { sortFirstReached, type FirstReached } from "./pool-campaign.ts";
-import type { ExplorationReport } from "../runner/exploration.ts";
+import type { ExplorationReport } from "../explore/index.ts";
 import { RUN_REPORT_KIND, simulationStatus, type RunReportFile, type SimulationEntry } from "./run-report.ts";
 import type { Shard } from "./shard.ts";
 

@@ -19,7 +19,7 @@
 import type { SteppingMode } from "../engine/engine.ts";
 import { AssertionTable, type AssertionTableState } from "../chaos/assertions/index.ts";
 import { CoverageStopRule } from "../runner/coverage-stop-rule.ts";
-import type { ExplorationReport } from "../runner/exploration.ts";
+import type { ExplorationReport } from "../explore/index.ts";
 import { SimulationReport } from "../runner/report.ts";
 import type { SeedFailure, SeedResult } from "../runner/seed-result.ts";
 import { NO_CHAOS_DRAWN } from "../runner/seed-chaos.ts";
@@ -28,7 +28,7 @@ import type { TaskOutcome } from "../runner/pool/messages.ts";
 import type { WorkerPool } from "../runner/pool/worker-pool.ts";
 import type { BuildOverrides, SimulationSource } from "../runner/simulation-source.ts";
 import { SimulationLoadError } from "./errors.ts";
-import { mergeExplorationReports } from "./exploration-merge.ts";
+import { mergeExplorationReports } from "../explore/index.ts";
 import { seedAt, type SeedPlan } from "./seed-plan.ts";
 import type { IndexRange } from "./shard.ts";
 

@@ -15,15 +15,7 @@ import type { AssertionTableState } from "../chaos/assertions/index.ts";
 import type { TraceEvent } from "../world/trace-log.ts";
 import type { SeedFailure, SeedResult } from "./seed-result.ts";
 import { SeedSession, type SeedOptions } from "./seed-runner.ts";
-import {
-  explorationStrategy,
-  sequentialBatchRunner,
-  type BatchRunner,
-  type ExplorationReport,
-  type RootSeedStrategy,
-  type TimelineJob,
-  type TimelineOutcome,
-} from "./exploration.ts";
+import { Explorer, sequentialBatchRunner, type BatchRunner, type ExplorationReport, type TimelineJob, type TimelineOutcome } from "../explore/index.ts";
 import { CampaignHook } from "./simulation-hook.ts";
 import { WorkerPool } from "./pool/worker-pool.ts";
 import { checkWorkerConfiguration, poolBatchRunner } from "./pool/pool-batch-runner.ts";
@@ -88,12 +80,12 @@ export class Campaign {
     const wallStart = natives.performanceNow();
     const results: SeedResult[] = [];
     let stopRule: CoverageStopRule | null = null;
-    let explorer: RootSeedStrategy | null = null;
+    let explorer: Explorer<SeedResult> | null = null;
     const exploration = plan.breakpoints === undefined ? this.config.exploration : null;
     // One pool per run: its workers import the simulation once and serve every root seed's batches.
     const pool = exploration !== null && exploration.workers > 0 ? new WorkerPool(exploration.workers) : null;
     try {
-      let runBatch: BatchRunner | null = null;
+      let runBatch: BatchRunner<SeedResult> | null = null;
       if (pool !== null) {
         // The source was checked by build(); check here (before the realm is taken) that the
         // workers build this very simulation.
@@ -104,7 +96,7 @@ export class Campaign {
         const runTimeline = (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) =>
           this.runSeed(seed, guard, { breakpoints: recipe, drawObserver: plan.drawObserver }, table ?? this.table);
         if (exploration !== null) {
-          explorer = explorationStrategy()(exploration, this.table, runTimeline, runBatch ?? sequentialBatchRunner(runTimeline));
+          explorer = new Explorer(exploration, this.table, runTimeline, runBatch ?? sequentialBatchRunner(runTimeline));
         }
 
         const control = this.config.iteration;
@@ -124,7 +116,7 @@ export class Campaign {
       await pool?.close();
     }
     const rule = stopRule as CoverageStopRule | null;
-    const strategy = explorer as RootSeedStrategy | null;
+    const strategy = explorer as Explorer<SeedResult> | null;
     return new SimulationReport({
       results,
       table: this.table,
@@ -156,7 +148,7 @@ export class Campaign {
             drawObserver: timelineSeed === seed && !explore ? options.drawObserver : undefined,
           }, timelineTable ?? table, options.onTrace);
       if (explore) {
-        const explorer = explorationStrategy()(this.config.exploration!, table, runTimeline, sequentialBatchRunner(runTimeline));
+        const explorer = new Explorer(this.config.exploration!, table, runTimeline, sequentialBatchRunner(runTimeline));
         const result = await explorer.exploreRoot(seed);
         return { result, table: table.snapshot(), exploration: explorer.report() };
       }
@@ -172,7 +164,7 @@ export class Campaign {
    * for the whole share, because entering one (escape guard, hooks) costs as much as a small
    * timeline.
    */
-  async runTimelines(seed: number, jobs: readonly TimelineJob[]): Promise<TimelineOutcome[]> {
+  async runTimelines(seed: number, jobs: readonly TimelineJob[]): Promise<TimelineOutcome<SeedResult>[]> {
     return this.inRealm((guard) => {
       // The batch runner always passes the job's own table; `this.table` is never written here.
       const runTimeline = (timelineSeed: number, recipe: readonly Breakpoint[], table?: AssertionTable) =>

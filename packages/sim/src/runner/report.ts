@@ -9,7 +9,7 @@ import type { SteppingMode } from "../engine/engine.ts";
 import { AssertionTable, type AssertionDetail, type AssertionTableState, type BucketSiteSummary, type AssertionOverflow } from "../chaos/assertions/index.ts";
 import { formatFailure, type SeedResult } from "./seed-result.ts";
 import { formatText, formatPretty, type RenderOptions } from "./report-format.ts";
-import type { ExplorationReport } from "./exploration.ts";
+import type { ExplorationReport } from "../explore/index.ts";
 import { groupFailures } from "./failure-groups.ts";
 import { userFrames } from "./source-location.ts";
 

@@ -18,7 +18,6 @@ import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED, EXIT_USAGE, UsageError } fr
 import type { CliIO } from "../io.ts";
 import { parseDurationMs, parsePositiveInteger, parseReporters, parseSeed, parseSeedList, parseUntilStable } from "../option-values.ts";
 import { WorkerPool } from "../../runner/pool/worker-pool.ts";
-import { packageModuleUrl } from "../../runner/module-url.ts";
 import { DEFAULT_SEED_TIMEOUT_MS, EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../pool-campaign.ts";
 import { createProgress } from "../progress.ts";
 import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
@@ -85,8 +84,6 @@ function seedFlags(flags: RunFlags): SeedFlags {
     quick: flags.quick === true,
   };
 }
-
-const EXPLORE_LAYER_URL = packageModuleUrl("../../explore/index.ts", import.meta.url);
 
 async function checkWritableDir(dir: string, what: string): Promise<void> {
   try {
@@ -164,8 +161,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   process.on("SIGINT", onSigint);
 
   const poolSize = Math.max(1, Math.min(workers, Math.max(...prepared.map((p) => p.range.end - p.range.start))));
-  // Root seeds explore inside their worker, so the workers need the explore layer loaded.
-  const pool = new WorkerPool(poolSize, { preloadModules: [EXPLORE_LAYER_URL] });
+  const pool = new WorkerPool(poolSize);
   const entries: SimulationEntry[] = [];
   let failingSeeds = 0;
   try {

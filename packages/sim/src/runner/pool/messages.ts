@@ -7,7 +7,8 @@ import type { Breakpoint } from "../../engine/rng.ts";
 import type { SingleSeedOutcome } from "../campaign.ts";
 import type { ConfigFingerprint } from "../config-fingerprint.ts";
 import type { SeedChaosRecord } from "../seed-chaos.ts";
-import type { TimelineOutcome } from "../exploration.ts";
+import type { TimelineOutcome } from "../../explore/index.ts";
+import type { SeedResult } from "../seed-result.ts";
 import type { BuildOverrides, SimulationSource } from "../simulation-source.ts";
 
 export type PoolTask =
@@ -43,7 +44,7 @@ export type PoolTaskKind = PoolTask["kind"];
 /** What each kind of task produces. */
 export interface PoolTaskResults {
   readonly rootSeed: SingleSeedOutcome;
-  readonly timelines: TimelineOutcome[];
+  readonly timelines: TimelineOutcome<SeedResult>[];
   readonly fingerprint: ConfigFingerprint;
 }
 
