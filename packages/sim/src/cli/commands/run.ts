@@ -27,7 +27,7 @@ import { renderSimulationText, statusLine, summaryLine } from "../reporters/text
 import { plural } from "../../runner/failure-groups.ts";
 import { failureEntries, readRunReport, RUN_REPORT_KIND, simulationStatus, writeRunReport, type RunReportFile, type SimulationEntry } from "../run-report.ts";
 import { declaredSafetyAssertions, neverEvaluated } from "../declared-assertions.ts";
-import { describePlan, planSize, resolveSeedPlan, type SeedFlags } from "../seed-plan.ts";
+import { describePlan, planSize, resolveSeedPlan, type SeedFlags, type SeedPlan } from "../seed-plan.ts";
 import { checkShardable, parseShard, shardRange, type Shard } from "../shard.ts";
 
 export interface RunFlags {
@@ -40,6 +40,7 @@ export interface RunFlags {
   readonly workers?: string;
   readonly explore?: boolean;
   readonly exploreBudget?: string;
+  readonly exploreTotalBudget?: string;
   /** Commander's `--no-stop-on-failure`: true unless turned off. */
   readonly stopOnFailure?: boolean;
   readonly shard?: string;
@@ -98,6 +99,18 @@ function reportFileName(shard: Shard | null, extension: string): string {
   return shard === null ? `report.${extension}` : `report.shard-${shard.index}-of-${shard.count}.${extension}`;
 }
 
+/**
+ * `--explore-total-budget N`: every root seed of the plan gets an equal share, `floor(N / seeds)`
+ * (at least 1). The share depends on the whole plan, not on a shard, so shards explore exactly
+ * as one unsharded run would; a plan without a fixed number of seeds has no share to give.
+ */
+function totalBudgetPerRoot(total: number, plan: SeedPlan, name: string): number {
+  if (plan.kind === "untilStable") {
+    throw new UsageError(`--explore-total-budget needs a fixed number of root seeds, but '${name}' runs until coverage is stable: add --iterations N, --seeds or --seed`);
+  }
+  return Math.max(1, Math.floor(total / planSize(plan)));
+}
+
 export async function runCommand(filters: readonly string[], flags: RunFlags, io: CliIO): Promise<number> {
   const wallStartMs = performance.now();
   const fileConfig = await loadConfig(io.cwd, flags.config);
@@ -112,9 +125,13 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   // Found before any seed runs, not after the campaign: a report folder that cannot be written.
   if (reporters.includes("json") || reporters.includes("junit")) await checkWritableDir(outDir, flags.out === undefined ? "reportDir" : "--out");
   const exploreBudget = flags.exploreBudget === undefined ? undefined : parsePositiveInteger(flags.exploreBudget, "--explore-budget", "500");
+  const exploreTotal = flags.exploreTotalBudget === undefined ? undefined : parsePositiveInteger(flags.exploreTotalBudget, "--explore-total-budget", "5000");
+  if (exploreBudget !== undefined && exploreTotal !== undefined) {
+    throw new UsageError("--explore-budget (per root seed) and --explore-total-budget (all root seeds together) both set the budget: use one");
+  }
   // The CLI ends a root at its first bug unless --no-stop-on-failure: a failure is what a run is for.
   const overrides: BuildOverrides = {
-    explore: flags.explore === true || exploreBudget !== undefined,
+    explore: flags.explore === true || exploreBudget !== undefined || exploreTotal !== undefined,
     ...(exploreBudget === undefined ? {} : { exploreBudget }),
     stopOnFailure: flags.stopOnFailure !== false,
   };
@@ -141,11 +158,16 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   }
   // Build and plan every simulation before starting: a bad flag or build() fails before any seed runs.
   const prepared = selected.map((sim) => {
-    const config = buildSimulationConfig(sim.definition, overrides, sim.source);
+    let config = buildSimulationConfig(sim.definition, overrides, sim.source);
     const simSeeds = lastFailed === null ? seeds : { ...seeds, seeds: lastFailed.get(sim.name)! };
     const { plan, baseSeedSource } = resolveSeedPlan(simSeeds, config, fileConfig);
     if (shard !== null) checkShardable(plan, baseSeedSource, sim.name);
-    return { sim, config, plan, range: shardRange(planSize(plan), shard) };
+    let simOverrides = overrides;
+    if (exploreTotal !== undefined) {
+      simOverrides = { ...overrides, exploreBudget: totalBudgetPerRoot(exploreTotal, plan, sim.name) };
+      config = buildSimulationConfig(sim.definition, simOverrides, sim.source);
+    }
+    return { sim, config, plan, overrides: simOverrides, range: shardRange(planSize(plan), shard) };
   });
 
   const errColors = colorsFor(io.stderr);
@@ -165,7 +187,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   const entries: SimulationEntry[] = [];
   let failingSeeds = 0;
   try {
-    for (const { sim, config, plan, range } of prepared) {
+    for (const { sim, config, plan, overrides, range } of prepared) {
       if (interrupt.signal.aborted) break;
       const explore = config.exploration !== null;
       const shardText = shard === null ? "" : `, shard ${shard.index}/${shard.count} (seeds #${range.start}..#${range.end - 1})`;
