@@ -6,13 +6,13 @@
 import { InvalidConfiguration, TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
 import { DEFAULT_MAX_STEPS_PER_INSTANT, type SteppingMode } from "../engine/engine.ts";
 import { GUARDED_GLOBALS } from "../engine/escape-guard.ts";
-import { deriveSeed } from "../engine/rng.ts";
 import { resolveExplorationConfig, type ExplorationConfig } from "../explore/config.ts";
 import { checkSimulationSource, type SimulationSource } from "./simulation-source.ts";
 import { checkRecipe, parseRecipe, type Recipe } from "../engine/recipe.ts";
 import { checkDeterminism, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
 import { Campaign } from "./campaign.ts";
+import { configSeedPlan, seedAt } from "./seed-plan.ts";
 import { applyChaosEntries, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
 import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";
@@ -394,11 +394,12 @@ export class SimulationBuilder {
     return checkDeterminism(config, this.seedsForCheck(config));
   }
 
+  /** The campaign's seeds from base seed 0 by default; an until-stable campaign checks its debug seeds (at least one seed). */
   private seedsForCheck(config: SimulationConfig): number[] {
     if (this.replay !== null) return [this.replay.seed];
-    const count = config.iteration.kind === "fixed" ? config.iteration.iterations : Math.max(config.debugSeeds.length, 1);
-    const base = config.baseSeed ?? 0;
-    return Array.from({ length: count }, (_, i) => (i < config.debugSeeds.length ? config.debugSeeds[i]! : deriveSeed(base, i)));
+    const plan = configSeedPlan(config, config.baseSeed ?? 0);
+    const count = plan.kind === "fixed" ? plan.count : Math.max(config.debugSeeds.length, 1);
+    return Array.from({ length: count }, (_, i) => seedAt(plan, i));
   }
 
   /** The validated configuration (used by `run()` and by the explorer). */
@@ -446,10 +447,15 @@ export class SimulationBuilder {
     };
   }
 
-  /** Runs the campaign and returns its report. Never throws for a failing seed: read the report. */
-  async run(): Promise<SimulationReport> {
+  /**
+   * Runs the campaign and returns its report. Never throws for a failing seed: read the report.
+   * `workers` (default 0): N > 0 runs the seeds in a pool of N worker threads started for this
+   * run (needs `simulationSource`; not with exploration, which has its own `workers`). Every
+   * seed's result, hash included, is the same as in this thread.
+   */
+  async run(options: { readonly workers?: number } = {}): Promise<SimulationReport> {
     const config = this.build();
     if (this.replay !== null) return new Campaign(config).run({ seeds: [this.replay.seed], breakpoints: this.replay.recipe });
-    return new Campaign(config).run();
+    return new Campaign(config).run({ workers: options.workers ?? 0 });
   }
 }

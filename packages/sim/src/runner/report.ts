@@ -21,7 +21,7 @@ import { userFrames } from "./source-location.ts";
  *    sometimes-family assertion: coverage over seeds).
  * The schema is `packages/sim/report.schema.json`.
  */
-export const REPORT_SCHEMA_VERSION = 3;
+export const REPORT_SCHEMA_VERSION = 4;
 export const PACKAGE_VERSION = "0.1.0";
 
 export interface SaturationReport {

@@ -14,11 +14,11 @@ import { buildSimulationConfig, type BuildOverrides } from "../build-simulation.
 import { colorEnabled, colorsFor, isCI } from "../colors.ts";
 import { loadConfig } from "../config-file.ts";
 import { discoverSimulations, formatLoadFailure, selectSimulations, type LoadFailure } from "../discovery.ts";
-import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED, EXIT_USAGE, UsageError } from "../errors.ts";
+import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED, EXIT_USAGE, SimulationLoadError, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parseDurationMs, parsePositiveInteger, parseReporters, parseSeed, parseSeedList, parseUntilStable } from "../option-values.ts";
 import { WorkerPool } from "../../runner/pool/worker-pool.ts";
-import { DEFAULT_SEED_TIMEOUT_MS, EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../pool-campaign.ts";
+import { DEFAULT_SEED_TIMEOUT_MS, EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../../runner/pool/pool-campaign.ts";
 import { createProgress } from "../progress.ts";
 import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
 import { writeHtmlReport } from "../reporters/html/index.ts";
@@ -69,7 +69,7 @@ async function failedSeedsOf(file: string): Promise<Map<string, number[]>> {
   }
   const bySimulation = new Map<string, number[]>();
   for (const entry of report.simulations) {
-    const seeds = [...new Set([...(entry.report.seedsFailing as number[]), ...(entry.timedOut === null ? [] : [entry.timedOut.seed])])];
+    const seeds = [...new Set(entry.report.seedsFailing as number[])];
     if (seeds.length > 0) bySimulation.set(entry.name, seeds);
   }
   return bySimulation;
@@ -211,6 +211,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         bailAfter: bailAfter === null ? undefined : Math.max(1, bailAfter - failingSeeds),
         seedTimeoutMs,
         signal: interrupt.signal,
+        loadError: (message) => new SimulationLoadError(message),
         onProgress: (p) => progress.update(p),
         onFailure: (result, index) => {
           // The text report groups every failure on stdout; without it, print the first seed of
@@ -232,7 +233,6 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
       // A seed past --timeout is a failed seed (printed by onFailure); the campaign went on.
       const { report, stoppedBy, sometimesFirstReached } = outcome;
       failingSeeds += report.failedRuns;
-      const timedOut = null;
       progress.end();
       const declared = await declaredSafetyAssertions(sim.file, fileConfig.rootDir);
       const unevaluated = neverEvaluated(declared, new Set(report.assertionDetails.map((d) => d.message)));
@@ -249,8 +249,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         ...(unevaluated.length > 0 ? { neverEvaluated: unevaluated } : {}),
         ...(sim.definition.expectFailure ? { expectFailure: true } : {}),
         stoppedBy,
-        timedOut,
-        failures: failureEntries(report, context, sim.name, timedOut),
+        failures: failureEntries(report, context, sim.name),
         sometimesFirstReached,
         report: report.toJSON(),
       };

@@ -22,11 +22,6 @@ export function renderSimulationText(report: SimulationReport, entry: Simulation
     lines.push(`--- Never Evaluated: ${plural(entry.neverEvaluated.length, "safety assertion")} no seed reached (--strict-coverage fails on them) ---`);
     for (const a of entry.neverEvaluated) lines.push(`- "${a.message}" (${a.where})`);
   }
-  if (entry.timedOut !== null) {
-    const t = entry.timedOut;
-    lines.push(`seed ${t.seed} ran longer than --timeout (${formatDuration(t.wallTimeMs)} of wall time) and was stopped`);
-    lines.push(`  replay: ${entry.failures[entry.failures.length - 1]!.replayCommand}`);
-  }
   return lines.join("\n") + "\n";
 }
 
