@@ -51,8 +51,8 @@ describe("exploration fast paths", () => {
     const TWO_POW_21 = 2 ** 21;
     const keys = [0xfffffffe * TWO_POW_21 + 5, 0xfffffffe * TWO_POW_21 + 6, 3 * TWO_POW_21 + 5, 0];
     const buckets = keys.map((k) => new Bucket({ k }));
-    keys.forEach((k, i) => index.set(k, buckets[i]!));
-    keys.forEach((k, i) => expect(index.get(k)).toBe(buckets[i]));
+    for (const [i, k] of keys.entries()) index.set(k, buckets[i]!);
+    for (const [i, k] of keys.entries()) expect(index.get(k)).toBe(buckets[i]);
     expect(index.find(0xfffffffe | 0, 6)).toBe(buckets[1]);
     expect(index.find(0xfffffffe, 6)).toBe(buckets[1]);
     expect(index.get(0xfffffffe * TWO_POW_21 + 7)).toBeUndefined();
