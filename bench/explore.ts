@@ -22,13 +22,21 @@ import { dungeonSimulation } from "../examples/dungeon/dungeon.ts";
 import { raceSimulation } from "../examples/maze/race.ts";
 
 const EXPLORATION = { workers: 0, maxRunsPerSeed: 2000, branchingFactor: 4, maxFrontier: 512, maxRecipeLen: 32 } as const;
+/**
+ * The dungeon's chain needs several reseed points per floor (rooms, key, stairs, descent) over
+ * eight floors: at 32 the deepest discoveries could not be branched any more.
+ */
+const DUNGEON_MAX_RECIPE_LEN = 120;
 const MAZE_SEEDS = 20;
 const DUNGEON_SEEDS = 3;
 /** Maze root seeds timed with and without worker threads. */
 const MAZE_WORKERS_SEEDS = 3;
 const MAZE_MODULE = new URL("../examples/maze/maze.ts", import.meta.url).href;
-/** The dungeon's chain is ~25x longer than the maze's: give its roots a larger budget. */
-const DUNGEON_RUNS_PER_SEED = 5000;
+/**
+ * The dungeon's chain is ~25x longer than the maze's: give its roots a larger budget (root 2
+ * finds the treasure at timeline 6,263; see examples/dungeon/README.md).
+ */
+const DUNGEON_RUNS_PER_SEED = 8000;
 const RACE_SEEDS = 20;
 const RACE_RUNS_PER_SEED = 100;
 /** The dungeon's depth signal: its numeric watermark's best left operand is the floor index. */
@@ -46,14 +54,14 @@ function watermark(report: SimulationReport, message: string): number | null {
   return report.assertionDetails.find((d) => d.message === message)?.watermark ?? null;
 }
 
-async function exploreEach(build: () => SimulationBuilder, seeds: number, maxRunsPerSeed: number, stopOnFailure = false): Promise<Explored> {
+async function exploreEach(build: () => SimulationBuilder, seeds: number, maxRunsPerSeed: number, stopOnFailure = false, maxRecipeLen: number = EXPLORATION.maxRecipeLen): Promise<Explored> {
   const reports: SimulationReport[] = [];
   const firstBugs: (number | null)[] = [];
   let timelines = 0;
   let distinctBugs = 0;
   const start = performance.now();
   for (let seed = 1; seed <= seeds; seed++) {
-    const report: SimulationReport = await build().enableExploration({ ...EXPLORATION, maxRunsPerSeed, stopOnFailure }).setDebugSeeds([seed]).setIterations(1).run();
+    const report: SimulationReport = await build().enableExploration({ ...EXPLORATION, maxRunsPerSeed, stopOnFailure, maxRecipeLen }).setDebugSeeds([seed]).setIterations(1).run();
     reports.push(report);
     const x = report.exploration!;
     firstBugs.push(x.perSeed[0]!.firstBugAtTimeline);
@@ -121,7 +129,7 @@ export async function benchExplore(): Promise<Record<string, unknown>> {
 
   const dungeonRunsPerSeed = dungeonBudget();
   console.error(`dungeon: exploring root seeds 1..${DUNGEON_SEEDS}, ${dungeonRunsPerSeed} timelines each`);
-  const dungeon = await exploreEach(dungeonSimulation, DUNGEON_SEEDS, dungeonRunsPerSeed);
+  const dungeon = await exploreEach(dungeonSimulation, DUNGEON_SEEDS, dungeonRunsPerSeed, false, DUNGEON_MAX_RECIPE_LEN);
   console.error(`dungeon: ${dungeon.timelines} random root seeds (the same timeline budget)`);
   const dungeonRandom = await randomSeeds(dungeonSimulation, dungeon.timelines);
   const deepestExplored = Math.max(...dungeon.reports.map((r) => watermark(r, DUNGEON_DEPTH_ASSERTION) ?? 0));
@@ -144,6 +152,7 @@ export async function benchExplore(): Promise<Record<string, unknown>> {
     raceExploreFound: race.firstBugs.filter((f) => f !== null).length,
     raceRandomFound,
     dungeonRunsPerSeed,
+    dungeonMaxRecipeLen: DUNGEON_MAX_RECIPE_LEN,
     dungeonTimelines: dungeon.timelines,
     dungeonRootsFound: dungeon.firstBugs.filter((f) => f !== null).length,
     dungeonDistinctBugs: dungeon.distinctBugs,

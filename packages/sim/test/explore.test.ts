@@ -61,6 +61,21 @@ describe("explorer", () => {
     expect(json.seeds.filter((s) => s.ok).some((s) => "recipe" in s)).toBe(false);
   });
 
+  it("every failure found by exploration names its own timeline: recipe and trace hash", async () => {
+    const report = await new SimulationBuilder()
+      .workloadFactory(() => new GatedBug())
+      .enableExploration({ maxRunsPerSeed: 300, stopOnFailure: false })
+      .setDebugSeeds([1, 2, 3])
+      .setIterations(3)
+      .run();
+    const byRecipe = new Map(report.exploration!.bugRecipes.map((b) => [`${b.seed}|${b.recipe}`, b.traceHash]));
+    const explored = report.seeds.flatMap((s) => s.failures.filter((f) => f.recipe !== undefined).map((f) => ({ seed: s.seed, f })));
+    expect(explored.length).toBeGreaterThan(0);
+    for (const { seed, f } of explored) expect(f.traceHash, f.message).toBe(byRecipe.get(`${seed}|${f.recipe}`));
+    // A root's own failures carry neither: they are the record's timeline.
+    for (const s of report.seeds) for (const f of s.failures) if (f.recipe === undefined) expect(f.traceHash).toBeUndefined();
+  });
+
   it("is deterministic: the same campaign twice gives the same bugs and statistics", async () => {
     const a = await explored([5], 200).run();
     const b = await explored([5], 200).run();

@@ -27,6 +27,26 @@ describe("Incarnation.shutdown", () => {
     expect(incarnation.shutdown.reason).toBe(reason);
   });
 
+  it("a lazy reason is made only when the signal is read, and is the same object for every reader", () => {
+    let made = 0;
+    let shared: Error | undefined;
+    const makeReason = () => {
+      made++;
+      return (shared ??= new Error("lazy"));
+    };
+    const unread = new Incarnation("node-1");
+    unread.signalShutdownLazily(makeReason);
+    expect(made).toBe(0);
+    const readLater = new Incarnation("node-2");
+    readLater.signalShutdownLazily(makeReason);
+    expect(readLater.shutdown.aborted).toBe(true);
+    expect(readLater.shutdown.reason).toBe(shared);
+    const readBefore = new Incarnation("node-3");
+    const signal = readBefore.shutdown;
+    readBefore.signalShutdownLazily(makeReason);
+    expect(signal.reason).toBe(shared);
+  });
+
   it("never shut down: never aborted", () => {
     expect(new Incarnation("node-1").shutdown.aborted).toBe(false);
   });

@@ -35,6 +35,8 @@ seed of a round starts from the coverage merged up to the start of its round, so
 depend on the number of workers. With --shard, rounds start at the shard's first seed. Every root
 seed runs its budget of timelines (--explore-budget) unless it fails first: a root ends at its first
 failing timeline unless --no-stop-on-failure. Progress and ETA count timelines.
+--explore-total-budget N budgets the whole run instead: every root seed gets floor(N / seeds) (at
+least 1), so --iterations 20 --explore-total-budget 5000 explores each of 20 roots with 250.
 
 Shards: --shard i/n runs the i-th of n contiguous blocks of seed indexes (1 <= i <= n); n
 machines with the same flags and --base-seed run exactly the seeds of one unsharded run, each
@@ -97,6 +99,7 @@ export function createProgram(): Command {
     .option("-j, --workers <n>", "worker threads (default: config, else the number of cores)")
     .option("--explore", "explore every root seed in depth (exploration with default settings, unless the simulation configures it)")
     .option("--explore-budget <n>", "with --explore (implied): timelines per root seed (default: the simulation's, else 2000)")
+    .option("--explore-total-budget <n>", "with --explore (implied): timelines for all root seeds together, floor(n / seeds) each (needs a fixed number of seeds)")
     .option("--no-stop-on-failure", "with --explore: keep exploring a root seed after its first failure (spend its whole budget)")
     .option("--shard <i/n>", "run shard i of n (or auto/n: i from JOB_COMPLETION_INDEX or MOONPOOL_SHARD_INDEX)")
     .option("-r, --reporter <name>", "text, json, junit, html; repeat or comma-separate for several (default: config, else text)", collect, [])

@@ -168,6 +168,20 @@ export class Incarnation {
     this.abortSignal(reason);
   }
 
+  /**
+   * `signalShutdown` with a reason made only when someone holds or later reads the signal: most
+   * incarnations never do, and an error object captures a stack.
+   */
+  signalShutdownLazily(makeReason: () => unknown): void {
+    if (this.controller === null) {
+      this.pendingReason ??= {
+        get reason() {
+          return makeReason();
+        },
+      };
+    } else if (!this.controller.signal.aborted) this.controller.abort(makeReason());
+  }
+
   /** Crash: nothing pending ever settles and later operations never settle either. */
   kill(): void {
     if (!this.alive) return;

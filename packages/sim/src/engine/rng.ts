@@ -24,6 +24,42 @@ export function splitmix64(state: bigint): { value: bigint; next: bigint } {
   return { value: z ^ (z >> 31n), next };
 }
 
+/**
+ * Initial xoshiro states already computed, per stream key and seed. Exploration reseeds the same
+ * few seeds over and over (every timeline of a root, every replayed prefix), and seeding goes
+ * through BigInt; the cache is cleared when it grows past INITIAL_STATES_MAX entries.
+ */
+const initialStates = new Map<bigint, Map<number, Int32Array>>();
+let initialStatesSize = 0;
+const INITIAL_STATES_MAX = 4096;
+
+function initialState(seed: number, streamKey: bigint): Int32Array {
+  let byKey = initialStates.get(streamKey);
+  if (byKey === undefined) {
+    byKey = new Map();
+    initialStates.set(streamKey, byKey);
+  }
+  const known = byKey.get(seed);
+  if (known !== undefined) return known;
+  let state = (BigInt(seed) ^ streamKey) & MASK_64;
+  const words = new Int32Array(4);
+  for (let i = 0; i < 2; i++) {
+    const { value, next } = splitmix64(state);
+    state = next;
+    words[2 * i] = Number(value & 0xffffffffn) | 0;
+    words[2 * i + 1] = Number(value >> 32n) | 0;
+  }
+  // xoshiro must not start from the all-zero state.
+  if ((words[0]! | words[1]! | words[2]! | words[3]!) === 0) words[0] = 1;
+  if (initialStatesSize >= INITIAL_STATES_MAX) {
+    for (const m of initialStates.values()) m.clear();
+    initialStatesSize = 0;
+  }
+  byKey.set(seed, words);
+  initialStatesSize++;
+  return words;
+}
+
 /** Which streams a breakpoint reseeds. */
 export type BreakpointStreams = "sim" | "schedule" | "sim+schedule";
 
@@ -83,19 +119,11 @@ export class RandomStream {
 
   /** Restarts the stream from `seed` (draw counts of the segment restart at 0). */
   reseed(seed: number): void {
-    let state = (BigInt(seed) ^ this.streamKey) & MASK_64;
-    const words: number[] = [];
-    for (let i = 0; i < 2; i++) {
-      const { value, next } = splitmix64(state);
-      state = next;
-      words.push(Number(value & 0xffffffffn), Number(value >> 32n));
-    }
-    this.s0 = words[0]! | 0;
-    this.s1 = words[1]! | 0;
-    this.s2 = words[2]! | 0;
-    this.s3 = words[3]! | 0;
-    // xoshiro must not start from the all-zero state.
-    if ((this.s0 | this.s1 | this.s2 | this.s3) === 0) this.s0 = 1;
+    const words = initialState(seed, this.streamKey);
+    this.s0 = words[0]!;
+    this.s1 = words[1]!;
+    this.s2 = words[2]!;
+    this.s3 = words[3]!;
     this.calls = 0;
   }
 

@@ -14,6 +14,7 @@ export interface TimelineFailure {
   readonly actor?: string;
   readonly property?: string;
   readonly recipe?: string;
+  readonly traceHash?: string;
 }
 
 /** The parts of one timeline's result the explorer reads. */

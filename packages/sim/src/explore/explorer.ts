@@ -99,7 +99,11 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
           const bug: BugRecipe = { seed, recipe: formatRecipe(recipe), property, message: f.message, foundAtTimeline: timelines, traceHash: result.traceHash };
           bugs.push(bug);
           this.bugRecipes.push(bug);
-          if (recipe.length > 0) extraFailures.push({ ...f, message: `${f.message} [exploration recipe "${bug.recipe}"]`, recipe: bug.recipe });
+          // Each failure of a continuation names its own timeline (recipe and hash): the record
+          // it joins may describe another timeline (the root's, or an earlier continuation's).
+          if (recipe.length > 0) {
+            extraFailures.push({ ...f, message: `${f.message} [exploration recipe "${bug.recipe}"]`, recipe: bug.recipe, traceHash: result.traceHash });
+          }
           if (recipe.length > 0) firstFailing ??= { result, recipe: bug.recipe };
         }
       }

@@ -31,6 +31,8 @@ export interface SeedFailure {
   readonly property?: string;
   /** For failures found by exploration: the recipe of the failing timeline. */
   readonly recipe?: string;
+  /** For failures found by exploration: the trace hash of the failing timeline (`recipe`'s). */
+  readonly traceHash?: string;
 }
 
 import type { Discovery } from "../chaos/assertions/index.ts";

@@ -349,9 +349,12 @@ export class SeedSession {
     if (this.shutdownTriggered) return;
     this.shutdownTriggered = true;
     this.world.emit("runner", "info", "shutdown_triggered", { by });
-    const reason = abortError("simulation shutdown: the first workload finished");
-    for (const w of this.workloads) w.incarnation.signalShutdown(reason);
-    for (const p of this.processes) p.incarnation?.signalShutdown(reason);
+    // One reason for every incarnation, made at its first use (a DOMException per seed was
+    // a visible part of a short seed's cost).
+    let reason: DOMException | undefined;
+    const makeReason = () => (reason ??= abortError("simulation shutdown: the first workload finished"));
+    for (const w of this.workloads) w.incarnation.signalShutdownLazily(makeReason);
+    for (const p of this.processes) p.incarnation?.signalShutdownLazily(makeReason);
   }
 
   private checkInvariants(): void {

@@ -51,6 +51,28 @@ describe("run --explore", () => {
     expect(perSeed.some((r) => r.firstBugAtTimeline !== null && r.firstBugAtTimeline < 45)).toBe(true);
   });
 
+  it("--explore-total-budget splits one budget evenly over the root seeds", async () => {
+    const { result, exploration } = await run("total", ["--explore-total-budget", "250", "--no-stop-on-failure"]);
+    expect(result.stderr).toContain("exploring 20 timelines per root seed");
+    const perSeed = exploration.perSeed as PerSeed[];
+    expect(perSeed).toHaveLength(12);
+    expect(exploration.config.maxRunsPerSeed).toBe(20);
+    for (const root of perSeed) expect(root.timelines).toBe(20);
+    expect(exploration.timelines).toBe(240);
+  }, 300_000);
+
+  it("--explore-total-budget needs a fixed number of seeds and excludes --explore-budget", async () => {
+    const both = await runCli(["run", "gated", "--iterations", "4", "--explore-budget", "5", "--explore-total-budget", "50"]);
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--explore-budget (per root seed) and --explore-total-budget (all root seeds together)");
+    const open = await runCli(["run", "gated", "--until-stable", "5,50", "--explore-total-budget", "50"]);
+    expect(open.code).toBe(2);
+    expect(open.stderr).toContain("--explore-total-budget needs a fixed number of root seeds");
+    const zero = await runCli(["run", "gated", "--iterations", "4", "--explore-total-budget", "0"]);
+    expect(zero.code).toBe(2);
+    expect(zero.stderr).toContain("--explore-total-budget '0': expected a positive integer");
+  }, 300_000);
+
   it("rejects a budget that is not a positive integer, naming the flag", async () => {
     const result = await runCli(["run", "gated", "--explore-budget", "0"]);
     expect(result.code).toBe(2);

@@ -36,6 +36,20 @@ export function fmix32(value: number): number {
   return h >>> 0;
 }
 
+/**
+ * `fmix32` as a signed 32-bit integer (`fmix32(v) === fmix32Signed(v) >>> 0`): small integers
+ * stay unboxed on the hot path, where an unsigned result above 2^31 would allocate.
+ */
+export function fmix32Signed(value: number): number {
+  let h = value;
+  h ^= h >>> 16;
+  h = Math.imul(h, 0x85ebca6b);
+  h ^= h >>> 13;
+  h = Math.imul(h, 0xc2b2ae35);
+  h ^= h >>> 16;
+  return h | 0;
+}
+
 /** One value of an identity, tagged by type so `1` and `"1"` are different buckets. */
 export function valueText(value: unknown): string {
   return `${typeof value === "number" ? "n" : typeof value === "boolean" ? "b" : "s"}${String(value)}\u0000`;
@@ -53,9 +67,10 @@ export class IdentityHasher {
   h1 = 0;
   h2 = 0;
 
+  /** Kept as signed 32-bit integers so the fields never hold boxed numbers. */
   start(h1: number, h2: number): void {
-    this.h1 = h1;
-    this.h2 = h2;
+    this.h1 = h1 | 0;
+    this.h2 = h2 | 0;
   }
 
   private unit(code: number): void {
@@ -72,7 +87,9 @@ export class IdentityHasher {
   value(value: unknown): void {
     if (typeof value === "number") {
       this.unit(110); // "n"
-      if (Number.isInteger(value) && Math.abs(value) < PLAIN_INTEGER_LIMIT) this.integer(value);
+      // Small counters and indexes are by far the most common identity values.
+      if (value >= 0 && value <= 0x3fffffff && (value | 0) === value) this.smallInteger(value);
+      else if (Number.isInteger(value) && Math.abs(value) < PLAIN_INTEGER_LIMIT) this.integer(value);
       else this.text(String(value));
     } else if (typeof value === "boolean") {
       this.unit(98); // "b"
@@ -91,6 +108,18 @@ export class IdentityHasher {
 
   get hash2(): number {
     return this.h2 >>> 0;
+  }
+
+  /** The decimal digits of a non-negative 30-bit integer, in integer arithmetic. */
+  private smallInteger(value: number): void {
+    let place = 1;
+    while (place * 10 <= value) place *= 10;
+    let v = value;
+    for (; place > 0; place = (place / 10) | 0) {
+      const digit = (v / place) | 0;
+      this.unit(48 + digit);
+      v -= digit * place;
+    }
   }
 
   private integer(value: number): void {

@@ -1,5 +1,6 @@
 /** The table's internal records (sites, buckets, misuses, the running seed) and the store that holds them. */
 import type { EachValue, NumericComparison } from "@moonpool/core";
+import { TWO_POW_21 } from "./hashing.ts";
 import { MAX_DROPPED_MESSAGES_KEPT, MAX_EACH_QUALITY_VALUE } from "./limits.ts";
 import type { AssertionFailureRecord, AssertionKind, AssertionStatus, Discovery, DrawCoordinates, ViolationCallback } from "./shapes.ts";
 
@@ -56,10 +57,59 @@ export const DROPPED = 0;
 export const MISUSED = 1;
 
 /** Everything one table accumulates; the table, its report and its snapshots all read this. */
+/**
+ * Buckets by their 53-bit key `high * 2^21 + low` (`high` 32 bits, `low` 21), iterated in
+ * insertion order like a Map. Lookups go through `high` as a 32-bit integer: a Map keyed by the
+ * full 53-bit number boxes every key, which made bucketing several times slower.
+ */
+export class BucketIndex {
+  /** Keyed by `high | 0`; several slots only when keys share their high 32 bits. */
+  private readonly byHigh = new Map<number, BucketSlot | BucketSlot[]>();
+  /** Every bucket with its key, in insertion order. */
+  readonly slots: BucketSlot[] = [];
+
+  get size(): number {
+    return this.slots.length;
+  }
+
+  /** The bucket with key `(high >>> 0) * 2^21 + low` (`high` any 32-bit integer, `low` < 2^21). */
+  find(high: number, low: number): Bucket | undefined {
+    const entry = this.byHigh.get(high | 0);
+    if (entry === undefined) return undefined;
+    if (!Array.isArray(entry)) return entry.low === low ? entry.bucket : undefined;
+    for (const slot of entry) if (slot.low === low) return slot.bucket;
+    return undefined;
+  }
+
+  get(key: number): Bucket | undefined {
+    const high = Math.floor(key / TWO_POW_21);
+    return this.find(high, key - high * TWO_POW_21);
+  }
+
+  set(key: number, bucket: Bucket): void {
+    const high = Math.floor(key / TWO_POW_21);
+    const low = key - high * TWO_POW_21;
+    if (this.find(high, low) !== undefined) throw new Error(`bucket key ${key} is already indexed`);
+    const slot: BucketSlot = { key, low, bucket };
+    const entry = this.byHigh.get(high | 0);
+    if (entry === undefined) this.byHigh.set(high | 0, slot);
+    else if (Array.isArray(entry)) entry.push(slot);
+    else this.byHigh.set(high | 0, [entry, slot]);
+    this.slots.push(slot);
+  }
+
+}
+
+export interface BucketSlot {
+  readonly key: number;
+  readonly low: number;
+  readonly bucket: Bucket;
+}
+
 export class TableStore {
   readonly sites = new Map<string, Site>();
   /** Every bucket of every site, keyed by a 53-bit hash of (site, identity values). */
-  readonly buckets = new Map<number, Bucket>();
+  readonly buckets = new BucketIndex();
   readonly misuses = new Map<string, Misuse>();
   /** Discovery key → the site or bucket whose visits measure its rarity. */
   readonly counters = new Map<string, Site | Bucket>();

@@ -52,7 +52,7 @@ export interface AssertionTableState {
  */
 export function snapshotOf(store: TableStore, options: Required<AssertionTableOptions>): AssertionTableState {
   const bucketIds = new Map<Bucket, number>();
-  for (const [key, bucket] of store.buckets) bucketIds.set(bucket, key);
+  for (const { key, bucket } of store.buckets.slots) bucketIds.set(bucket, key);
   return {
     options: { ...options },
     sites: [...store.sites.values()].map((site) => ({
@@ -71,7 +71,7 @@ export function snapshotOf(store: TableStore, options: Required<AssertionTableOp
       combinationsHigh: site.combinationsHigh,
       buckets: site.buckets.map((b) => bucketIds.get(b)!),
     })),
-    buckets: [...store.buckets].map(([key, b]) => ({
+    buckets: store.buckets.slots.map(({ key, bucket: b }) => ({
       key,
       identity: b.identity,
       hits: b.hits,
@@ -93,6 +93,30 @@ export function snapshotOf(store: TableStore, options: Required<AssertionTableOp
   };
 }
 
+interface BaseIndex {
+  readonly baseSites: ReadonlyMap<string, AssertionTableState["sites"][number]>;
+  readonly baseBuckets: ReadonlyMap<number, AssertionTableState["buckets"][number]>;
+  readonly baseMisuses: ReadonlyMap<string, AssertionTableState["misuses"][number]>;
+}
+
+/** Every continuation of a batch is absorbed against the same base: index it once. */
+const baseIndexes = new WeakMap<AssertionTableState, BaseIndex>();
+const NO_BASE: BaseIndex = { baseSites: new Map(), baseBuckets: new Map(), baseMisuses: new Map() };
+
+function indexOf(base: AssertionTableState | null): BaseIndex {
+  if (base === null) return NO_BASE;
+  let index = baseIndexes.get(base);
+  if (index === undefined) {
+    index = {
+      baseSites: new Map(base.sites.map((s) => [s.message, s])),
+      baseBuckets: new Map(base.buckets.map((b) => [b.key, b])),
+      baseMisuses: new Map(base.misuses.map((m) => [m.key, m])),
+    };
+    baseIndexes.set(base, index);
+  }
+  return index;
+}
+
 /**
  * Adds what `child` accumulated since `base` (both snapshots; `base` null = since empty):
  * counts add up, watermarks and frontiers keep the best, quality the best, latches and
@@ -100,15 +124,18 @@ export function snapshotOf(store: TableStore, options: Required<AssertionTableOp
  * children in a fixed order gives the same table however they were run.
  */
 export function absorbInto(store: TableStore, child: AssertionTableState, base: AssertionTableState | null): void {
-  const baseSites = new Map((base?.sites ?? []).map((s) => [s.message, s]));
-  const baseBuckets = new Map((base?.buckets ?? []).map((b) => [b.key, b]));
-  const baseMisuses = new Map((base?.misuses ?? []).map((m) => [m.key, m]));
+  const { baseSites, baseBuckets, baseMisuses } = indexOf(base);
+  // A bucket belongs to one site and is listed by it from its creation on: only the buckets
+  // created here still need to join their site's list (a linear `includes` per bucket was
+  // quadratic in a site's buckets).
+  const created = new Set<Bucket>();
   for (const cb of child.buckets) {
     const before = baseBuckets.get(cb.key);
     let bucket = store.buckets.get(cb.key);
     if (bucket === undefined) {
       bucket = new Bucket(cb.identity);
       store.buckets.set(cb.key, bucket);
+      created.add(bucket);
     }
     bucket.hits += cb.hits - (before?.hits ?? 0);
     if (cb.bestQuality !== null && (bucket.bestQuality === null || compareQuality(cb.bestQuality, bucket.bestQuality) > 0)) {
@@ -137,7 +164,7 @@ export function absorbInto(store: TableStore, child: AssertionTableState, base: 
     site.combinationsHigh = (site.combinationsHigh | cs.combinationsHigh) >>> 0;
     for (const key of cs.buckets) {
       const bucket = store.buckets.get(key)!;
-      if (!site.buckets.includes(bucket)) site.buckets.push(bucket);
+      if (created.delete(bucket)) site.buckets.push(bucket);
     }
   }
   for (const cm of child.misuses) {

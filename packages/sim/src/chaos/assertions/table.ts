@@ -21,7 +21,7 @@
  * the runner can fail it. The report is the authority.
  */
 import type { AssertionDetails, BooleanAssertionKind, EachValue, NumericComparison } from "@moonpool/core";
-import { fmix32, fnv1a, FNV_OFFSET_32, IdentityHasher, MIX_OFFSET_32, mixHash, TWO_POW_21 } from "./hashing.ts";
+import { fmix32, fmix32Signed, fnv1a, FNV_OFFSET_32, IdentityHasher, MIX_OFFSET_32, mixHash, TWO_POW_21 } from "./hashing.ts";
 import {
   MAX_ASSERTION_SITES,
   MAX_DROPPED_MESSAGES_KEPT,
@@ -261,10 +261,13 @@ export class AssertionTable {
     }
     const hasher = IDENTITY_HASHER;
     hasher.start(site.messageHash1, site.messageHash2);
-    for (const key in identity) if (Object.hasOwn(identity, key)) hasher.value(identity[key]);
-    const bucketKey = fmix32(hasher.hash1) * TWO_POW_21 + (fmix32(hasher.hash2) & (TWO_POW_21 - 1));
+    // Object.values measured faster here than for-in with an own-property check.
+    const identityValues = Object.values(identity);
+    for (let i = 0; i < identityValues.length; i++) hasher.value(identityValues[i]);
+    const high = fmix32Signed(hasher.h1);
+    const low = fmix32Signed(hasher.h2) & (TWO_POW_21 - 1);
 
-    let bucket = this.store.buckets.get(bucketKey);
+    let bucket = this.store.buckets.find(high, low);
     let discovery: DiscoveryKind | null = null;
     if (bucket === undefined) {
       if (this.store.buckets.size >= this.maxEachBuckets) {
@@ -278,7 +281,7 @@ export class AssertionTable {
       const kept: Record<string, EachValue> = {};
       for (let i = 0; i < identityKeys.length && i < this.maxEachKeys; i++) kept[identityKeys[i]!] = identity[identityKeys[i]!]!;
       bucket = new Bucket(kept);
-      this.store.buckets.set(bucketKey, bucket);
+      this.store.buckets.set((high >>> 0) * TWO_POW_21 + low, bucket);
       site.buckets.push(bucket);
       discovery = "newBucket";
     }
@@ -293,7 +296,7 @@ export class AssertionTable {
         discovery ??= "betterQuality";
       }
     }
-    if (discovery !== null) this.discover(discovery, message, bucket, `${message}#${bucketKey}`);
+    if (discovery !== null) this.discover(discovery, message, bucket, `${message}#${(high >>> 0) * TWO_POW_21 + low}`);
   }
 
   /**

@@ -42,6 +42,7 @@ export interface RunFlags {
   readonly workers?: string;
   readonly explore?: boolean;
   readonly exploreBudget?: string;
+  readonly exploreTotalBudget?: string;
   /** Commander's `--no-stop-on-failure`: true unless turned off. */
   readonly stopOnFailure?: boolean;
   readonly shard?: string;
@@ -109,7 +110,21 @@ interface RunSettings {
   /** Stop after this many failing seeds (`--bail`, `-x`), or null. */
   readonly bailAfter: number | null;
   readonly overrides: BuildOverrides;
+  /** `--explore-total-budget`: timelines for all root seeds together, or null. */
+  readonly exploreTotal: number | null;
   readonly context: ReplayCommandContext;
+}
+
+/**
+ * `--explore-total-budget N`: every root seed of the plan gets an equal share, `floor(N / seeds)`
+ * (at least 1). The share depends on the whole plan, not on a shard, so shards explore exactly
+ * as one unsharded run would; a plan without a fixed number of seeds has no share to give.
+ */
+function totalBudgetPerRoot(total: number, plan: SeedPlan, name: string): number {
+  if (plan.kind === "untilStable") {
+    throw new UsageError(`--explore-total-budget needs a fixed number of root seeds, but '${name}' runs until coverage is stable: add --iterations N, --seeds or --seed`);
+  }
+  return Math.max(1, Math.floor(total / planSize(plan)));
 }
 
 async function runSettings(flags: RunFlags, io: CliIO): Promise<RunSettings> {
@@ -119,6 +134,10 @@ async function runSettings(flags: RunFlags, io: CliIO): Promise<RunSettings> {
   // Found before any seed runs, not after the campaign: a report folder that cannot be written.
   if (reporters.some((name) => REPORTERS[name].writesFiles)) await checkWritableDir(outDir, flags.out === undefined ? "reportDir" : "--out");
   const exploreBudget = flags.exploreBudget === undefined ? undefined : parsePositiveInteger(flags.exploreBudget, "--explore-budget", "500");
+  const exploreTotal = flags.exploreTotalBudget === undefined ? undefined : parsePositiveInteger(flags.exploreTotalBudget, "--explore-total-budget", "5000");
+  if (exploreBudget !== undefined && exploreTotal !== undefined) {
+    throw new UsageError("--explore-budget (per root seed) and --explore-total-budget (all root seeds together) both set the budget: use one");
+  }
   const bail = flags.bail;
   return {
     fileConfig,
@@ -132,10 +151,11 @@ async function runSettings(flags: RunFlags, io: CliIO): Promise<RunSettings> {
     bailAfter: bail === undefined || bail === false ? (flags.x === true ? 1 : null) : bail === true ? 1 : parsePositiveInteger(bail, "--bail", "3"),
     // The CLI ends a root at its first bug unless --no-stop-on-failure: a failure is what a run is for.
     overrides: {
-      explore: flags.explore === true || exploreBudget !== undefined,
+      explore: flags.explore === true || exploreBudget !== undefined || exploreTotal !== undefined,
       ...(exploreBudget === undefined ? {} : { exploreBudget }),
       stopOnFailure: flags.stopOnFailure !== false,
     },
+    exploreTotal: exploreTotal ?? null,
     context: { configArg: flags.config ?? null },
   };
 }
@@ -146,6 +166,8 @@ interface Prepared {
   readonly config: SimulationConfig;
   readonly plan: SeedPlan;
   readonly range: IndexRange;
+  /** The settings' overrides, with this simulation's share of `--explore-total-budget`. */
+  readonly overrides: BuildOverrides;
 }
 
 /**
@@ -174,11 +196,16 @@ async function prepareSimulations(filters: readonly string[], flags: RunFlags, s
     if (selected.length === 0) return null;
   }
   return selected.map((sim) => {
-    const config = buildSimulationConfig(sim.definition, settings.overrides, sim.source);
+    let config = buildSimulationConfig(sim.definition, settings.overrides, sim.source);
     const rerun = lastFailed?.get(sim.name);
     const { plan, baseSeedSource } = resolveSeedPlan(rerun === undefined ? seeds : { ...seeds, seeds: rerun }, config, fileConfig);
     if (shard !== null) checkShardable(plan, baseSeedSource, sim.name);
-    return { sim, config, plan, range: shardRange(planSize(plan), shard) };
+    let overrides = settings.overrides;
+    if (settings.exploreTotal !== null) {
+      overrides = { ...overrides, exploreBudget: totalBudgetPerRoot(settings.exploreTotal, plan, sim.name) };
+      config = buildSimulationConfig(sim.definition, overrides, sim.source);
+    }
+    return { sim, config, plan, overrides, range: shardRange(planSize(plan), shard) };
   });
 }
 
@@ -221,7 +248,7 @@ async function runSimulation(pool: WorkerPool, prepared: Prepared, settings: Run
   const { report, stoppedBy, sometimesFirstReached } = await runPoolCampaign(pool, {
     name: sim.name,
     source: sim.source,
-    overrides: settings.overrides,
+    overrides: prepared.overrides,
     plan,
     range,
     explore,
