@@ -194,6 +194,20 @@ export interface VirtualDispatch {
  */
 export const CLEAR_VIRTUAL_TIMER = Symbol("moonpool.clearVirtualTimer");
 
+/** Answers for calls made while simulation modules load (fixed-seed randomness), or null. */
+let loading: VirtualDispatch | null = null;
+
+/** Runs `load` (an `import()` of simulation modules) with `dispatch` answering the calls it knows. */
+export async function whileLoading<T>(dispatch: VirtualDispatch, load: () => Promise<T>): Promise<T> {
+  const previous = loading;
+  loading = dispatch;
+  try {
+    return await load();
+  } finally {
+    loading = previous;
+  }
+}
+
 /** A wrapper that hands the call to the active guard while a seed runs. */
 function wrapFunction(name: GuardedGlobal, native: AnyFunction, call: string = name): AnyFunction {
   return function guarded(this: unknown, ...args: any[]) {
@@ -201,6 +215,9 @@ function wrapFunction(name: GuardedGlobal, native: AnyFunction, call: string = n
       const virtual = active.virtual?.implementation(call);
       if (virtual !== undefined) return virtual(this, args);
       active.intercept(name, call);
+    } else if (loading !== null) {
+      const virtual = loading.implementation(call);
+      if (virtual !== undefined) return virtual(this, args);
     }
     return native.apply(this, args);
   };

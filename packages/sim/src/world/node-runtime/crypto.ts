@@ -3,8 +3,41 @@
  * Argument checks follow Node's, so code that relies on their errors keeps working.
  */
 import { Buffer } from "node:buffer";
-import type { VirtualProcess } from "./virtual-process.ts";
+import type { RandomStream } from "../../engine/rng.ts";
 import { checkCallback } from "./timers.ts";
+
+/** Where the functions draw from: a simulated process, or the fixed-seed stream used while modules load. */
+export interface RandomSource {
+  readonly random: RandomStream;
+  fillRandom(bytes: Uint8Array): void;
+  /** Calls `callback(null, value)` later, as Node's asynchronous crypto functions do. */
+  callBack(callback: (error: null, value: any) => void, value: unknown): void;
+}
+
+const TWO_POW_26 = 67_108_864;
+const TWO_POW_53 = 9_007_199_254_740_992;
+
+/** A float in [0, 1) with 53 random bits, as V8's `Math.random()` gives. */
+export function float53(stream: RandomStream): number {
+  const high = stream.u32() >>> 5;
+  const low = stream.u32() >>> 6;
+  return (high * TWO_POW_26 + low) / TWO_POW_53;
+}
+
+export function fillBytes(stream: RandomStream, bytes: Uint8Array): void {
+  let i = 0;
+  for (; i + 4 <= bytes.length; i += 4) {
+    const word = stream.u32();
+    bytes[i] = word & 0xff;
+    bytes[i + 1] = (word >>> 8) & 0xff;
+    bytes[i + 2] = (word >>> 16) & 0xff;
+    bytes[i + 3] = word >>> 24;
+  }
+  if (i < bytes.length) {
+    let word = stream.u32();
+    for (; i < bytes.length; i++, word >>>= 8) bytes[i] = word & 0xff;
+  }
+}
 
 const MAX_RANDOM_VALUES_BYTES = 65_536;
 /** Node's bound on a `randomBytes` size and on `randomInt`'s range. */
@@ -36,7 +69,7 @@ const INTEGER_ARRAYS = [
   BigUint64Array,
 ];
 
-export function getRandomValues(process: VirtualProcess, args: any[]): unknown {
+export function getRandomValues(source: RandomSource, args: any[]): unknown {
   const [array] = args;
   if (!INTEGER_ARRAYS.some((Type) => array instanceof Type)) {
     throw new DOMException("The data argument must be an integer-type TypedArray", "TypeMismatchError");
@@ -48,40 +81,23 @@ export function getRandomValues(process: VirtualProcess, args: any[]): unknown {
       "QuotaExceededError",
     );
   }
-  process.fillRandom(bytesOf(view));
+  source.fillRandom(bytesOf(view));
   return array;
 }
 
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
 
 /** A version 4 UUID from 16 random bytes. */
-export function randomUUID(process: VirtualProcess): string {
+export function randomUUID(source: RandomSource): string {
   const b = new Uint8Array(16);
-  process.fillRandom(b);
+  source.fillRandom(b);
   b[6] = (b[6]! & 0x0f) | 0x40;
   b[8] = (b[8]! & 0x3f) | 0x80;
   const h = (i: number) => HEX[b[i]!]!;
   return `${h(0)}${h(1)}${h(2)}${h(3)}-${h(4)}${h(5)}-${h(6)}${h(7)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
 }
 
-/** Calls `callback(null, value)` as a virtual immediate of `process` (Node's async crypto calls back later). */
-function callBack(process: VirtualProcess, callback: (error: null, value: any) => void, value: unknown): void {
-  process.schedule(
-    0,
-    (cb: typeof callback, result: unknown) => {
-      if (!process.alive) return;
-      try {
-        cb(null, result);
-      } catch (error) {
-        process.uncaught(error);
-      }
-    },
-    callback,
-    value,
-  );
-}
-
-export function randomBytes(process: VirtualProcess, args: any[]): Buffer | undefined {
+export function randomBytes(source: RandomSource, args: any[]): Buffer | undefined {
   const [size, callback] = args;
   if (typeof size !== "number")
     throw typeError("ERR_INVALID_ARG_TYPE", `The "size" argument must be of type number. Received ${typeof size}`);
@@ -92,9 +108,9 @@ export function randomBytes(process: VirtualProcess, args: any[]): Buffer | unde
   }
   if (callback !== undefined) checkCallback(callback);
   const buffer = Buffer.alloc(size);
-  process.fillRandom(buffer);
+  source.fillRandom(buffer);
   if (callback === undefined) return buffer;
-  callBack(process, callback, buffer);
+  source.callBack(callback, buffer);
   return undefined;
 }
 
@@ -118,21 +134,21 @@ function fillRange(buffer: unknown, offset: unknown, size: unknown): Uint8Array 
   return bytes.subarray(start, start + length);
 }
 
-export function randomFillSync(process: VirtualProcess, args: any[]): unknown {
+export function randomFillSync(source: RandomSource, args: any[]): unknown {
   const [buffer, offset, size] = args;
-  process.fillRandom(fillRange(buffer, offset, size));
+  source.fillRandom(fillRange(buffer, offset, size));
   return buffer;
 }
 
-export function randomFill(process: VirtualProcess, args: any[]): void {
+export function randomFill(source: RandomSource, args: any[]): void {
   const callback = args[args.length - 1];
   checkCallback(callback);
   const [buffer, offset, size] = args.slice(0, -1);
-  process.fillRandom(fillRange(buffer, offset, size));
-  callBack(process, callback, buffer);
+  source.fillRandom(fillRange(buffer, offset, size));
+  source.callBack(callback, buffer);
 }
 
-export function randomInt(process: VirtualProcess, args: any[]): number | undefined {
+export function randomInt(source: RandomSource, args: any[]): number | undefined {
   const callback = typeof args[args.length - 1] === "function" ? args[args.length - 1] : undefined;
   const bounds = callback === undefined ? args : args.slice(0, -1);
   const [min, max] = bounds.length >= 2 ? bounds : [0, bounds[0]];
@@ -152,8 +168,8 @@ export function randomInt(process: VirtualProcess, args: any[]): number | undefi
     );
   if (max - min >= MAX_RANDOM_INT_RANGE)
     throw rangeError(`The value of "max - min" is out of range. It must be <= 281474976710655. Received ${max - min}`);
-  const value = process.random.rangeInt(min, max);
+  const value = source.random.rangeInt(min, max);
   if (callback === undefined) return value;
-  callBack(process, callback, value);
+  source.callBack(callback, value);
   return undefined;
 }

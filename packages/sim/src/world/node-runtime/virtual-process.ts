@@ -9,6 +9,7 @@ import { EventTag } from "../event-tag.ts";
 import type { ProcessClock } from "../time.ts";
 import type { World } from "../world.ts";
 import type { TimerIds } from "./timers.ts";
+import { fillBytes, float53, type RandomSource } from "./crypto.ts";
 
 /**
  * What `Date.now()` reads at simulated time 0 (2026-01-01T00:00:00Z): a plausible present-day
@@ -16,10 +17,7 @@ import type { TimerIds } from "./timers.ts";
  */
 export const VIRTUAL_EPOCH_MS = 1_767_225_600_000;
 
-const TWO_POW_26 = 67_108_864;
-const TWO_POW_53 = 9_007_199_254_740_992;
-
-export class VirtualProcess {
+export class VirtualProcess implements RandomSource {
   constructor(
     readonly world: World,
     /** The incarnation whose events these are; null for code outside any process (the runner). */
@@ -51,24 +49,11 @@ export class VirtualProcess {
 
   /** `Math.random()`: 53 random bits, as V8 gives. */
   mathRandom(): number {
-    const high = this.random.u32() >>> 5;
-    const low = this.random.u32() >>> 6;
-    return (high * TWO_POW_26 + low) / TWO_POW_53;
+    return float53(this.random);
   }
 
   fillRandom(bytes: Uint8Array): void {
-    let i = 0;
-    for (; i + 4 <= bytes.length; i += 4) {
-      const word = this.random.u32();
-      bytes[i] = word & 0xff;
-      bytes[i + 1] = (word >>> 8) & 0xff;
-      bytes[i + 2] = (word >>> 16) & 0xff;
-      bytes[i + 3] = word >>> 24;
-    }
-    if (i < bytes.length) {
-      let word = this.random.u32();
-      for (; i < bytes.length; i++, word >>>= 8) bytes[i] = word & 0xff;
-    }
+    fillBytes(this.random, bytes);
   }
 
   /**
@@ -80,6 +65,25 @@ export class VirtualProcess {
     const event = this.world.engine.schedule(delayUs, fire, arg, EventTag.runtimeTimer, this.owner, arg2);
     if (delayMs === 0) event.yieldOnly = true;
     return event;
+  }
+
+  /** Calls `callback(null, value)` as a virtual immediate of this process. */
+  callBack(callback: (error: null, value: any) => void, value: unknown): void {
+    this.schedule(
+      0,
+      (cb: typeof callback, result: unknown) => this.alive && this.call(() => cb(null, result)),
+      callback,
+      value,
+    );
+  }
+
+  /** Runs a callback of user code; a throw is what Node would report as an uncaught exception. */
+  call(body: () => void): void {
+    try {
+      body();
+    } catch (error) {
+      this.uncaught(error);
+    }
   }
 
   uncaught(error: unknown): void {
