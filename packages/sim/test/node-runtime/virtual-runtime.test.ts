@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -252,18 +253,34 @@ describe("virtual Node runtime", () => {
     expect(report.seeds[0]!.failures[0]!.kind).toBe("escape");
   });
 
-  it("leaves real I/O outside: a file write still fails the seed, naming the call and what to use", async () => {
-    const report = await runWith(async () => {
-      try {
-        writeFileSync(join(tmpdir(), "moonpool-node-runtime-never-written"), "x");
-      } catch {
-        // The escape is recorded before the throw.
-      }
+  // Real I/O stays outside the runtime: [call named, what the message says to use, the call].
+  const outside: [string, string, () => unknown][] = [
+    [
+      "fs.writeFileSync",
+      "ctx.storage",
+      () => writeFileSync(join(tmpdir(), "moonpool-node-runtime-never-written"), "x"),
+    ],
+    ["child_process.spawn", "builder.processes", () => spawn("true")],
+    [
+      "process.dlopen",
+      "provider interface",
+      () => process.dlopen({ exports: {} }, join(tmpdir(), "moonpool-no-such-addon.node")),
+    ],
+  ];
+  for (const [call, instead, io] of outside) {
+    it(`leaves ${call} outside: it still fails the seed, naming the call and what to use instead`, async () => {
+      const report = await runWith(async () => {
+        try {
+          io();
+        } catch {
+          // The escape is recorded before the throw.
+        }
+      });
+      expect(report.failedRuns).toBe(1);
+      const failure = report.seeds[0]!.failures[0]!;
+      expect(failure.kind).toBe("escape");
+      expect(failure.message).toContain(call);
+      expect(failure.message).toContain(instead);
     });
-    expect(report.failedRuns).toBe(1);
-    const failure = report.seeds[0]!.failures[0]!;
-    expect(failure.kind).toBe("escape");
-    expect(failure.message).toContain("fs.writeFileSync");
-    expect(failure.message).toContain("ctx.storage");
-  });
+  }
 });
