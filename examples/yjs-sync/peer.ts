@@ -33,21 +33,24 @@ function frame(type: number, write: (encoder: encoding.Encoder) => void): Uint8A
 
 export class YjsPeer implements Process {
   readonly name = "peer";
-  private readonly doc = new Y.Doc();
-  private readonly awareness = new awarenessProtocol.Awareness(this.doc);
+  // Made in run(), inside the seed: the builder also calls the factory once outside any seed (to
+  // learn the group's name), and Awareness starts a timer that would then be a real one.
+  private doc!: Y.Doc;
+  private awareness!: awarenessProtocol.Awareness;
   private readonly links = new Set<FramedConnection>();
   /** Peers this one has synchronised with at least once (the planted bug skips later resyncs). */
   private readonly syncedWith = new Set<string>();
 
-  constructor(private readonly bug: YjsBug | undefined) {
+  constructor(private readonly bug: YjsBug | undefined) {}
+
+  async run(ctx: SimContext): Promise<void> {
+    this.doc = new Y.Doc();
+    this.awareness = new awarenessProtocol.Awareness(this.doc);
     // Every local change (an insert, or an update received from one link) goes to the other links.
     this.doc.on("update", (update: Uint8Array, origin: unknown) => {
       const message = frame(MESSAGE.sync, (encoder) => syncProtocol.writeUpdate(encoder, update));
       for (const link of this.links) if (link !== origin) link.send(message);
     });
-  }
-
-  async run(ctx: SimContext): Promise<void> {
     const me = ctx.topology.myIp;
     ctx.state.publish(docKey(me), this.doc);
     ctx.trace.info("peer_started", { clientID: this.doc.clientID });
