@@ -194,6 +194,11 @@ export interface VirtualDispatch {
  */
 export const CLEAR_VIRTUAL_TIMER = Symbol("moonpool.clearVirtualTimer");
 
+/** The virtual answers of the running seed (its Node runtime), or null outside a seed or without one. */
+export function activeVirtualDispatch(): VirtualDispatch | null {
+  return active !== null && active.armed ? active.virtual : null;
+}
+
 /** Answers for calls made while simulation modules load (fixed-seed randomness), or null. */
 let loading: VirtualDispatch | null = null;
 

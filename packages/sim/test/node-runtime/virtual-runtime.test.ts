@@ -19,6 +19,7 @@ import {
   type SimContext,
   type Workload,
 } from "../../src/index.ts";
+import { currentVirtualProcess } from "../../src/world/node-runtime/runtime.ts";
 import { VIRTUAL_EPOCH_MS } from "../../src/world/node-runtime/virtual-process.ts";
 
 const workload = (run: (ctx: SimContext) => Promise<void>): Workload => ({ name: "w", run });
@@ -245,6 +246,17 @@ describe("virtual Node runtime", () => {
     expect(report.failedRuns).toBe(1);
     const failure = report.seeds[0]!.failures[0]!;
     expect(failure.message).toContain("uncaught exception in a timer callback of w@10.0.0.1: Error: boom in a timer");
+  });
+
+  it("names the process whose code runs (currentVirtualProcess), and none outside a seed", async () => {
+    const actors: (string | undefined)[] = [];
+    await runWith(async (ctx) => {
+      actors.push(currentVirtualProcess()?.actor);
+      await ctx.time.sleep(1);
+      actors.push(currentVirtualProcess()?.actor);
+    });
+    expect(actors).toEqual(["w@10.0.0.1", "w@10.0.0.1"]);
+    expect(currentVirtualProcess()).toBeNull();
   });
 
   it("is off by default: the same calls fail the seed as escapes", async () => {

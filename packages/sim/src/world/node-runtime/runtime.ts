@@ -4,7 +4,7 @@
  * being applied). Each process draws from its own random stream, derived from the seed and its
  * actor name, so two processes never draw the same ids and a reboot continues its stream.
  */
-import type { VirtualCall, VirtualDispatch } from "../../engine/escape-guard.ts";
+import { activeVirtualDispatch, type VirtualCall, type VirtualDispatch } from "../../engine/escape-guard.ts";
 import type { EventOwner } from "../../engine/event-queue.ts";
 import { deriveSeed, RandomStream } from "../../engine/rng.ts";
 import { ProcessClock } from "../time.ts";
@@ -81,4 +81,10 @@ export class NodeRuntime implements VirtualDispatch {
       this.onUncaught,
     );
   }
+}
+
+/** The simulated process whose code is running, when a seed with the Node runtime runs; else null. */
+export function currentVirtualProcess(): VirtualProcess | null {
+  const dispatch = activeVirtualDispatch();
+  return dispatch instanceof NodeRuntime ? dispatch.current() : null;
 }
