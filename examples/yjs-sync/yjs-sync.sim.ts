@@ -11,7 +11,7 @@ export const yjsSync = defineSimulation({
   name: "yjs-sync",
   description:
     "three unmodified Yjs documents synchronising with y-protocols over the simulated network under network chaos",
-  build: () => yjsSyncSimulation().setIterations(50),
+  build: () => yjsSyncSimulation().setIterations(30),
 });
 
 export const yjsSyncNoResync = defineSimulation({
@@ -19,5 +19,5 @@ export const yjsSyncNoResync = defineSimulation({
   expectFailure: true,
   description:
     "the same with the planted bug: a reconnected peer does not resync (fails on purpose: documents diverge)",
-  build: () => yjsSyncSimulation({ bug: "no-resync-on-reconnect" }).setIterations(50),
+  build: () => yjsSyncSimulation({ bug: "no-resync-on-reconnect" }).setIterations(30),
 });
