@@ -170,6 +170,28 @@ describe("virtual Node runtime", () => {
     expect(await hashOf(10)).not.toBe(await hashOf(11));
   });
 
+  it("gives the same trace in paranoid stepping mode (a macrotask per step) as in fast mode", async () => {
+    const hashIn = async (mode: "fast" | "paranoid") => {
+      const report = await new SimulationBuilder()
+        .nodeRuntime()
+        .steppingMode(mode)
+        .workloadFactory(() =>
+          workload(async (ctx) => {
+            const interval = setInterval(() => ctx.trace.info("tick", { id: randomUUID() }), 7);
+            await sleep(50);
+            clearInterval(interval);
+            await new Promise((resolve) => setImmediate(resolve));
+          }),
+        )
+        .setDebugSeeds([13])
+        .setIterations(1)
+        .run();
+      expect(report.failedRuns).toBe(0);
+      return report.seeds[0]!.traceHash;
+    };
+    expect(await hashIn("paranoid")).toBe(await hashIn("fast"));
+  });
+
   it("gives every process its own random stream: two processes never draw the same ids", async () => {
     const ids = new Map<string, string[]>();
     const report = await new SimulationBuilder()
