@@ -11,6 +11,7 @@ import { SimulationLoadError, UnknownSimulation } from "./errors.ts";
 import type { ResolvedConfig } from "./config-file.ts";
 import type { SimulationSource } from "../runner/simulation-source.ts";
 import { codeFrame, formatLocation, userLocation, type SourceLocation } from "../runner/source-location.ts";
+import { loadWithFixedRandomness } from "../world/node-runtime/load-randomness.ts";
 
 export interface DiscoveredSimulation {
   readonly name: string;
@@ -33,7 +34,7 @@ export interface ExportedDefinition {
 export async function loadSimulationFile(file: string): Promise<ExportedDefinition[]> {
   let module: Record<string, unknown>;
   try {
-    module = (await import(pathToFileURL(file).href)) as Record<string, unknown>;
+    module = (await loadWithFixedRandomness(() => import(pathToFileURL(file).href))) as Record<string, unknown>;
   } catch (error) {
     throw new SimulationLoadError(`${file} failed to load: ${(error as Error).message}`, { cause: error });
   }

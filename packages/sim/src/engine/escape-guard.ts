@@ -12,7 +12,7 @@
  * `console.*` is captured per run: test runners replace the console object between files.
  */
 import { createRequire, syncBuiltinESMExports } from "node:module";
-import { format } from "node:util";
+import { format, promisify } from "node:util";
 import { SimulationEscape } from "@moonpool/core";
 // Taken first: the engine and runner keep the native functions, never the wrappers.
 import "./natives.ts";
@@ -59,6 +59,7 @@ export const GUARDED_GLOBALS = [
   "dns",
   "fs",
   "child_process",
+  "process.dlopen",
 ] as const;
 export type GuardedGlobal = (typeof GUARDED_GLOBALS)[number];
 
@@ -99,6 +100,8 @@ const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
   dns: "addresses from ctx.topology",
   fs: "ctx.storage",
   child_process: "more simulated processes (builder.processes)",
+  "process.dlopen":
+    "a JavaScript implementation behind a provider interface with a simulated implementation (a native addon's threads and I/O run outside simulated time)",
 };
 
 /** Name lookups, the same in `node:dns` and `node:dns/promises`. */
@@ -176,11 +179,67 @@ let active: EscapeGuard | null = null;
 
 type AnyFunction = (...args: any[]) => any;
 
+/** A virtual implementation of one guarded call: `this` and the arguments of the call, its result. */
+export type VirtualCall = (thisArg: unknown, args: any[]) => unknown;
+
+/** Answers guarded calls with virtual values instead of failing the seed (the opt-in Node runtime). */
+export interface VirtualDispatch {
+  /** The virtual implementation of `call` for the code running now, or undefined: the call escapes. */
+  implementation(call: string): VirtualCall | undefined;
+}
+
+/**
+ * Marks a virtual timer object: `clearTimeout`, `clearInterval` and `clearImmediate` cancel it
+ * through this method instead of handing it to Node's timer list, inside or outside a seed.
+ */
+export const CLEAR_VIRTUAL_TIMER = Symbol("moonpool.clearVirtualTimer");
+
+/** The virtual answers of the running seed (its Node runtime), or null outside a seed or without one. */
+export function activeVirtualDispatch(): VirtualDispatch | null {
+  return active !== null && active.armed ? active.virtual : null;
+}
+
+/** Answers for calls made while simulation modules load (fixed-seed randomness), or null. */
+let loading: VirtualDispatch | null = null;
+
+/** Runs `load` (an `import()` of simulation modules) with `dispatch` answering the calls it knows. */
+export async function whileLoading<T>(dispatch: VirtualDispatch, load: () => Promise<T>): Promise<T> {
+  const previous = loading;
+  loading = dispatch;
+  try {
+    return await load();
+  } finally {
+    loading = previous;
+  }
+}
+
 /** A wrapper that hands the call to the active guard while a seed runs. */
 function wrapFunction(name: GuardedGlobal, native: AnyFunction, call: string = name): AnyFunction {
   return function guarded(this: unknown, ...args: any[]) {
-    if (active !== null && active.armed) active.intercept(name, call);
+    if (active !== null && active.armed) {
+      const virtual = active.virtual?.implementation(call);
+      if (virtual !== undefined) return virtual(this, args);
+      active.intercept(name, call);
+    } else if (loading !== null) {
+      const virtual = loading.implementation(call);
+      if (virtual !== undefined) return virtual(this, args);
+    }
     return native.apply(this, args);
+  };
+}
+
+/** `clear*` for timers that may be virtual: a virtual one is cancelled by its own method. */
+function wrapClear(native: AnyFunction): AnyFunction {
+  return function clear(this: unknown, timer: unknown) {
+    if (typeof timer === "object" && timer !== null && CLEAR_VIRTUAL_TIMER in timer) {
+      (timer as { [CLEAR_VIRTUAL_TIMER](): void })[CLEAR_VIRTUAL_TIMER]();
+      return;
+    }
+    if (typeof timer === "number" && active !== null && active.armed) {
+      const virtual = active.virtual?.implementation("clearTimer");
+      if (virtual !== undefined && virtual(this, [timer]) === true) return;
+    }
+    return native.call(this, timer);
   };
 }
 
@@ -214,7 +273,11 @@ function wrapGetter(target: object, key: string, name: GuardedGlobal, call: stri
     configurable: true,
     enumerable: descriptor.enumerable ?? false,
     get(this: unknown) {
-      if (active !== null && active.armed) active.intercept(name, call);
+      if (active !== null && active.armed) {
+        const virtual = active.virtual?.implementation(call);
+        if (virtual !== undefined) return virtual(this, []);
+        active.intercept(name, call);
+      }
       return read.call(this);
     },
   });
@@ -236,11 +299,20 @@ export function installEscapeWrappers(): void {
   const NativeDate = Date;
   const GuardedDate: DateConstructor = new Proxy(NativeDate, {
     construct(target, args, newTarget): object {
-      if (args.length === 0 && active !== null && active.armed) active.intercept("Date", "Date");
+      if (args.length === 0 && active !== null && active.armed) {
+        const virtual = active.virtual?.implementation("Date.now");
+        if (virtual !== undefined) args = [virtual(undefined, [])];
+        else active.intercept("Date", "Date");
+      }
       return Reflect.construct(target, args, newTarget === GuardedDate ? target : newTarget);
     },
     apply(target, thisArg, args) {
-      if (active !== null && active.armed) active.intercept("Date", "Date");
+      if (active !== null && active.armed) {
+        // `Date()` ignores its arguments and formats the current time like `new Date().toString()`.
+        const virtual = active.virtual?.implementation("Date.now");
+        if (virtual !== undefined) return new target(virtual(undefined, []) as number).toString();
+        active.intercept("Date", "Date");
+      }
       return Reflect.apply(target, thisArg, args);
     },
   });
@@ -256,20 +328,30 @@ export function installEscapeWrappers(): void {
     for (const key of ["mark", "measure"]) wrapMethod(target, key, "performance.mark", `performance.${key}`);
   }
   const hrtime = process.hrtime;
-  patchProperty(process, "hrtime", Object.assign(wrapFunction("process.hrtime", hrtime), { bigint: wrapFunction("process.hrtime", hrtime.bigint) }));
+  patchProperty(process, "hrtime", Object.assign(wrapFunction("process.hrtime", hrtime), { bigint: wrapFunction("process.hrtime", hrtime.bigint, "process.hrtime.bigint") }));
   wrapMethod(process, "uptime", "process.uptime", "process.uptime");
+  // Native addons (`require` of a `.node` file ends here): their threads and I/O do not replay.
+  wrapMethod(process, "dlopen", "process.dlopen", "process.dlopen");
   wrapMethod(process, "cpuUsage", "process.cpuUsage", "process.cpuUsage");
   wrapMethod(process, "resourceUsage", "process.cpuUsage", "process.resourceUsage");
   const memoryUsage = process.memoryUsage;
   patchProperty(process, "memoryUsage", Object.assign(wrapFunction("process.memoryUsage", memoryUsage), { rss: wrapFunction("process.memoryUsage", memoryUsage.rss, "process.memoryUsage.rss") }));
 
   const timers = require("node:timers") as Record<string, AnyFunction>;
-  for (const name of ["setTimeout", "setInterval", "setImmediate"] as const) {
-    patchProperty(globalThis, name, wrapFunction(name, (globalThis as unknown as Record<string, AnyFunction>)[name]!));
-    patchProperty(timers, name, wrapFunction(name, timers[name]!));
-  }
   const timersPromises = require("node:timers/promises") as Record<string, AnyFunction> & { scheduler?: object };
   for (const name of ["setTimeout", "setInterval", "setImmediate"] as const) patchProperty(timersPromises, name, wrapFunction(name, timersPromises[name]!, `timers/promises.${name}`));
+  const globals = globalThis as unknown as Record<string, AnyFunction>;
+  for (const name of ["setTimeout", "setInterval", "setImmediate"] as const) {
+    for (const target of [globals, timers]) {
+      const wrapped = wrapFunction(name, target[name]!);
+      // `util.promisify(setTimeout)` follows this to the promise version, as with Node's own.
+      if (name !== "setInterval") Object.defineProperty(wrapped, promisify.custom, { value: timersPromises[name], configurable: true });
+      patchProperty(target, name, wrapped);
+    }
+  }
+  for (const name of ["clearTimeout", "clearInterval", "clearImmediate"] as const) {
+    for (const target of [globals, timers]) patchProperty(target, name, wrapClear(target[name]!));
+  }
   if (timersPromises.scheduler !== undefined) {
     wrapMethod(timersPromises.scheduler, "wait", "setTimeout", "timers/promises.scheduler.wait");
     wrapMethod(timersPromises.scheduler, "yield", "setImmediate", "timers/promises.scheduler.yield");
@@ -292,7 +374,7 @@ export function installEscapeWrappers(): void {
     ["randomFillSync", "crypto.randomFill"],
     ["pseudoRandomBytes", "crypto.randomBytes"],
   ];
-  for (const [key, name] of cryptoFns) wrapMethod(nodeCrypto, key, name, name);
+  for (const [key, name] of cryptoFns) wrapMethod(nodeCrypto, key, name, `crypto.${key}`);
   // node:crypto's own `getRandomValues` and `subtle` are fixed getters that read webcrypto's, patched above.
 
   for (const { module, name, functions } of IO_ENTRY_POINTS) {
@@ -331,6 +413,8 @@ export function installEscapeWrappers(): void {
 
 export class EscapeGuard {
   armed = false;
+  /** Virtual answers for guarded calls (the Node runtime of the running seed), or null: every call escapes. */
+  virtual: VirtualDispatch | null = null;
   private consolePatches: Patch[] = [];
   private installed = false;
 

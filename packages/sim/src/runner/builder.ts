@@ -63,6 +63,7 @@ export class SimulationBuilder {
   private mode: SteppingMode = "fast";
   private readonly allowed = new Set<string>();
   private consoleCapture = true;
+  private virtualRuntime = false;
   private maxStepsAtInstant = DEFAULT_MAX_STEPS_PER_INSTANT;
   private exploration: ExplorationConfig | null = null;
   private replay: { seed: number; recipe: Recipe } | null = null;
@@ -333,6 +334,16 @@ export class SimulationBuilder {
     return this;
   }
 
+  /**
+   * Runs unmodified Node code: timers, Date, performance.now, process.hrtime, Math.random and crypto
+   * randomness called by simulated code answer from the calling process's virtual clock, timers and
+   * random stream instead of failing the seed (docs/node-runtime.md). Real I/O still fails it.
+   */
+  nodeRuntime(enabled = true): this {
+    this.virtualRuntime = enabled;
+    return this;
+  }
+
   /** Whether console.* from simulated code becomes trace events (default true). */
   captureConsole(enabled: boolean): this {
     this.consoleCapture = enabled;
@@ -446,6 +457,7 @@ export class SimulationBuilder {
       linkLatency: this.linkLatencyConfig,
       source: this.source,
       taskFailuresFailSeed: this.taskFailuresFail,
+      nodeRuntime: this.virtualRuntime,
     };
   }
 

@@ -280,6 +280,7 @@ export class Campaign {
     this.unhandled.clear();
     this.uncaught = [];
     engine.installTickCounter();
+    guard.virtual = session.nodeRuntime;
     guard.armed = true;
     let result: SeedResult;
     try {
@@ -287,6 +288,7 @@ export class Campaign {
       onTrace?.(session.world.trace.all);
     } finally {
       guard.armed = false;
+      guard.virtual = null;
       engine.uninstallTickCounter();
       this.hook.session = null;
       this.session = null;

@@ -32,6 +32,7 @@ export function configFingerprint(config: SimulationConfig): ConfigFingerprint {
     chaosDurationMs: json(config.chaosDurationMs),
     faultFactory: json(config.faultFactory !== null),
     linkLatency: json(config.linkLatency),
+    nodeRuntime: json(config.nodeRuntime === true),
   };
 }
 

@@ -83,4 +83,6 @@ export interface SimulationConfig {
   readonly source: SimulationSource | null;
   /** A spawned task that fails fails its seed (default true; `allowTaskFailures()` turns it off). */
   readonly taskFailuresFailSeed?: boolean;
+  /** Simulated code's timers, clocks and randomness are virtual instead of escapes (`nodeRuntime()`). */
+  readonly nodeRuntime?: boolean;
 }

@@ -23,6 +23,7 @@ import { Topology, TopologyRegistry } from "./topology.ts";
 import { ChaosWindow, setUpSeedChaos, type SeedChaosRecord } from "./seed-chaos.ts";
 import { resolveLocalities, type Locality } from "./locality.ts";
 import { ProcessLifecycle } from "./process-lifecycle.ts";
+import { NodeRuntime } from "../world/node-runtime/runtime.ts";
 import type { Process, Workload } from "./user-interfaces.ts";
 import { thrownFields as errorText } from "./thrown.ts";
 
@@ -97,6 +98,8 @@ export class SeedSession {
   private clockDriftMaxUs = 0;
   /** Each IP's clock faults this seed (set with the chaos). */
   private seedClocks: SeedClocks | null = null;
+  /** The virtual Node runtime of this seed (`nodeRuntime()`), or null: guarded calls escape. */
+  readonly nodeRuntime: NodeRuntime | null;
 
   constructor(
     readonly config: SimulationConfig,
@@ -119,6 +122,10 @@ export class SeedSession {
         this.fail("task", `task '${task}' of ${actor} failed: ${message}. Catch inside the task what it may meet, or allowTaskFailures()`, { actor, stack });
       };
     }
+    this.nodeRuntime = config.nodeRuntime !== true ? null : new NodeRuntime(this.world, (actor, error) => {
+      const { message, stack } = errorText(error);
+      this.fail("process", `uncaught exception in a timer callback of ${actor}: ${message}`, { actor, stack });
+    });
     this.processLifecycle = new ProcessLifecycle(this.world, (slot) => this.bootProcess(slot as ProcessSlot));
     this.chaosWindow = new ChaosWindow(this.world, config, this.registry, (kind, message, extra) => this.fail(kind, message, extra), this.processLifecycle);
   }
@@ -260,6 +267,7 @@ export class SeedSession {
     }
     const topology = new Topology(this.registry, ip);
     const chaosWindow = this.chaosWindow.viewFor(incarnation, null);
+    this.nodeRuntime?.register(incarnation, clock, ip);
     return new SimContextImpl(this.world, incarnation, clock, ip, clientId, clientCount, topology, this.state, chaosWindow);
   }
 

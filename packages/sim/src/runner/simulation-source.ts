@@ -18,6 +18,7 @@ import { pathToFileURL } from "node:url";
 import { InvalidConfiguration } from "@moonpool/core";
 import type { SimulationBuilder } from "./builder.ts";
 import type { SimulationConfig } from "./config.ts";
+import { loadWithFixedRandomness } from "../world/node-runtime/load-randomness.ts";
 
 export interface SimulationSource {
   /** Absolute path or `file:` URL of the module that exports the simulation. */
@@ -104,7 +105,7 @@ export async function loadSimulationBuilder(source: SimulationSource): Promise<S
   let module = loadedModules.get(source.module);
   if (module === undefined) {
     try {
-      module = (await import(source.module)) as Record<string, unknown>;
+      module = (await loadWithFixedRandomness(() => import(source.module))) as Record<string, unknown>;
     } catch (error) {
       throw new InvalidConfiguration(`${where}: the module failed to load: ${(error as Error).message}`, { cause: error });
     }

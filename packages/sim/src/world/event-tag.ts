@@ -13,4 +13,6 @@ export const EventTag = {
   runner: 6,
   storage: 8,
   channel: 9,
+  /** A timer of the virtual Node runtime (setTimeout, setInterval, setImmediate and friends). */
+  runtimeTimer: 10,
 } as const;
