@@ -10,6 +10,7 @@ import { assertSeed, deriveSeed } from "../engine/rng.ts";
 import { resolveExplorationConfig, type ExplorationConfig } from "./exploration-config.ts";
 import { checkSimulationSource, type SimulationSource } from "./simulation-source.ts";
 import { checkRecipe, parseRecipe, type Recipe } from "../engine/recipe.ts";
+import { NO_OVERRIDES, parseOverrides, withOverrides, type TimelineOverrides } from "./shrink/overrides.ts";
 import { checkDeterminism, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
 import { Campaign } from "./campaign.ts";
@@ -80,7 +81,7 @@ export class SimulationBuilder {
   private consoleCapture = true;
   private maxStepsAtInstant = DEFAULT_MAX_STEPS_PER_INSTANT;
   private exploration: ExplorationConfig | null = null;
-  private replay: { seed: number; recipe: Recipe } | null = null;
+  private replay: { seed: number; recipe: Recipe; overrides: TimelineOverrides } | null = null;
   private chaosPlan: ChaosPlan = NO_CHAOS;
   private networkFaultsSetting: NetworkFaultsSetting = "baseline";
   private clockFaultsSetting: ClockFaultsSetting = "none";
@@ -451,15 +452,17 @@ export class SimulationBuilder {
   /**
    * Replays one timeline: the root `seed` with the exploration `recipe` (text like
    * `"151@8837201 -> 80@1293847"` from a bug report, or its parsed form). `run()` then runs
-   * exactly that timeline.
+   * exactly that timeline. `overrides` (text like `"injector=off,window=750"` from `moonpool shrink`)
+   * replays a shrunk run.
    */
-  replayTimeline(seed: number, recipe: string | Recipe = ""): this {
+  replayTimeline(seed: number, recipe: string | Recipe = "", overrides: string | TimelineOverrides = ""): this {
     try {
       assertSeed(seed, "replayTimeline(seed, recipe): seed");
     } catch (error) {
       throw new InvalidConfiguration((error as Error).message);
     }
-    this.replay = { seed, recipe: typeof recipe === "string" ? parseRecipe(recipe) : checkRecipe(recipe) };
+    const parsedRecipe = typeof recipe === "string" ? parseRecipe(recipe) : checkRecipe(recipe);
+    this.replay = { seed, recipe: parsedRecipe, overrides: typeof overrides === "string" ? parseOverrides(overrides) : overrides };
     return this;
   }
 
@@ -499,7 +502,7 @@ export class SimulationBuilder {
     const fixedWorkloads = this.workloadSpecs.reduce((n, s) => n + (s.count.maxExclusive - 1), 0);
     if (fixedWorkloads > MAX_WORKLOADS) throw new InvalidConfiguration(`at most ${MAX_WORKLOADS} workloads in total, the registrations allow ${fixedWorkloads}`);
     this.checkChaos();
-    return {
+    return withOverrides({
       groups: this.groups.slice(),
       workloads: this.workloadSpecs.slice(),
       invariants: this.invariants.slice(),
@@ -524,7 +527,7 @@ export class SimulationBuilder {
       linkLatency: this.linkLatencyConfig,
       source: this.source,
       taskFailuresFailSeed: this.taskFailuresFail,
-    };
+    }, this.replay?.overrides ?? NO_OVERRIDES);
   }
 
   /** Combination mistakes of the chaos settings. */

@@ -24,6 +24,7 @@ import { ChaosWindow, setUpSeedChaos, type SeedChaosRecord } from "./seed-chaos.
 import { resolveLocalities, type Locality } from "./locality.ts";
 import { ProcessLifecycle } from "./process-lifecycle.ts";
 import type { Process, Workload } from "./user-interfaces.ts";
+import { WorkloadSizes } from "./shrink/sizes.ts";
 
 /** Per-seed options the explorer and replay set. */
 export interface SeedOptions {
@@ -101,6 +102,8 @@ export class SeedSession {
   private clockDriftMaxUs = 0;
   /** Each IP's clock faults this seed (set with the chaos). */
   private seedClocks: SeedClocks | null = null;
+  /** What `ctx.size` answered this seed (lowered by a shrunk run's overrides). */
+  private readonly sizes: WorkloadSizes;
 
   constructor(
     readonly config: SimulationConfig,
@@ -115,6 +118,7 @@ export class SeedSession {
     this.buggify = new Buggify(this.world.engine.streams.sim);
     if (options.drawObserver !== undefined) this.world.engine.streams.sim.observer = options.drawObserver(this);
     this.onChaos = options.onChaos;
+    this.sizes = new WorkloadSizes(config.overrides?.sizes ?? {});
     const engine = this.world.engine;
     engine.afterStep = () => this.checkInvariants();
     if (config.taskFailuresFailSeed !== false) {
@@ -183,6 +187,7 @@ export class SeedSession {
       chaos: { ...this.chaosRecord!, faultInjector: this.chaosWindow.injectorName, reboots: { ...this.processLifecycle.stats } },
       ...(this.world.metrics.series.length > 0 ? { metrics: this.world.metrics.report(this.nowMs) } : {}),
       ...(this.world.attachments.length > 0 ? { attachments: this.world.attachments.slice() } : {}),
+      ...(this.sizes.report() !== undefined ? { sizes: this.sizes.report() } : {}),
     };
   }
 
@@ -214,7 +219,10 @@ export class SeedSession {
     this.config.groups.forEach((group, g) => {
       // A cluster group's size is the product of its locality counts, drawn per seed.
       const localities: Locality[] | null = group.locality !== undefined ? resolveLocalities(group.locality, sim) : null;
-      const count = localities !== null ? localities.length : typeof group.count === "number" ? group.count : sim.rangeInt(group.count[0], group.count[1] + 1);
+      const drawn = localities !== null ? localities.length : typeof group.count === "number" ? group.count : sim.rangeInt(group.count[0], group.count[1] + 1);
+      // A shrunk run may cap a ranged group (after its draw, so later draws stay in place).
+      const cap = this.config.overrides?.processes[group.name];
+      const count = cap !== undefined && Array.isArray(group.count) && localities === null ? Math.min(drawn, Math.max(cap, group.count[0]!)) : drawn;
       for (let i = 0; i < count; i++) {
         const ip = `10.0.${g + 1}.${i + 1}`;
         const name = count === 1 ? group.name : `${group.name}-${i}`;
@@ -245,7 +253,7 @@ export class SeedSession {
     }
     const topology = new Topology(this.registry, ip);
     const chaosWindow = this.chaosWindow.viewFor(incarnation, null);
-    return new SimContextImpl(this.world, incarnation, clock, ip, clientId, clientCount, topology, this.state, chaosWindow);
+    return new SimContextImpl(this.world, incarnation, clock, ip, clientId, clientCount, topology, this.state, chaosWindow, this.sizes);
   }
 
   /** Starts (or restarts) a process: a fresh instance from its factory and a new incarnation. */
