@@ -45,7 +45,12 @@ export function failureProperty(f: SeedFailure): string {
   return f.property ?? `${f.kind}: ${f.message.replace(/\d+(\.\d+)?/g, "#")}`;
 }
 
-export async function measureRun(config: SimulationConfig, seed: number, recipe: string, overrides: TimelineOverrides): Promise<MeasuredRun> {
+export async function measureRun(
+  config: SimulationConfig,
+  seed: number,
+  recipe: string,
+  overrides: TimelineOverrides,
+): Promise<MeasuredRun> {
   let events: readonly TraceEvent[] = [];
   const breakpoints = parseRecipe(recipe);
   const { result } = await new Campaign(withOverrides(config, overrides)).runSingleSeed(seed, {

@@ -72,18 +72,21 @@ function families<T extends string>(value: string, known: readonly T[], where: s
 
 function rate(value: string, where: string): number {
   const n = Number(value);
-  if (!/^\d*\.?\d+$/.test(value) || !(n > 0 && n < 1)) throw new OverridesParseError(`invalid rate '${value}' in ${where}: a number between 0 and 1 (exclusive)`);
+  if (!/^\d*\.?\d+$/.test(value) || !(n > 0 && n < 1))
+    throw new OverridesParseError(`invalid rate '${value}' in ${where}: a number between 0 and 1 (exclusive)`);
   return n;
 }
 
 function count(value: string, where: string, min: number): number {
   const n = Number(value);
-  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min) throw new OverridesParseError(`invalid value '${value}' in ${where}: a whole number >= ${min}`);
+  if (!/^\d+$/.test(value) || !Number.isSafeInteger(n) || n < min)
+    throw new OverridesParseError(`invalid value '${value}' in ${where}: a whole number >= ${min}`);
   return n;
 }
 
 export function parseOverrides(text: string): TimelineOverrides {
-  if (typeof text !== "string") throw new OverridesParseError(`overrides must be a string like "injector=off,window=750", got ${typeof text}`);
+  if (typeof text !== "string")
+    throw new OverridesParseError(`overrides must be a string like "injector=off,window=750", got ${typeof text}`);
   const trimmed = text.trim();
   if (trimmed === "") return NO_OVERRIDES;
   const o = { ...NO_OVERRIDES, processes: {} as Record<string, number>, sizes: {} as Record<string, number> } as {
@@ -108,7 +111,9 @@ export function parseOverrides(text: string): TimelineOverrides {
     } else if (key.startsWith("procs.") && NAME.test(key.slice(6))) o.processes[key.slice(6)] = count(value, where, 1);
     else if (key.startsWith("size.") && NAME.test(key.slice(5))) o.sizes[key.slice(5)] = count(value, where, 0);
     else {
-      throw new OverridesParseError(`unknown key '${key}' in ${where}: one of net.off, net.rate, disk.off, disk.rate, window, injector, attrition, procs.GROUP, size.NAME`);
+      throw new OverridesParseError(
+        `unknown key '${key}' in ${where}: one of net.off, net.rate, disk.off, disk.rate, window, injector, attrition, procs.GROUP, size.NAME`,
+      );
     }
   }
   return Object.freeze(o);
@@ -124,12 +129,16 @@ export function formatOverrides(o: TimelineOverrides): string {
   if (o.injectorOff) items.push("injector=off");
   if (o.attritionOff) items.push("attrition=off");
   if (o.chaosWindowMs !== null) items.push(`window=${o.chaosWindowMs}`);
-  if (o.networkOff.length > 0) items.push(`net.off=${o.networkOff.length === OVERRIDE_NETWORK_FAMILIES.length ? "all" : o.networkOff.join("+")}`);
+  if (o.networkOff.length > 0)
+    items.push(`net.off=${o.networkOff.length === OVERRIDE_NETWORK_FAMILIES.length ? "all" : o.networkOff.join("+")}`);
   if (o.networkRate !== 1) items.push(`net.rate=${formatRate(o.networkRate)}`);
-  if (o.storageOff.length > 0) items.push(`disk.off=${o.storageOff.length === OVERRIDE_STORAGE_FAMILIES.length ? "all" : o.storageOff.join("+")}`);
+  if (o.storageOff.length > 0)
+    items.push(`disk.off=${o.storageOff.length === OVERRIDE_STORAGE_FAMILIES.length ? "all" : o.storageOff.join("+")}`);
   if (o.storageRate !== 1) items.push(`disk.rate=${formatRate(o.storageRate)}`);
-  for (const [group, n] of Object.entries(o.processes).sort(([a], [b]) => a.localeCompare(b))) items.push(`procs.${group}=${n}`);
-  for (const [name, n] of Object.entries(o.sizes).sort(([a], [b]) => a.localeCompare(b))) items.push(`size.${name}=${n}`);
+  for (const [group, n] of Object.entries(o.processes).sort(([a], [b]) => a.localeCompare(b)))
+    items.push(`procs.${group}=${n}`);
+  for (const [name, n] of Object.entries(o.sizes).sort(([a], [b]) => a.localeCompare(b)))
+    items.push(`size.${name}=${n}`);
   return items.join(",");
 }
 
@@ -141,7 +150,10 @@ export function isEmptyOverrides(o: TimelineOverrides): boolean {
 export function overrideNetworkConfig(config: NetworkConfig, o: TimelineOverrides): NetworkConfig {
   let out: NetworkConfig = config;
   for (const family of o.networkOff) {
-    out = family === "partialIo" ? { ...out, partialWriteMaxBytes: 0, partialReadMaxBytes: 0 } : { ...out, ...SWARM_NETWORK_FAMILY_OFF[family] };
+    out =
+      family === "partialIo"
+        ? { ...out, partialWriteMaxBytes: 0, partialReadMaxBytes: 0 }
+        : { ...out, ...SWARM_NETWORK_FAMILY_OFF[family] };
   }
   if (o.networkRate !== 1) {
     const r = o.networkRate;
@@ -174,6 +186,9 @@ export function overrideStorageConfig(config: StorageConfig, o: TimelineOverride
  */
 export function withOverrides(config: SimulationConfig, o: TimelineOverrides): SimulationConfig {
   if (isEmptyOverrides(o)) return config.overrides === undefined ? config : { ...config, overrides: undefined };
-  const window = config.chaosDurationMs !== null && o.chaosWindowMs !== null ? Math.min(config.chaosDurationMs, o.chaosWindowMs) : config.chaosDurationMs;
+  const window =
+    config.chaosDurationMs !== null && o.chaosWindowMs !== null
+      ? Math.min(config.chaosDurationMs, o.chaosWindowMs)
+      : config.chaosDurationMs;
   return { ...config, overrides: o, chaosDurationMs: window, faultFactory: o.injectorOff ? null : config.faultFactory };
 }

@@ -88,38 +88,58 @@ function* candidates(config: SimulationConfig, first: MeasuredRun, s: State): Ge
       if (w >= 1) yield { ...s, overrides: { ...o, chaosWindowMs: w }, what: `chaos window ${w} ms` };
     }
   }
-  if (config.faultFactory !== null && !o.injectorOff) yield { ...s, overrides: { ...o, injectorOff: true }, what: "fault injector off" };
-  if ((chaos.attrition ?? []).length > 0 && !o.attritionOff) yield { ...s, overrides: { ...o, attritionOff: true }, what: "attrition off" };
+  if (config.faultFactory !== null && !o.injectorOff)
+    yield { ...s, overrides: { ...o, injectorOff: true }, what: "fault injector off" };
+  if ((chaos.attrition ?? []).length > 0 && !o.attritionOff)
+    yield { ...s, overrides: { ...o, attritionOff: true }, what: "attrition off" };
   // Only families that inject something this seed are worth a run.
   const netOn = OVERRIDE_NETWORK_FAMILIES.filter(
-    (f) => !o.networkOff.includes(f) && JSON.stringify(overrideNetworkConfig(chaos.network.config, { ...NO_OVERRIDES, networkOff: [f] })) !== JSON.stringify(chaos.network.config),
+    (f) =>
+      !o.networkOff.includes(f) &&
+      JSON.stringify(overrideNetworkConfig(chaos.network.config, { ...NO_OVERRIDES, networkOff: [f] })) !==
+        JSON.stringify(chaos.network.config),
   );
-  if (netOn.length > 1) yield { ...s, overrides: { ...o, networkOff: [...o.networkOff, ...netOn] }, what: "network faults off" };
-  for (const f of netOn) yield { ...s, overrides: { ...o, networkOff: [...o.networkOff, f] }, what: `network ${f} off` };
+  if (netOn.length > 1)
+    yield { ...s, overrides: { ...o, networkOff: [...o.networkOff, ...netOn] }, what: "network faults off" };
+  for (const f of netOn)
+    yield { ...s, overrides: { ...o, networkOff: [...o.networkOff, f] }, what: `network ${f} off` };
   const diskOn = OVERRIDE_STORAGE_FAMILIES.filter(
-    (f) => !o.storageOff.includes(f) && JSON.stringify(overrideStorageConfig(chaos.storage.config, { ...NO_OVERRIDES, storageOff: [f] })) !== JSON.stringify(chaos.storage.config),
+    (f) =>
+      !o.storageOff.includes(f) &&
+      JSON.stringify(overrideStorageConfig(chaos.storage.config, { ...NO_OVERRIDES, storageOff: [f] })) !==
+        JSON.stringify(chaos.storage.config),
   );
-  if (diskOn.length > 1) yield { ...s, overrides: { ...o, storageOff: [...o.storageOff, ...diskOn] }, what: "storage faults off" };
-  for (const f of diskOn) yield { ...s, overrides: { ...o, storageOff: [...o.storageOff, f] }, what: `storage ${f} off` };
+  if (diskOn.length > 1)
+    yield { ...s, overrides: { ...o, storageOff: [...o.storageOff, ...diskOn] }, what: "storage faults off" };
+  for (const f of diskOn)
+    yield { ...s, overrides: { ...o, storageOff: [...o.storageOff, f] }, what: `storage ${f} off` };
   for (const [name, full] of Object.entries(first.size.sizes)) {
     const now = o.sizes[name] ?? full;
-    for (const v of ascending([0, 1, now / 4, now / 2, (now * 3) / 4], now)) {
+    for (const v of ascending([0, 1, now / 8, now / 4, now / 2, (now * 3) / 4, now - 1], now)) {
       yield { ...s, overrides: { ...o, sizes: { ...o.sizes, [name]: v } }, what: `size ${name} ${v}` };
     }
   }
   for (const group of config.groups) {
     if (!Array.isArray(group.count) || group.locality !== undefined) continue;
     const now = o.processes[group.name] ?? group.count[1];
-    for (let n = group.count[0]!; n < now; n++) yield { ...s, overrides: { ...o, processes: { ...o.processes, [group.name]: n } }, what: `${n} ${group.name} processes` };
+    for (let n = group.count[0]!; n < now; n++)
+      yield {
+        ...s,
+        overrides: { ...o, processes: { ...o.processes, [group.name]: n } },
+        what: `${n} ${group.name} processes`,
+      };
   }
   if (netOn.length > 0) {
-    for (const r of [0.1, 0.25, 0.5]) yield { ...s, overrides: { ...o, networkRate: o.networkRate * r }, what: `network fault rates x${r}` };
+    for (const r of [0.1, 0.25, 0.5])
+      yield { ...s, overrides: { ...o, networkRate: o.networkRate * r }, what: `network fault rates x${r}` };
   }
   if (diskOn.length > 0) {
-    for (const r of [0.1, 0.25, 0.5]) yield { ...s, overrides: { ...o, storageRate: o.storageRate * r }, what: `storage fault rates x${r}` };
+    for (const r of [0.1, 0.25, 0.5])
+      yield { ...s, overrides: { ...o, storageRate: o.storageRate * r }, what: `storage fault rates x${r}` };
   }
   const recipe = parseRecipe(s.recipe);
-  for (let keep = 0; keep < recipe.length; keep++) yield { ...s, recipe: formatRecipe(recipe.slice(0, keep)), what: `first ${keep} recipe segment(s)` };
+  for (let keep = 0; keep < recipe.length; keep++)
+    yield { ...s, recipe: formatRecipe(recipe.slice(0, keep)), what: `first ${keep} recipe segment(s)` };
   for (let i = 0; i < recipe.length; i++) {
     const step = recipe[i]!;
     for (const count of ascending([step.count / 4, step.count / 2], step.count)) {
@@ -133,8 +153,19 @@ function smaller(a: RunSize, b: RunSize): boolean {
   return a.faults <= b.faults && a.events <= b.events && (a.faults < b.faults || a.events < b.events);
 }
 
-/** Shrinks the failing timeline `options.seed` (+ `recipe`) of `config`. */
-export async function shrinkTimeline(config: SimulationConfig, options: ShrinkOptions): Promise<ShrinkResult> {
+/**
+ * Shrinks the failing timeline `options.seed` (+ `recipe`) of a simulation (its builder, or the
+ * configuration it builds). Replay the result with
+ * `builder.replayTimeline(result.seed, result.recipe, result.overrides)`.
+ */
+export async function shrinkTimeline(
+  simulation: SimulationConfig | { build(): SimulationConfig },
+  options: ShrinkOptions,
+): Promise<ShrinkResult> {
+  const config =
+    "build" in simulation && typeof simulation.build === "function"
+      ? simulation.build()
+      : (simulation as SimulationConfig);
   const wallStart = wallNowMs();
   const maxRuns = options.maxRuns ?? DEFAULT_SHRINK_MAX_RUNS;
   const timeBudgetMs = options.timeBudgetMs ?? DEFAULT_SHRINK_TIME_BUDGET_MS;
@@ -167,7 +198,8 @@ export async function shrinkTimeline(config: SimulationConfig, options: ShrinkOp
       const run = await measureRun(config, options.seed, candidate.recipe, candidate.overrides);
       runs++;
       const firstFailure = run.result.failures[0];
-      const kept = firstFailure !== undefined && failureProperty(firstFailure) === property && smaller(run.size, bestSize);
+      const kept =
+        firstFailure !== undefined && failureProperty(firstFailure) === property && smaller(run.size, bestSize);
       if (kept) {
         best = { overrides: candidate.overrides, recipe: candidate.recipe };
         bestSize = run.size;

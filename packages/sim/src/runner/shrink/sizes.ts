@@ -12,9 +12,12 @@ export class WorkloadSizes {
 
   size(name: string, n: number): number {
     if (typeof name !== "string" || !/^[A-Za-z0-9_.-]+$/.test(name)) {
-      throw new InvalidConfiguration(`ctx.size(name, n): name must be letters, digits, '_', '.' or '-', got ${JSON.stringify(name)}`);
+      throw new InvalidConfiguration(
+        `ctx.size(name, n): name must be letters, digits, '_', '.' or '-', got ${JSON.stringify(name)}`,
+      );
     }
-    if (!Number.isSafeInteger(n) || n < 0) throw new InvalidConfiguration(`ctx.size('${name}', n): n must be a whole number >= 0, got ${String(n)}`);
+    if (!Number.isSafeInteger(n) || n < 0)
+      throw new InvalidConfiguration(`ctx.size('${name}', n): n must be a whole number >= 0, got ${String(n)}`);
     const lowered = this.overrides[name];
     const value = lowered !== undefined && lowered < n ? lowered : n;
     // Several actors may ask for the same name: the run's size is the largest they got.
