@@ -1,8 +1,9 @@
 /**
  * The shrinker: from a failing timeline (seed, recipe) to a smaller one that violates the same
  * property. A greedy search over overrides (`overrides.ts`) and the recipe: each candidate is one
- * full run, kept only when it fails with the same property and has no more injected faults and
- * no more events than the best so far (and fewer of one). Passes repeat until one changes nothing
+ * full run, kept only when the same property fails first, no other property fails that did not
+ * fail originally, and it has no more injected faults and no more events than the best so far
+ * (and fewer of one). Passes repeat until one changes nothing
  * or a budget runs out. Candidates come in a fixed order, so the same input gives the same result
  * whenever the run budget (not the time budget or an interrupt) ends the search.
  */
@@ -179,6 +180,7 @@ export async function shrinkTimeline(
     );
   }
   const property = failureProperty(failure);
+  const originalProperties = new Set(first.result.failures.map(failureProperty));
   let best: State = { overrides: NO_OVERRIDES, recipe };
   let bestSize = first.size;
   let runs = 1;
@@ -198,8 +200,12 @@ export async function shrinkTimeline(
       const run = await measureRun(config, options.seed, candidate.recipe, candidate.overrides);
       runs++;
       const firstFailure = run.result.failures[0];
+      // The same property fails first, and nothing fails that did not fail in the original run.
       const kept =
-        firstFailure !== undefined && failureProperty(firstFailure) === property && smaller(run.size, bestSize);
+        firstFailure !== undefined &&
+        failureProperty(firstFailure) === property &&
+        run.result.failures.every((f) => originalProperties.has(failureProperty(f))) &&
+        smaller(run.size, bestSize);
       if (kept) {
         best = { overrides: candidate.overrides, recipe: candidate.recipe };
         bestSize = run.size;
