@@ -9,7 +9,7 @@
  */
 import { MoonpoolError } from "@moonpool/core";
 import { wallNowMs } from "../../engine/natives.ts";
-import { formatRecipe, parseRecipe } from "../../engine/recipe.ts";
+import { childSeed, formatRecipe, parseRecipe, type Recipe } from "../../engine/recipe.ts";
 import type { SimulationConfig } from "../config.ts";
 import { failureProperty, measureRun, type MeasuredRun, type RunSize } from "./measure.ts";
 import {
@@ -80,7 +80,7 @@ function ascending(values: number[], below: number): number[] {
 }
 
 /** The candidates of one pass from `s`, most reduction first within each dimension. */
-function* candidates(config: SimulationConfig, first: MeasuredRun, s: State): Generator<Candidate> {
+function* candidates(config: SimulationConfig, seed: number, first: MeasuredRun, s: State): Generator<Candidate> {
   const o = s.overrides;
   const chaos = first.result.chaos;
   const window = o.chaosWindowMs ?? config.chaosDurationMs;
@@ -139,6 +139,18 @@ function* candidates(config: SimulationConfig, first: MeasuredRun, s: State): Ge
       yield { ...s, overrides: { ...o, storageRate: o.storageRate * r }, what: `storage fault rates x${r}` };
   }
   const recipe = parseRecipe(s.recipe);
+  // Strongest first: the reductions worth a few reseeded tries each (at the end of the pass).
+  const strong: Candidate[] = [];
+  if (netOn.length > 1)
+    strong.push({ ...s, overrides: { ...o, networkOff: [...o.networkOff, ...netOn] }, what: "network faults off" });
+  if (diskOn.length > 0)
+    strong.push({ ...s, overrides: { ...o, storageOff: [...o.storageOff, ...diskOn] }, what: "storage faults off" });
+  if (config.faultFactory !== null && !o.injectorOff)
+    strong.push({ ...s, overrides: { ...o, injectorOff: true }, what: "fault injector off" });
+  if ((chaos.attrition ?? []).length > 0 && !o.attritionOff)
+    strong.push({ ...s, overrides: { ...o, attritionOff: true }, what: "attrition off" });
+  for (const f of netOn)
+    strong.push({ ...s, overrides: { ...o, networkOff: [...o.networkOff, f] }, what: `network ${f} off` });
   for (let keep = 0; keep < recipe.length; keep++)
     yield { ...s, recipe: formatRecipe(recipe.slice(0, keep)), what: `first ${keep} recipe segment(s)` };
   for (let i = 0; i < recipe.length; i++) {
@@ -148,6 +160,28 @@ function* candidates(config: SimulationConfig, first: MeasuredRun, s: State): Ge
       yield { ...s, recipe: formatRecipe(earlier), what: `recipe segment ${i + 1} at draw ${count}` };
     }
   }
+  // Last resort: a reduction that diverged from the failure may still fail on another draw
+  // sequence. Its last recipe segment (one added from the start for a root timeline) is reseeded.
+  for (const c of strong) {
+    for (let i = 0; i < RESEEDS_PER_REDUCTION; i++) {
+      const reseed = childSeed(seed, recipe, `shrink:${c.what}`, i);
+      yield {
+        ...c,
+        recipe: formatRecipe(reseeded(recipe, reseed)),
+        what: `${c.what}, last segment reseeded (${i + 1})`,
+      };
+    }
+  }
+}
+
+/** Draw sequences tried per strong reduction once nothing else shrinks the run. */
+const RESEEDS_PER_REDUCTION = 8;
+
+/** `recipe` with its last segment's seed replaced, or a root timeline reseeded from its first draw. */
+function reseeded(recipe: Recipe, seed: number): Recipe {
+  const last = recipe[recipe.length - 1];
+  if (last === undefined) return [{ count: 0, seed, streams: "sim+schedule" }];
+  return [...recipe.slice(0, -1), { ...last, seed }];
 }
 
 function smaller(a: RunSize, b: RunSize): boolean {
@@ -195,7 +229,7 @@ export async function shrinkTimeline(
   let changed = true;
   search: while (changed) {
     changed = false;
-    for (const candidate of candidates(config, first, best)) {
+    for (const candidate of candidates(config, options.seed, first, best)) {
       if (outOfBudget()) break search;
       const run = await measureRun(config, options.seed, candidate.recipe, candidate.overrides);
       runs++;
