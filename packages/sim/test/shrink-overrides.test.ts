@@ -52,9 +52,12 @@ const storageFaults = (kinds: Map<string, number>) =>
 describe("overrides text", () => {
   it("formats what it parses, in a fixed order, and the empty text is no override", () => {
     const text =
-      "size.polls=12,procs.node=2,disk.rate=0.25,disk.off=read+write+crash+misdirectRead+misdirectWrite+phantom+sync+stall+throttle,net.rate=0.5,net.off=partition+clog,window=750,attrition=off,injector=off";
+      "size.polls=12,procs.node=2,disk.rate=0.25," +
+      "disk.off=read+write+crash+misdirectRead+misdirectWrite+phantom+sync+stall+throttle," +
+      "net.rate=0.5,net.off=partition+clog,window=750,attrition=off,injector=off";
     expect(formatOverrides(parseOverrides(text))).toBe(
-      "injector=off,attrition=off,window=750,net.off=clog+partition,net.rate=0.5,disk.off=all,disk.rate=0.25,procs.node=2,size.polls=12",
+      "injector=off,attrition=off,window=750,net.off=clog+partition,net.rate=0.5,disk.off=all,disk.rate=0.25," +
+        "procs.node=2,size.polls=12",
     );
     expect(parseOverrides("  ")).toBe(NO_OVERRIDES);
     expect(formatOverrides(NO_OVERRIDES)).toBe("");

@@ -462,7 +462,8 @@ export class SimulationBuilder {
       throw new InvalidConfiguration((error as Error).message);
     }
     const parsedRecipe = typeof recipe === "string" ? parseRecipe(recipe) : checkRecipe(recipe);
-    this.replay = { seed, recipe: parsedRecipe, overrides: typeof overrides === "string" ? parseOverrides(overrides) : overrides };
+    const parsedOverrides = typeof overrides === "string" ? parseOverrides(overrides) : overrides;
+    this.replay = { seed, recipe: parsedRecipe, overrides: parsedOverrides };
     return this;
   }
 

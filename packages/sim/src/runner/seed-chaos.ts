@@ -104,7 +104,8 @@ export function setUpSeedChaos(
   // Storage draws after the network's, and none at all without a Chaos.storage entry.
   const streams = world.engine.streams;
   const knobs = config.chaos.buggifyKnobs;
-  const drawnStorage = resolveStorageChaos(config.chaos.storage ?? null, knobs, streams, buggify, config.storageFaults ?? null);
+  const storageSetting = config.storageFaults ?? null;
+  const drawnStorage = resolveStorageChaos(config.chaos.storage ?? null, knobs, streams, buggify, storageSetting);
   const storage = { ...drawnStorage, config: overrideStorageConfig(drawnStorage.config, overrides) };
   installStorageChaos(world, storage);
   // Attrition's swarm masks: 4 config-stream draws per swarm entry, after storage's.

@@ -219,10 +219,14 @@ export class SeedSession {
     this.config.groups.forEach((group, g) => {
       // A cluster group's size is the product of its locality counts, drawn per seed.
       const localities: Locality[] | null = group.locality !== undefined ? resolveLocalities(group.locality, sim) : null;
-      const drawn = localities !== null ? localities.length : typeof group.count === "number" ? group.count : sim.rangeInt(group.count[0], group.count[1] + 1);
+      const range = typeof group.count === "number" ? null : group.count;
+      let drawn: number;
+      if (localities !== null) drawn = localities.length;
+      else if (range === null) drawn = group.count as number;
+      else drawn = sim.rangeInt(range[0], range[1] + 1);
       // A shrunk run may cap a ranged group (after its draw, so later draws stay in place).
-      const cap = this.config.overrides?.processes[group.name];
-      const count = cap !== undefined && Array.isArray(group.count) && localities === null ? Math.min(drawn, Math.max(cap, group.count[0]!)) : drawn;
+      const cap = range !== null && localities === null ? this.config.overrides?.processes[group.name] : undefined;
+      const count = cap !== undefined ? Math.min(drawn, Math.max(cap, range![0])) : drawn;
       for (let i = 0; i < count; i++) {
         const ip = `10.0.${g + 1}.${i + 1}`;
         const name = count === 1 ? group.name : `${group.name}-${i}`;
@@ -253,7 +257,18 @@ export class SeedSession {
     }
     const topology = new Topology(this.registry, ip);
     const chaosWindow = this.chaosWindow.viewFor(incarnation, null);
-    return new SimContextImpl(this.world, incarnation, clock, ip, clientId, clientCount, topology, this.state, chaosWindow, this.sizes);
+    return new SimContextImpl(
+      this.world,
+      incarnation,
+      clock,
+      ip,
+      clientId,
+      clientCount,
+      topology,
+      this.state,
+      chaosWindow,
+      this.sizes,
+    );
   }
 
   /** Starts (or restarts) a process: a fresh instance from its factory and a new incarnation. */

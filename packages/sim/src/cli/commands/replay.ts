@@ -27,7 +27,12 @@ import { AFTER_FAILURE_MS, buildStory } from "../replay-story.ts";
 import { replayCommand } from "../replay-command.ts";
 import { renderTimelineHtml, replayTimeline, timelineFileName } from "../reporters/html/index.ts";
 import { readRunReport } from "../run-report.ts";
-import { OverridesParseError, parseOverrides, withOverrides, type TimelineOverrides } from "../../runner/shrink/overrides.ts";
+import {
+  OverridesParseError,
+  parseOverrides,
+  withOverrides,
+  type TimelineOverrides,
+} from "../../runner/shrink/overrides.ts";
 
 /** `--overrides` text, or a usage error that names the bad item. */
 export function parseOverridesFlag(text: string): TimelineOverrides {
@@ -178,7 +183,8 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
     io.stderr.write(`wrote ${relative.startsWith("..") || path.isAbsolute(relative) ? page : relative}\n`);
   }
   const overridden = overrides.trim().length > 0 ? ` overrides "${overrides.trim()}"` : "";
-  const timeline = `${sim.name} seed ${target.seed}${target.recipe.length > 0 ? ` recipe "${target.recipe}"` : ""}${overridden}`;
+  const recipeText = target.recipe.length > 0 ? ` recipe "${target.recipe}"` : "";
+  const timeline = `${sim.name} seed ${target.seed}${recipeText}${overridden}`;
   const facts = `sim=${formatDuration(result.simulatedTimeMs)} events=${result.eventsProcessed} hash=${result.traceHash}`;
   if (result.ok) {
     io.stdout.write(`${c.green("PASSED")} ${timeline} ${facts}\n`);

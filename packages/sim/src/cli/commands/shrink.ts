@@ -98,7 +98,8 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
       onProgress: (p) => {
         if (p.kept)
           io.stderr.write(
-            `${c.green("kept")} ${p.candidate}: events ${p.best.events}, faults ${p.best.faults} (run ${p.runs}/${p.maxRuns})\n`,
+            `${c.green("kept")} ${p.candidate}: events ${p.best.events}, faults ${p.best.faults} ` +
+              `(run ${p.runs}/${p.maxRuns})\n`,
           );
         else if (p.runs % 10 === 0) io.stderr.write(c.dim(`run ${p.runs}/${p.maxRuns}\n`));
       },
@@ -116,9 +117,8 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
     time: "time budget spent",
     interrupted: "interrupted",
   }[result.stoppedBy];
-  io.stdout.write(
-    `${out.bold(`shrunk ${sim.name} seed ${seed}`)}: ${result.runs} runs in ${formatDuration(result.wallMs)} (${stopped}), still violates "${result.property}"\n`,
-  );
+  const how = `${result.runs} runs in ${formatDuration(result.wallMs)} (${stopped})`;
+  io.stdout.write(`${out.bold(`shrunk ${sim.name} seed ${seed}`)}: ${how}, still violates "${result.property}"\n`);
   for (const line of formatShrinkSummary(result)) io.stdout.write(`${line}\n`);
   const command = replayCommand({ configArg: flags.config ?? null }, sim.name, seed, result.recipe, result.overrides);
   io.stdout.write(`replay: ${command}\n`);

@@ -112,7 +112,8 @@ export function parseOverrides(text: string): TimelineOverrides {
     else if (key.startsWith("size.") && NAME.test(key.slice(5))) o.sizes[key.slice(5)] = count(value, where, 0);
     else {
       throw new OverridesParseError(
-        `unknown key '${key}' in ${where}: one of net.off, net.rate, disk.off, disk.rate, window, injector, attrition, procs.GROUP, size.NAME`,
+        `unknown key '${key}' in ${where}: one of net.off, net.rate, disk.off, disk.rate, window, injector, ` +
+          "attrition, procs.GROUP, size.NAME",
       );
     }
   }
