@@ -13,6 +13,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   faults: async () => (await import("./faults.ts")).benchFaults(),
   soak: async () => (await import("./soak.ts")).benchSoak(),
   "report-merge": async () => (await import("./report-merge.ts")).benchReportMerge(),
+  shrink: async () => (await import("./shrink.ts")).benchShrink(),
   paxos: async () => ({ ...(await (await import("../examples/paxos/bench-paxos.ts")).benchPaxos()) }),
 };
 

@@ -21,7 +21,9 @@ export class ElectionObserver implements Workload {
     let leaderSeen = false;
     let highestTerm = 0;
     const end = ctx.time.now() + OBSERVATION_MS;
-    while (ctx.time.now() < end) {
+    // Its size, for the shrinker: the polls fit in the observation time, a shrunk run may do fewer.
+    const maxPolls = ctx.size("polls", Math.ceil(OBSERVATION_MS / POLL_INTERVAL_MS));
+    for (let polls = 0; polls < maxPolls && ctx.time.now() < end; polls++) {
       await ctx.time.sleep(POLL_INTERVAL_MS);
       for (const node of nodes) {
         // No answer (a stalled node) is normal here; the next poll asks again.

@@ -116,9 +116,9 @@ export class PaxosWorkload implements Workload {
   private readonly leaderBallots = new Set<number>();
   private tailDecided = 0;
   private readonly timeout = new AdaptiveTimeout(CLIENT_TIMEOUT_MIN_MS, CLIENT_TIMEOUT_MAX_MS);
-  private readonly clients: number;
-  private readonly opsPerClient: number;
-  private readonly tailProposals: number;
+  private clients: number;
+  private opsPerClient: number;
+  private tailProposals: number;
   private readonly tailDeadlineMs: number;
 
   constructor(private readonly options: PaxosWorkloadOptions) {
@@ -137,7 +137,12 @@ export class PaxosWorkload implements Workload {
   }
 
   async run(ctx: SimContext): Promise<void> {
-    const chaosEnd = ctx.time.now() + this.options.chaosMs;
+    // The run's sizes, which a shrunk run (`moonpool shrink`) may lower.
+    this.clients = ctx.size("clients", this.clients);
+    this.opsPerClient = ctx.size("opsPerClient", this.opsPerClient);
+    this.tailProposals = ctx.size("tailProposals", this.tailProposals);
+    // The builder's window (a shrunk run may shorten it), else the configured one.
+    const chaosEnd = ctx.time.now() + (ctx.chaosWindow.durationMs ?? this.options.chaosMs);
     const enabled = ALL_OPS.filter((op) => swarmOpEnabled(op));
     // Proposals drive everything else: a seed without them would test nothing.
     if (!enabled.includes(Op.Propose)) enabled.unshift(Op.Propose);

@@ -35,6 +35,20 @@ export { formatRecipe, parseRecipe, childSeed, RecipeParseError, type Recipe } f
 export type { DeterminismReport, SeedDivergence, DrawSite } from "./runner/determinism.ts";
 export type { DeterminismOptions, RecordedHashMismatch, RecordedRun } from "./runner/determinism.ts";
 export { Chaos, type ChaosMode, type ChaosPlan } from "./chaos/chaos.ts";
+export {
+  shrinkTimeline,
+  NothingToShrink,
+  type ShrinkOptions,
+  type ShrinkProgress,
+  type ShrinkResult,
+} from "./runner/shrink/shrinker.ts";
+export type { RunSize } from "./runner/shrink/measure.ts";
+export {
+  parseOverrides,
+  formatOverrides,
+  OverridesParseError,
+  type TimelineOverrides,
+} from "./runner/shrink/overrides.ts";
 export type { NetworkChaosRecord, NetworkFaultsSetting, SwarmNetworkFamily } from "./chaos/network-chaos.ts";
 export type {
   NetworkConfig,

@@ -11,6 +11,7 @@ import { listCommand } from "./commands/list.ts";
 import { mergeCommand, type MergeFlags } from "./commands/merge.ts";
 import { replayCommandRun, type ReplayFlags } from "./commands/replay.ts";
 import { runCommand, type RunFlags } from "./commands/run.ts";
+import { shrinkCommand, type ShrinkFlags } from "./commands/shrink.ts";
 import { CliError, EXIT_USAGE } from "./errors.ts";
 import { processIO } from "./io.ts";
 import { EXPLORE_ROUND_ROOT_SEEDS } from "../runner/pool/pool-campaign.ts";
@@ -120,6 +121,7 @@ export function createProgram(): Command {
     .argument("[simulation]", "the simulation's name")
     .option("-s, --seed <seed>", "the seed to replay")
     .option("--recipe <recipe>", 'exploration recipe, e.g. "151@8837201 -> 80@1293847"')
+    .option("--overrides <overrides>", 'a shrunk run\'s overrides (moonpool shrink prints them), e.g. "window=750"')
     .option("--actor <name>", "only events of this actor (e.g. node-1 or node-1@10.0.1.1); repeatable", collect, [])
     .addOption(new Option("-l, --level <level>", "lowest trace level shown (debug also captures debug events)").choices(["debug", "info", "warn", "error"]))
     .option("--faults", "print every injected fault (default: folded into count lines)")
@@ -133,6 +135,21 @@ export function createProgram(): Command {
     .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .action(async (simulation: string | undefined, flags: ReplayFlags) => {
       process.exitCode = await replayCommandRun(simulation, flags, io);
+    });
+
+  program
+    .command("shrink")
+    .description("search for a smaller run of a failing timeline that violates the same property")
+    .argument("[simulation]", "the simulation's name")
+    .option("-s, --seed <seed>", "the failing seed")
+    .option("--recipe <recipe>", "the failing timeline's exploration recipe, if any")
+    .option("--max-runs <n>", "candidate runs at most (default 200)")
+    .option("--time-budget <duration>", "wall-clock budget, e.g. 30s or 5m (default 2m), then the best run so far")
+    .option("--html", "also write the shrunk run's timeline page into the report directory")
+    .option("--out <dir>", "with --html: the folder to write the page into (default: reportDir of the config)")
+    .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
+    .action(async (simulation: string | undefined, flags: ShrinkFlags) => {
+      process.exitCode = await shrinkCommand(simulation, flags, io);
     });
 
   program

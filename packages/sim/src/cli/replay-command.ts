@@ -18,9 +18,17 @@ export interface ReplayCommandContext {
   readonly configArg: string | null;
 }
 
-export function replayCommand(context: ReplayCommandContext, simulation: string, seed: number, recipe?: string): string {
+export function replayCommand(
+  context: ReplayCommandContext,
+  simulation: string,
+  seed: number,
+  recipe?: string,
+  overrides?: string,
+): string {
   const parts = [COMMAND_PREFIX, "replay", quote(simulation), "--seed", String(seed)];
   if (recipe !== undefined && recipe.length > 0) parts.push("--recipe", quote(recipe));
+  // A shrunk run's departures from the seed (`moonpool shrink`).
+  if (overrides !== undefined && overrides.length > 0) parts.push("--overrides", quote(overrides));
   if (context.configArg !== null) parts.push("--config", quote(context.configArg.split(path.sep).join("/")));
   return parts.join(" ");
 }

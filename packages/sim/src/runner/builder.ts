@@ -9,6 +9,7 @@ import { GUARDED_GLOBALS } from "../engine/escape-guard.ts";
 import { resolveExplorationConfig, type ExplorationConfig } from "../explore/config.ts";
 import { checkSimulationSource, type SimulationSource } from "./simulation-source.ts";
 import { checkRecipe, parseRecipe, type Recipe } from "../engine/recipe.ts";
+import { NO_OVERRIDES, parseOverrides, withOverrides, type TimelineOverrides } from "./shrink/overrides.ts";
 import { checkDeterminism, type DeterminismOptions, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
 import { Campaign } from "./campaign.ts";
@@ -66,7 +67,7 @@ export class SimulationBuilder {
   private virtualRuntime = false;
   private maxStepsAtInstant = DEFAULT_MAX_STEPS_PER_INSTANT;
   private exploration: ExplorationConfig | null = null;
-  private replay: { seed: number; recipe: Recipe } | null = null;
+  private replay: { seed: number; recipe: Recipe; overrides: TimelineOverrides } | null = null;
   private chaosPlan: ChaosPlan = NO_CHAOS;
   private networkFaultsSetting: NetworkFaultsSetting = "baseline";
   private clockFaultsSetting: ClockFaultsSetting = "none";
@@ -388,11 +389,14 @@ export class SimulationBuilder {
   /**
    * Replays one timeline: the root `seed` with the exploration `recipe` (text like
    * `"151@8837201 -> 80@1293847"` from a bug report, or its parsed form). `run()` then runs
-   * exactly that timeline.
+   * exactly that timeline. `overrides` (text like `"injector=off,window=750"` from `moonpool shrink`)
+   * replays a shrunk run.
    */
-  replayTimeline(seed: number, recipe: string | Recipe = ""): this {
+  replayTimeline(seed: number, recipe: string | Recipe = "", overrides: string | TimelineOverrides = ""): this {
     checkSeed(seed, "replayTimeline(seed, recipe): seed");
-    this.replay = { seed, recipe: typeof recipe === "string" ? parseRecipe(recipe) : checkRecipe(recipe) };
+    const parsedRecipe = typeof recipe === "string" ? parseRecipe(recipe) : checkRecipe(recipe);
+    const parsedOverrides = typeof overrides === "string" ? parseOverrides(overrides) : overrides;
+    this.replay = { seed, recipe: parsedRecipe, overrides: parsedOverrides };
     return this;
   }
 
@@ -432,7 +436,7 @@ export class SimulationBuilder {
       hasFaultFactory: this.injectorFactory !== null,
       hasLinkLatency: this.linkLatencyConfig !== null,
     });
-    return {
+    return withOverrides({
       groups: this.groups.slice(),
       workloads: this.workloadSpecs.slice(),
       invariants: this.invariants.slice(),
@@ -458,7 +462,7 @@ export class SimulationBuilder {
       source: this.source,
       taskFailuresFailSeed: this.taskFailuresFail,
       nodeRuntime: this.virtualRuntime,
-    };
+    }, this.replay?.overrides ?? NO_OVERRIDES);
   }
 
   /**

@@ -11,6 +11,7 @@ import type { StorageConfig } from "../world/storage/config.ts";
 import type { FaultInjector } from "./fault-context.ts";
 import type { LinkLatencyConfig, LocalityConfig } from "./locality.ts";
 import type { SimulationSource } from "./simulation-source.ts";
+import type { TimelineOverrides } from "./shrink/overrides.ts";
 
 export interface ProcessGroupSpec {
   /** The group name: the process's `name`. */
@@ -85,4 +86,6 @@ export interface SimulationConfig {
   readonly taskFailuresFailSeed?: boolean;
   /** Simulated code's timers, clocks and randomness are virtual instead of escapes (`nodeRuntime()`). */
   readonly nodeRuntime?: boolean;
+  /** A shrunk run's departures from the seed's own chaos and sizes (`runner/shrink/overrides.ts`); absent: none. */
+  readonly overrides?: TimelineOverrides;
 }

@@ -9,6 +9,7 @@ import type { StateBoard } from "./state-board.ts";
 import type { Topology } from "./topology.ts";
 import type { SimContext } from "./user-interfaces.ts";
 import type { ChaosWindowView } from "./seed-chaos.ts";
+import type { WorkloadSizes } from "./shrink/sizes.ts";
 
 export class SimContextImpl extends ActorScope implements SimContext {
   constructor(
@@ -21,6 +22,7 @@ export class SimContextImpl extends ActorScope implements SimContext {
     readonly topology: Topology,
     readonly state: StateBoard,
     readonly chaosWindow: ChaosWindowView,
+    private readonly sizes: WorkloadSizes,
   ) {
     super(world, incarnation, null, clock, myIp);
   }
@@ -31,6 +33,10 @@ export class SimContextImpl extends ActorScope implements SimContext {
 
   get metricQuery(): MetricQuery {
     return new MetricQuery(this.world.metrics);
+  }
+
+  size(name: string, n: number): number {
+    return this.sizes.size(name, n);
   }
 
   attach(name: string, text: string): void {

@@ -32,6 +32,7 @@ import { DEFAULT_STORAGE_CONFIG } from "../world/storage/config.ts";
 import type { SimulationConfig } from "./config.ts";
 import { FaultContextImpl, type FaultInjector } from "./fault-context.ts";
 import { linkLatencySampler } from "./locality.ts";
+import { NO_OVERRIDES, overrideNetworkConfig, overrideStorageConfig } from "./shrink/overrides.ts";
 import { Topology, type TopologyRegistry } from "./topology.ts";
 import { thrownFields as errorText } from "./thrown.ts";
 
@@ -96,15 +97,21 @@ export function setUpSeedChaos(
   buggify: Buggify,
 ): { record: SeedChaosRecord; driftMaxUs: number; clocks: SeedClocks } {
   const sim = world.engine.streams.sim;
-  const network = resolveNetworkChaos(config.chaos, config.networkFaults, world.engine.streams, buggify);
+  const overrides = config.overrides ?? NO_OVERRIDES;
+  const drawn = resolveNetworkChaos(config.chaos, config.networkFaults, world.engine.streams, buggify);
+  // A shrunk run's overrides apply after the draws, so the seed's other draws stay where they were.
+  const network = { ...drawn, config: overrideNetworkConfig(drawn.config, overrides) };
   installNetworkChaos(world, network, buggify);
   // Storage draws after the network's, and none at all without a Chaos.storage entry.
   const streams = world.engine.streams;
   const knobs = config.chaos.buggifyKnobs;
-  const storage = resolveStorageChaos(config.chaos.storage ?? null, knobs, streams, buggify, config.storageFaults ?? null);
+  const storageSetting = config.storageFaults ?? null;
+  const drawnStorage = resolveStorageChaos(config.chaos.storage ?? null, knobs, streams, buggify, storageSetting);
+  const storage = { ...drawnStorage, config: overrideStorageConfig(drawnStorage.config, overrides) };
   installStorageChaos(world, storage);
   // Attrition's swarm masks: 4 config-stream draws per swarm entry, after storage's.
-  const attrition = resolveAttritionChaos(config.chaos.attrition ?? [], world.engine.streams.config);
+  const drawnAttrition = resolveAttritionChaos(config.chaos.attrition ?? [], world.engine.streams.config);
+  const attrition = overrides.attritionOff ? [] : drawnAttrition;
   // Clocks draw last (nothing at all with exact clocks), so the other surfaces' draws are unchanged.
   const clockRecord = resolveClockChaos(config.chaos.clock ?? null, config.clockFaults ?? "none", knobs, streams, buggify);
   const ips = [...registry.processes.map((p) => p.ip), ...registry.workloadIps];

@@ -65,6 +65,8 @@ export interface SeedResult {
   readonly metrics?: readonly MetricSeriesReport[];
   /** Text the simulation attached (`ctx.attach`), e.g. graphs of its metrics; absent when none. */
   readonly attachments?: readonly SeedAttachment[];
+  /** The sizes workloads asked for with `ctx.size(name, n)` and got, by name; absent when none asked. */
+  readonly sizes?: Readonly<Record<string, number>>;
 }
 
 /** A named block of text a seed produced for people to read (a graph, a table). */

@@ -26,6 +26,7 @@ import { ProcessLifecycle } from "./process-lifecycle.ts";
 import { NodeRuntime } from "../world/node-runtime/runtime.ts";
 import type { Process, Workload } from "./user-interfaces.ts";
 import { thrownFields as errorText } from "./thrown.ts";
+import { WorkloadSizes } from "./shrink/sizes.ts";
 
 /** Per-seed options the explorer and replay set. */
 export interface SeedOptions {
@@ -100,6 +101,8 @@ export class SeedSession {
   private seedClocks: SeedClocks | null = null;
   /** The virtual Node runtime of this seed (`nodeRuntime()`), or null: guarded calls escape. */
   readonly nodeRuntime: NodeRuntime | null;
+  /** What `ctx.size` answered this seed (lowered by a shrunk run's overrides). */
+  private readonly sizes: WorkloadSizes;
 
   constructor(
     readonly config: SimulationConfig,
@@ -114,6 +117,7 @@ export class SeedSession {
     this.buggify = new Buggify(this.world.engine.streams.sim);
     if (options.drawObserver !== undefined) this.world.engine.streams.sim.observer = options.drawObserver(this);
     this.onChaos = options.onChaos;
+    this.sizes = new WorkloadSizes(config.overrides?.sizes ?? {});
     const engine = this.world.engine;
     engine.afterStep = () => this.checkInvariants();
     if (config.taskFailuresFailSeed !== false) {
@@ -196,6 +200,7 @@ export class SeedSession {
       chaos: { ...this.chaosRecord!, faultInjector: this.chaosWindow.injectorName, reboots: { ...this.processLifecycle.stats } },
       ...(this.world.metrics.series.length > 0 ? { metrics: this.world.metrics.report(this.nowMs) } : {}),
       ...(this.world.attachments.length > 0 ? { attachments: this.world.attachments.slice() } : {}),
+      ...(this.sizes.report() !== undefined ? { sizes: this.sizes.report() } : {}),
     };
   }
 
@@ -236,7 +241,14 @@ export class SeedSession {
     this.config.groups.forEach((group, g) => {
       // A cluster group's size is the product of its locality counts, drawn per seed.
       const localities: Locality[] | null = group.locality !== undefined ? resolveLocalities(group.locality, sim) : null;
-      const count = localities !== null ? localities.length : typeof group.count === "number" ? group.count : sim.rangeInt(group.count[0], group.count[1] + 1);
+      const range = typeof group.count === "number" ? null : group.count;
+      let drawn: number;
+      if (localities !== null) drawn = localities.length;
+      else if (range === null) drawn = group.count as number;
+      else drawn = sim.rangeInt(range[0], range[1] + 1);
+      // A shrunk run may cap a ranged group (after its draw, so later draws stay in place).
+      const cap = range !== null && localities === null ? this.config.overrides?.processes[group.name] : undefined;
+      const count = cap !== undefined ? Math.min(drawn, Math.max(cap, range![0])) : drawn;
       for (let i = 0; i < count; i++) {
         const ip = `10.0.${g + 1}.${i + 1}`;
         const name = count === 1 ? group.name : `${group.name}-${i}`;
@@ -268,7 +280,18 @@ export class SeedSession {
     const topology = new Topology(this.registry, ip);
     const chaosWindow = this.chaosWindow.viewFor(incarnation, null);
     this.nodeRuntime?.register(incarnation, clock, ip);
-    return new SimContextImpl(this.world, incarnation, clock, ip, clientId, clientCount, topology, this.state, chaosWindow);
+    return new SimContextImpl(
+      this.world,
+      incarnation,
+      clock,
+      ip,
+      clientId,
+      clientCount,
+      topology,
+      this.state,
+      chaosWindow,
+      this.sizes,
+    );
   }
 
   /** Starts (or restarts) a process: a fresh instance from its factory and a new incarnation. */

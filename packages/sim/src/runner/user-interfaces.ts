@@ -27,6 +27,12 @@ export interface SimContext extends NodeContext {
   attach(name: string, text: string): void;
   /** The chaos window: await its cutoff, read the recovery tail left (see `ChaosWindowView`). */
   readonly chaosWindow: ChaosWindowView;
+  /**
+   * A size of this run (operations, clients, polls): returns `n`, or less when a shrunk run
+   * lowers it (`moonpool shrink`). Ask for every size the shrinker may lower through it, by a
+   * stable name; the seed's result reports the values used (`SeedResult.sizes`).
+   */
+  size(name: string, n: number): number;
 }
 
 /**

@@ -28,6 +28,22 @@ import { AFTER_FAILURE_MS, buildStory } from "../replay-story.ts";
 import { replayCommand } from "../replay-command.ts";
 import { renderTimelineHtml, replayTimeline, timelineFileName } from "../reporters/html/index.ts";
 import { readRunReport } from "../run-report.ts";
+import {
+  OverridesParseError,
+  parseOverrides,
+  withOverrides,
+  type TimelineOverrides,
+} from "../../runner/shrink/overrides.ts";
+
+/** `--overrides` text, or a usage error that names the bad item. */
+export function parseOverridesFlag(text: string): TimelineOverrides {
+  try {
+    return parseOverrides(text);
+  } catch (error) {
+    if (error instanceof OverridesParseError) throw new UsageError(`--overrides: ${error.message}`);
+    throw error;
+  }
+}
 
 export { actorMatches } from "../replay-story.ts";
 
@@ -35,6 +51,8 @@ export interface ReplayFlags {
   readonly config?: string;
   readonly seed?: string;
   readonly recipe?: string;
+  /** A shrunk run's overrides (`moonpool shrink` prints them), e.g. "injector=off,window=750". */
+  readonly overrides?: string;
   readonly actor?: readonly string[];
   readonly level?: string;
   readonly trace?: boolean;
@@ -98,6 +116,8 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
   const discovered = await discoverSimulations(fileConfig, (failure) => io.stderr.write(`${formatLoadFailure(failure)}\n`));
   const sim = findSimulation(discovered, target.simulation);
   let config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);
+  const overrides = flags.overrides ?? "";
+  config = withOverrides(config, parseOverridesFlag(overrides));
   if (TRACE_LEVEL_ORDER[minLevel] < TRACE_LEVEL_ORDER[config.traceLevel]) {
     // More facts are hashed, so the trace hash changes; what the seed does does not (unless an
     // invariant reads the newly captured facts).
@@ -141,7 +161,7 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
   }
   if (flags.html === true) {
     // Its own run, capturing debug events (messages): the printed trace hash stays the run's.
-    const command = replayCommand({ configArg: flags.config ?? null }, sim.name, target.seed, target.recipe);
+    const command = replayCommand({ configArg: flags.config ?? null }, sim.name, target.seed, target.recipe, overrides);
     const data = await replayTimeline(config, sim.name, target.seed, target.recipe, command);
     const outDir = flags.out === undefined ? fileConfig.reportDir : path.resolve(io.cwd, flags.out);
     await mkdir(outDir, { recursive: true });
@@ -150,7 +170,9 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
     const relative = path.relative(io.cwd, page);
     io.stderr.write(`wrote ${relative.startsWith("..") || path.isAbsolute(relative) ? page : relative}\n`);
   }
-  const timeline = `${sim.name} seed ${target.seed}${target.recipe.length > 0 ? ` recipe "${target.recipe}"` : ""}`;
+  const overridden = overrides.trim().length > 0 ? ` overrides "${overrides.trim()}"` : "";
+  const recipeText = target.recipe.length > 0 ? ` recipe "${target.recipe}"` : "";
+  const timeline = `${sim.name} seed ${target.seed}${recipeText}${overridden}`;
   const facts = `sim=${formatDuration(result.simulatedTimeMs)} events=${result.eventsProcessed} hash=${result.traceHash}`;
   if (result.ok) {
     io.stdout.write(`${c.green("PASSED")} ${timeline} ${facts}\n`);

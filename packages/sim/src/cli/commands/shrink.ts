@@ -1,0 +1,140 @@
+/**
+ * `moonpool shrink <simulation> --seed S [--recipe R]`: searches for a smaller run of a failing
+ * timeline that violates the same property (`runner/shrink/`), prints progress on stderr, then a
+ * before/after table and the replay command of the shrunk run. Exit 0 when it printed a result
+ * (even one that could not be shrunk), 2 for usage errors (a seed that passes among them), 130
+ * when SIGINT stopped the search (the best run found so far is still printed).
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import { parseRecipe, RecipeParseError } from "../../engine/recipe.ts";
+import { formatDuration } from "../../runner/report-format.ts";
+import type { RunSize } from "../../runner/shrink/measure.ts";
+import { parseOverrides, withOverrides } from "../../runner/shrink/overrides.ts";
+import { NothingToShrink, shrinkTimeline, type ShrinkResult } from "../../runner/shrink/shrinker.ts";
+import { buildSimulationConfig } from "../build-simulation.ts";
+import { colorsFor } from "../colors.ts";
+import { loadConfig } from "../config-file.ts";
+import { discoverSimulations, findSimulation, formatLoadFailure } from "../discovery.ts";
+import { EXIT_INTERRUPTED, EXIT_PASSED, UsageError } from "../errors.ts";
+import type { CliIO } from "../io.ts";
+import { parseDurationMs, parsePositiveInteger, parseSeed } from "../option-values.ts";
+import { replayCommand } from "../replay-command.ts";
+import { renderTimelineHtml, replayTimeline } from "../reporters/html/index.ts";
+
+export interface ShrinkFlags {
+  readonly config?: string;
+  readonly seed?: string;
+  readonly recipe?: string;
+  readonly maxRuns?: string;
+  readonly timeBudget?: string;
+  readonly html?: boolean;
+  readonly out?: string;
+}
+
+/** The before/after table: one row per figure, sizes by name. */
+export function formatShrinkSummary(result: ShrinkResult): string[] {
+  const rows: [string, string, string][] = [
+    ["events", String(result.before.events), String(result.after.events)],
+    ["simulated time", formatDuration(result.before.simulatedTimeMs), formatDuration(result.after.simulatedTimeMs)],
+    ["faults injected", String(result.before.faults), String(result.after.faults)],
+    ["processes", String(result.before.processes), String(result.after.processes)],
+  ];
+  const sizeOf = (size: RunSize, name: string) => (size.sizes[name] === undefined ? "-" : String(size.sizes[name]));
+  for (const name of Object.keys(result.before.sizes))
+    rows.push([`workload ${name}`, sizeOf(result.before, name), sizeOf(result.after, name)]);
+  rows.push(["recipe segments", String(result.before.recipeSegments), String(result.after.recipeSegments)]);
+  rows.push(["trace hash", result.before.traceHash, result.after.traceHash]);
+  const w0 = Math.max(...rows.map((r) => r[0].length));
+  const w1 = Math.max("before".length, ...rows.map((r) => r[1].length));
+  const line = (r: readonly string[]) => `  ${r[0]!.padEnd(w0)}  ${r[1]!.padStart(w1)}  ${r[2]}`;
+  return [line(["", "before", "after"]), ...rows.map(line)];
+}
+
+export async function shrinkCommand(simulationArg: string | undefined, flags: ShrinkFlags, io: CliIO): Promise<number> {
+  if (simulationArg === undefined)
+    throw new UsageError(
+      "shrink needs a simulation name and --seed S (e.g. moonpool shrink leader-election-vote-twice --seed 42)",
+    );
+  if (flags.seed === undefined)
+    throw new UsageError(`shrink ${simulationArg}: --seed S is required (a failing seed printed by moonpool run)`);
+  const seed = parseSeed(flags.seed, "--seed");
+  const recipe = flags.recipe ?? "";
+  try {
+    parseRecipe(recipe);
+  } catch (error) {
+    if (error instanceof RecipeParseError) throw new UsageError(`--recipe: ${error.message}`);
+    throw error;
+  }
+  const maxRuns = flags.maxRuns === undefined ? undefined : parsePositiveInteger(flags.maxRuns, "--max-runs", "200");
+  const timeBudgetMs = flags.timeBudget === undefined ? undefined : parseDurationMs(flags.timeBudget, "--time-budget");
+  const fileConfig = await loadConfig(io.cwd, flags.config);
+  const discovered = await discoverSimulations(fileConfig, (failure) =>
+    io.stderr.write(`${formatLoadFailure(failure)}\n`),
+  );
+  const sim = findSimulation(discovered, simulationArg);
+  const config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);
+  const c = colorsFor(io.stderr);
+  const out = colorsFor(io.stdout);
+
+  const interrupt = new AbortController();
+  const onSigint = () => {
+    if (interrupt.signal.aborted) process.exit(EXIT_INTERRUPTED);
+    interrupt.abort();
+    io.stderr.write(
+      c.yellow("interrupted: stopping after this run, printing the best run so far (Ctrl-C again quits at once)\n"),
+    );
+  };
+  process.on("SIGINT", onSigint);
+  let result: ShrinkResult;
+  try {
+    io.stderr.write(`shrinking ${sim.name} seed ${seed}${recipe === "" ? "" : ` recipe "${recipe}"`}\n`);
+    result = await shrinkTimeline(config, {
+      seed,
+      recipe,
+      ...(maxRuns !== undefined ? { maxRuns } : {}),
+      ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}),
+      signal: interrupt.signal,
+      onProgress: (p) => {
+        if (p.kept)
+          io.stderr.write(
+            `${c.green("kept")} ${p.candidate}: events ${p.best.events}, faults ${p.best.faults} ` +
+              `(run ${p.runs}/${p.maxRuns})\n`,
+          );
+        else if (p.runs % 10 === 0) io.stderr.write(c.dim(`run ${p.runs}/${p.maxRuns}\n`));
+      },
+    });
+  } catch (error) {
+    if (error instanceof NothingToShrink) throw new UsageError(error.message);
+    throw error;
+  } finally {
+    process.off("SIGINT", onSigint);
+  }
+
+  const stopped = {
+    fixpoint: "no candidate left",
+    runs: "run budget spent",
+    time: "time budget spent",
+    interrupted: "interrupted",
+  }[result.stoppedBy];
+  const how = `${result.runs} runs in ${formatDuration(result.wallMs)} (${stopped})`;
+  io.stdout.write(`${out.bold(`shrunk ${sim.name} seed ${seed}`)}: ${how}, still violates "${result.property}"\n`);
+  for (const line of formatShrinkSummary(result)) io.stdout.write(`${line}\n`);
+  const command = replayCommand({ configArg: flags.config ?? null }, sim.name, seed, result.recipe, result.overrides);
+  io.stdout.write(`replay: ${command}\n`);
+  if (flags.html === true) {
+    const data = await replayTimeline(
+      withOverrides(config, parseOverrides(result.overrides)),
+      sim.name,
+      seed,
+      result.recipe,
+      command,
+    );
+    const outDir = flags.out === undefined ? fileConfig.reportDir : path.resolve(io.cwd, flags.out);
+    await mkdir(outDir, { recursive: true });
+    const page = path.join(outDir, `timeline-${sim.name.replace(/[^A-Za-z0-9_.-]/g, "_")}-${seed}-shrunk.html`);
+    await writeFile(page, renderTimelineHtml(data));
+    io.stderr.write(`wrote ${path.relative(io.cwd, page)}\n`);
+  }
+  return result.stoppedBy === "interrupted" ? EXIT_INTERRUPTED : EXIT_PASSED;
+}

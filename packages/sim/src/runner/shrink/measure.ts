@@ -1,0 +1,79 @@
+/**
+ * One candidate run of the shrinker and what it is measured by: whether it still violates the
+ * property, its events, simulated time, injected faults, processes, sizes and recipe segments.
+ */
+import { parseRecipe } from "../../engine/recipe.ts";
+import { SIM_FAULT_EVENT_NAME, type TraceEvent } from "../../world/trace-log.ts";
+import { Campaign } from "../campaign.ts";
+import type { SimulationConfig } from "../config.ts";
+import type { SeedFailure, SeedResult } from "../seed-result.ts";
+import { withOverrides, type TimelineOverrides } from "./overrides.ts";
+
+/** How big a run is: the figures the shrinker lowers and its summary prints. */
+export interface RunSize {
+  readonly events: number;
+  readonly simulatedTimeMs: number;
+  /** `sim_fault` events that inject something (heals, restarts and force-kills of a reboot are not counted). */
+  readonly faults: number;
+  /** Processes booted at least once. */
+  readonly processes: number;
+  /** `ctx.size` values the workloads got. */
+  readonly sizes: Readonly<Record<string, number>>;
+  readonly recipeSegments: number;
+  readonly traceHash: string;
+}
+
+export interface MeasuredRun {
+  readonly result: SeedResult;
+  readonly size: RunSize;
+}
+
+/** `sim_fault` kinds that undo or complete an earlier fault rather than inject one. */
+const NOT_INJECTIONS = new Set(["process_restart", "process_force_kill"]);
+
+export function isInjectedFault(event: TraceEvent): boolean {
+  if (event.name !== SIM_FAULT_EVENT_NAME) return false;
+  const kind = event.str("kind") ?? "";
+  return !kind.endsWith("_healed") && !NOT_INJECTIONS.has(kind);
+}
+
+/**
+ * The identity of a failure: the violated assertion's message, or the kind and message of other
+ * failures with their numbers masked (times and counts differ between runs of one property).
+ */
+export function failureProperty(f: SeedFailure): string {
+  return f.property ?? `${f.kind}: ${f.message.replace(/\d+(\.\d+)?/g, "#")}`;
+}
+
+export async function measureRun(
+  config: SimulationConfig,
+  seed: number,
+  recipe: string,
+  overrides: TimelineOverrides,
+): Promise<MeasuredRun> {
+  let events: readonly TraceEvent[] = [];
+  const breakpoints = parseRecipe(recipe);
+  const { result } = await new Campaign(withOverrides(config, overrides)).runSingleSeed(seed, {
+    breakpoints,
+    explore: false,
+    onTrace: (all) => (events = all),
+  });
+  const booted = new Set<string>();
+  let faults = 0;
+  for (const event of events) {
+    if (isInjectedFault(event)) faults++;
+    else if (event.name === "process_started") booted.add(event.source);
+  }
+  return {
+    result,
+    size: {
+      events: result.eventsProcessed,
+      simulatedTimeMs: result.simulatedTimeMs,
+      faults,
+      processes: booted.size,
+      sizes: result.sizes ?? {},
+      recipeSegments: breakpoints.length,
+      traceHash: result.traceHash,
+    },
+  };
+}

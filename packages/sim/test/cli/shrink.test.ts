@@ -1,0 +1,68 @@
+/**
+ * `moonpool shrink` on the repository's leader-election planted bug: progress on stderr, the
+ * before/after table and a replay command on stdout, and that command replays the shrunk run
+ * (`moonpool replay --overrides`) to the printed trace hash; `--html` writes its timeline page.
+ * A passing seed and bad flags are usage errors (exit 2).
+ */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { leaderElectionSimulation } from "../../../../examples/leader-election/simulation.ts";
+import { runCli, tempDir } from "./helpers.ts";
+
+const REPOSITORY = fileURLToPath(new URL("../../../../", import.meta.url));
+const TIMEOUT_MS = 300_000;
+
+describe("moonpool shrink", () => {
+  it("prints the shrunk run and a replay command that reproduces it", { timeout: TIMEOUT_MS }, async () => {
+    const report = await leaderElectionSimulation({ bug: "vote-twice" }).setBaseSeed(1).setIterations(20).run();
+    const seed = report.seeds.find((s) => !s.ok)!.seed;
+    const out = await tempDir("shrink");
+    const shrink = await runCli(
+      ["shrink", "leader-election-vote-twice", "--seed", String(seed), "--max-runs", "40", "--html", "--out", out],
+      { cwd: REPOSITORY },
+    );
+    expect(shrink.code, shrink.stderr).toBe(0);
+    expect(shrink.stderr).toContain(`shrinking leader-election-vote-twice seed ${seed}`);
+    expect(shrink.stderr).toMatch(/^kept .+: events \d+, faults \d+ \(run \d+\/40\)$/m);
+    expect(shrink.stdout).toContain('still violates "one leader per term"');
+    for (const row of [
+      "events",
+      "simulated time",
+      "faults injected",
+      "processes",
+      "workload polls",
+      "recipe segments",
+      "trace hash",
+    ])
+      expect(shrink.stdout).toContain(`  ${row}`);
+    const hashes = /trace hash\s+([0-9a-f]{8})\s+([0-9a-f]{8})/.exec(shrink.stdout)!;
+    const command = /^replay: npx moonpool (replay .+)$/m.exec(shrink.stdout)![1]!;
+    expect(command).toContain("--overrides ");
+    const html = await readFile(path.join(out, `timeline-leader-election-vote-twice-${seed}-shrunk.html`), "utf8");
+    // The page is its own run at debug level (another hash); it carries the shrunk run's replay command.
+    expect(html).toContain(`"replayCommand":"npx moonpool ${command}"`);
+
+    const args = command.split(" ").filter((a) => a !== "");
+    const replay = await runCli([...args, "--no-trace"], { cwd: REPOSITORY });
+    expect(replay.code).toBe(1);
+    expect(replay.stdout).toContain(`hash=${hashes[2]}`);
+    expect(replay.stdout).toContain('assertAlways("one leader per term") failed');
+  });
+
+  it("a seed that passes, a missing seed and bad overrides are usage errors", { timeout: TIMEOUT_MS }, async () => {
+    const passing = await runCli(["shrink", "leader-election", "--seed", "1"], { cwd: REPOSITORY });
+    expect(passing.code).toBe(2);
+    expect(passing.stderr).toContain("passes: there is no failure to shrink");
+    const noSeed = await runCli(["shrink", "leader-election"], { cwd: REPOSITORY });
+    expect(noSeed.code).toBe(2);
+    expect(noSeed.stderr).toContain("--seed S is required");
+    const badOverrides = await runCli(
+      ["replay", "leader-election", "--seed", "1", "--overrides", "window=soon", "--no-trace"],
+      { cwd: REPOSITORY },
+    );
+    expect(badOverrides.code).toBe(2);
+    expect(badOverrides.stderr).toContain("--overrides: invalid value 'soon'");
+  });
+});
