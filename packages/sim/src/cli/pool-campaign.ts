@@ -19,12 +19,12 @@
 import type { SteppingMode } from "../engine/engine.ts";
 import { AssertionTable, type AssertionTableState } from "../chaos/assertions/index.ts";
 import { CoverageStopRule } from "../runner/coverage-stop-rule.ts";
+import { blockCoverageTotals, EMPTY_BLOCK_COVERAGE, unionBlockCoverage, type BlockCoverage } from "../runner/coverage/block-coverage.ts";
 import type { ExplorationReport } from "../runner/exploration.ts";
 import { SimulationReport } from "../runner/report.ts";
 import type { SeedFailure, SeedResult } from "../runner/seed-result.ts";
 import { NO_CHAOS_DRAWN } from "../runner/seed-chaos.ts";
-import type { SingleSeedOutcome } from "../runner/campaign.ts";
-import type { TaskOutcome } from "../runner/pool/messages.ts";
+import type { PoolTaskResults, TaskOutcome } from "../runner/pool/messages.ts";
 import type { WorkerPool } from "../runner/pool/worker-pool.ts";
 import type { BuildOverrides, SimulationSource } from "../runner/simulation-source.ts";
 import { SimulationLoadError } from "./errors.ts";
@@ -79,6 +79,8 @@ export interface PoolCampaignOptions {
   readonly onProgress?: (progress: CampaignProgress) => void;
   /** A failing seed, as soon as it is absorbed. */
   readonly onFailure?: (result: SeedResult, index: number) => void;
+  /** Collect block coverage of the user's code under this project root (`--coverage`). */
+  readonly coverageRoot?: string;
 }
 
 export interface PoolCampaignResult {
@@ -86,6 +88,8 @@ export interface PoolCampaignResult {
   readonly stoppedBy: StopReason | null;
   /** When each sometimes-family signal was first reached, in the order reached. */
   readonly sometimesFirstReached: readonly FirstReached[];
+  /** The absorbed seeds' block coverage, merged in seed order; null without `coverageRoot`. */
+  readonly coverage: BlockCoverage | null;
 }
 
 /** By seed index, then message: the same order for a whole run and for merged shards. */
@@ -151,13 +155,14 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
   let failing = 0;
   const firstReached = new Map<string, FirstReached>();
   let stoppedBy: StopReason | null = null;
+  let coverage: BlockCoverage | null = options.coverageRoot === undefined ? null : EMPTY_BLOCK_COVERAGE;
 
   const interrupted = new Promise<"interrupted">((resolve) => {
     if (options.signal.aborted) resolve("interrupted");
     else options.signal.addEventListener("abort", () => resolve("interrupted"), { once: true });
   });
   const submit = (index: number, baseTable: AssertionTableState | null): Promise<SeedOutcome> =>
-    pool.run({ kind: "rootSeed", source: options.source, overrides: options.overrides, seed: seedAt(plan, index), baseTable }, { timeoutMs: options.seedTimeoutMs, batch });
+    pool.run({ kind: "rootSeed", source: options.source, overrides: options.overrides, seed: seedAt(plan, index), baseTable, ...(options.coverageRoot === undefined ? {} : { coverageRoot: options.coverageRoot }) }, { timeoutMs: options.seedTimeoutMs, batch });
 
   /** Waits for a task, or throws Stop("interrupted") on SIGINT. */
   const settle = async (pending: Promise<SeedOutcome>): Promise<SeedOutcome> => {
@@ -181,6 +186,7 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
       const { table: childTable, exploration } = outcome.outcome;
       result = outcome.outcome.result;
       table.absorb(childTable, baseTable);
+      if (coverage !== null) coverage = unionBlockCoverage(coverage, outcome.outcome.coverage ?? EMPTY_BLOCK_COVERAGE);
       if (exploration !== null) explorations.push(exploration);
     }
     results.push(result);
@@ -202,7 +208,7 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     const timelines = options.explore ? explorations.reduce((n, x) => n + x.timelines, 0) : undefined;
     options.onProgress?.({ done: results.length, failing, sometimesHit: hit, sometimesTotal: total, bugs, ...(timelines === undefined ? {} : { timelines }) });
     if (options.bail && !result.ok && failing >= (options.bailAfter ?? 1)) throw new Stop("bail");
-    return stopRule === null || !stopRule.afterSeed(table, results.length);
+    return stopRule === null || !stopRule.afterSeed(table, results.length, coverage === null ? null : blockCoverageTotals(coverage).coveredChars);
   };
 
   try {
@@ -225,10 +231,10 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     steppingMode: options.steppingMode,
     exploration: options.explore ? mergeExplorationReports(explorations) : null,
   });
-  return { report, stoppedBy, sometimesFirstReached: sortFirstReached([...firstReached.values()]) };
+  return { report, stoppedBy, sometimesFirstReached: sortFirstReached([...firstReached.values()]), coverage };
 }
 
-type SeedOutcome = TaskOutcome<SingleSeedOutcome>;
+type SeedOutcome = TaskOutcome<PoolTaskResults["rootSeed"]>;
 type Submit = (index: number, baseTable: AssertionTableState | null) => Promise<SeedOutcome>;
 type Settle = (pending: Promise<SeedOutcome>) => Promise<SeedOutcome>;
 type Absorb = (index: number, outcome: SeedOutcome, baseTable: AssertionTableState | null) => boolean;

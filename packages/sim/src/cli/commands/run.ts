@@ -21,6 +21,7 @@ import { WorkerPool } from "../../runner/pool/worker-pool.ts";
 import { packageModuleUrl } from "../../runner/module-url.ts";
 import { DEFAULT_SEED_TIMEOUT_MS, EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../pool-campaign.ts";
 import { createProgress } from "../progress.ts";
+import { CampaignCoverage } from "../coverage-report.ts";
 import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
 import { writeHtmlReport } from "../reporters/html/index.ts";
 import { renderJUnit } from "../reporters/junit.ts";
@@ -57,6 +58,8 @@ export interface RunFlags {
   readonly seedsFrom?: string;
   /** The default stop rule without its minimum budget. */
   readonly quick?: boolean;
+  /** Code coverage of the system under test: a plateau signal and lcov/HTML reports. */
+  readonly coverage?: boolean;
 }
 
 /** Failing seeds per simulation recorded in a JSON report (what `--last-failed` reruns). */
@@ -166,6 +169,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   const poolSize = Math.max(1, Math.min(workers, Math.max(...prepared.map((p) => p.range.end - p.range.start))));
   // Root seeds explore inside their worker, so the workers need the explore layer loaded.
   const pool = new WorkerPool(poolSize, { preloadModules: [EXPLORE_LAYER_URL] });
+  const campaignCoverage = new CampaignCoverage(pool, fileConfig.rootDir);
   const entries: SimulationEntry[] = [];
   let failingSeeds = 0;
   try {
@@ -194,6 +198,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         seedTimeoutMs,
         signal: interrupt.signal,
         onProgress: (p) => progress.update(p),
+        ...(flags.coverage === true ? { coverageRoot: fileConfig.rootDir } : {}),
         onFailure: (result, index) => {
           // The text report groups every failure on stdout; without it, print the first seed of
           // each new way of failing (the rest are in the report files).
@@ -218,6 +223,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
       progress.end();
       const declared = await declaredSafetyAssertions(sim.file, fileConfig.rootDir);
       const unevaluated = neverEvaluated(declared, new Set(report.assertionDetails.map((d) => d.message)));
+      const coverage = outcome.coverage === null ? null : await campaignCoverage.add(sim.source, outcome.coverage);
       const entry: SimulationEntry = {
         name: sim.name,
         description: sim.description,
@@ -235,6 +241,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         failures: failureEntries(report, context, sim.name, timedOut),
         sometimesFirstReached,
         report: report.toJSON(),
+        ...(coverage === null ? {} : { coverage }),
       };
       entries.push(entry);
       if (reporters.includes("text")) io.stdout.write(renderSimulationText(report, entry, context, colorEnabled(io.stdout, io.env)) + "\n");
@@ -263,6 +270,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   };
   const written: string[] = [];
   if (reporters.includes("json") || reporters.includes("junit")) await mkdir(outDir, { recursive: true });
+  if (flags.coverage === true) written.push(...campaignCoverage.write(path.join(outDir, shard === null ? "coverage" : `coverage.shard-${shard.index}-of-${shard.count}`)));
   if (reporters.includes("json")) {
     const target = path.join(outDir, reportFileName(shard, "json"));
     await writeRunReport(file, target);
