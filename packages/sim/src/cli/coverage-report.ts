@@ -44,7 +44,7 @@ export interface CoverageEntry {
   readonly blocks: CoverageCounts;
   /** Files by line coverage, lowest first (empty when the sources were not available, e.g. after merge). */
   readonly files: readonly FileCoverageSummary[];
-  /** The block coverage itself, by script URL: what `moonpool merge` unions. */
+  /** The block coverage itself, by file relative to the project root: what `moonpool merge` unions. */
   readonly data: BlockCoverage;
 }
 
@@ -110,6 +110,7 @@ export async function coverageSources(
 }
 
 export function coverageEntry(data: BlockCoverage, map: CoverageMap | null, rootDir: string): CoverageEntry {
+  data = relativeKeys(data, rootDir);
   const totals = blockCoverageTotals(data);
   const blocks = counts(totals.blocksCovered, totals.blocksTotal);
   if (map === null) return { lines: null, branches: null, functions: null, blocks, files: [], data };
@@ -132,6 +133,13 @@ export function coverageEntry(data: BlockCoverage, map: CoverageMap | null, root
     files,
     data,
   };
+}
+
+/** Keys by file path relative to the project root (`/`-separated), so reports of two machines merge. */
+function relativeKeys(data: BlockCoverage, rootDir: string): BlockCoverage {
+  const out: Record<string, FileBlockCoverage> = {};
+  for (const [url, file] of Object.entries(data)) out[path.relative(rootDir, fileURLToPath(url)).split(path.sep).join("/")] = file;
+  return out;
 }
 
 /** Writes `lcov.info` and the HTML view into `dir`; returns the files written. */
