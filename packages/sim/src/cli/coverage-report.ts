@@ -13,7 +13,9 @@ import reports from "istanbul-reports";
 import v8ToIstanbul from "v8-to-istanbul";
 import {
   blockCoverageTotals,
+  EMPTY_BLOCK_COVERAGE,
   isCovered,
+  unionBlockCoverage,
   type BlockCoverage,
   type FileBlockCoverage,
 } from "../runner/coverage/block-coverage.ts";
@@ -109,8 +111,8 @@ export async function coverageSources(
   return outcome.kind === "done" ? outcome.outcome : {};
 }
 
+/** `data` keyed by relative path; `map` null when the sources are not at hand (a merge of shards). */
 export function coverageEntry(data: BlockCoverage, map: CoverageMap | null, rootDir: string): CoverageEntry {
-  data = relativeKeys(data, rootDir);
   const totals = blockCoverageTotals(data);
   const blocks = counts(totals.blocksCovered, totals.blocksTotal);
   if (map === null) return { lines: null, branches: null, functions: null, blocks, files: [], data };
@@ -133,6 +135,15 @@ export function coverageEntry(data: BlockCoverage, map: CoverageMap | null, root
     files,
     data,
   };
+}
+
+/**
+ * The coverage of shards merged: their block coverage united (the same as one whole run's). Line
+ * and branch figures need the generated sources, which only the workers had: they are null, and
+ * each shard's lcov.info holds its lines.
+ */
+export function mergeCoverageEntries(entries: readonly CoverageEntry[]): CoverageEntry {
+  return coverageEntry(entries.reduce<BlockCoverage>((all, e) => unionBlockCoverage(all, e.data), EMPTY_BLOCK_COVERAGE), null, "");
 }
 
 /** Keys by file path relative to the project root (`/`-separated), so reports of two machines merge. */
@@ -162,7 +173,7 @@ export class CampaignCoverage {
   async add(source: SimulationSource, data: BlockCoverage): Promise<CoverageEntry> {
     const map = await istanbulCoverage(data, await coverageSources(this.pool, source, this.rootDir, data));
     this.combined.merge(map);
-    return coverageEntry(data, map, this.rootDir);
+    return coverageEntry(relativeKeys(data, this.rootDir), map, this.rootDir);
   }
 
   /** Writes the reports into `dir` (nothing when no user code ran); returns the files written. */
