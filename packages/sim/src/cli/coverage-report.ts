@@ -19,7 +19,7 @@ import {
   type BlockCoverage,
   type FileBlockCoverage,
 } from "../runner/coverage/block-coverage.ts";
-import type { WorkerPool } from "../runner/pool/worker-pool.ts";
+import { WorkerPool } from "../runner/pool/worker-pool.ts";
 import type { SimulationSource } from "../runner/simulation-source.ts";
 
 export interface CoverageCounts {
@@ -61,9 +61,10 @@ function v8Functions(file: FileBlockCoverage, length: number): Profiler.Function
     { functionName: "", isBlockCoverage: false, ranges: [range(0, length, 1)] },
   ];
   for (const f of file.functions) {
-    if (f.name === "") continue;
+    // The script's own top level is not a function of the report.
+    if (f.name === "" && f.start === 0 && f.end >= length) continue;
     out.push({
-      functionName: f.name,
+      functionName: f.name === "" ? "(anonymous)" : f.name,
       isBlockCoverage: false,
       ranges: [range(f.start, f.end, isCovered(file, f.start) ? 1 : 0)],
     });
@@ -100,7 +101,10 @@ export async function istanbulCoverage(
   return map;
 }
 
-/** Asks a worker for the generated sources of the covered scripts (they exist only in the workers). */
+/**
+ * Asks a worker for the generated sources of the covered scripts (they exist only in the workers).
+ * Use a worker that runs no more seeds: turning the debugger on and off drops V8's block counters.
+ */
 export async function coverageSources(
   pool: WorkerPool,
   source: SimulationSource,
@@ -161,19 +165,25 @@ export function writeCoverageReports(map: CoverageMap, dir: string, rootDir: str
   return [path.join(dir, "lcov.info"), path.join(dir, "html", "index.html")];
 }
 
-/** The code coverage of one `moonpool run`: each simulation's entry, and one combined lcov/HTML report. */
+/**
+ * The code coverage of one `moonpool run`: each simulation's entry, and one combined lcov/HTML
+ * report. The sources come from a worker of its own, started on first use (see `coverageSources`).
+ */
 export class CampaignCoverage {
   private readonly combined = libCoverage.createCoverageMap({});
+  private pool: WorkerPool | null = null;
 
-  constructor(
-    private readonly pool: WorkerPool,
-    private readonly rootDir: string,
-  ) {}
+  constructor(private readonly rootDir: string) {}
 
   async add(source: SimulationSource, data: BlockCoverage): Promise<CoverageEntry> {
+    this.pool ??= new WorkerPool(1);
     const map = await istanbulCoverage(data, await coverageSources(this.pool, source, this.rootDir, data));
     this.combined.merge(map);
     return coverageEntry(relativeKeys(data, this.rootDir), map, this.rootDir);
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.close();
   }
 
   /** Writes the reports into `dir` (nothing when no user code ran); returns the files written. */

@@ -24,6 +24,7 @@ export const DEFAULT_RUN_MIN_SEEDS = 500;
 export class CoverageStopRule {
   private previousSignal = -1;
   private quietSeeds = 0;
+  private assertionQuietSeeds = 0;
   private previousCode = -1;
   private codeQuietSeeds = 0;
   /** The latest evaluation (null before the first seed). */
@@ -45,7 +46,8 @@ export class CoverageStopRule {
     const { hit, total } = sometimesSites(table);
     const buckets = table.bucketCount;
     const signal = hit + buckets;
-    const assertionQuiet = signal === this.previousSignal ? this.quietSeeds + 1 : 0;
+    const assertionQuiet = signal === this.previousSignal ? this.assertionQuietSeeds + 1 : 0;
+    this.assertionQuietSeeds = assertionQuiet;
     this.previousSignal = signal;
     this.quietSeeds = assertionQuiet;
     if (codeCoveredChars !== null) {

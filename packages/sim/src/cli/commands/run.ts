@@ -169,7 +169,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   const poolSize = Math.max(1, Math.min(workers, Math.max(...prepared.map((p) => p.range.end - p.range.start))));
   // Root seeds explore inside their worker, so the workers need the explore layer loaded.
   const pool = new WorkerPool(poolSize, { preloadModules: [EXPLORE_LAYER_URL] });
-  const campaignCoverage = new CampaignCoverage(pool, fileConfig.rootDir);
+  const campaignCoverage = new CampaignCoverage(fileConfig.rootDir);
   const entries: SimulationEntry[] = [];
   let failingSeeds = 0;
   try {
@@ -252,6 +252,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     progress.end();
     process.off("SIGINT", onSigint);
     await pool.close();
+    await campaignCoverage.close();
   }
 
   const wallTimeMs = performance.now() - wallStartMs;
