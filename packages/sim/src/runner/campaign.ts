@@ -25,6 +25,7 @@ import {
   type TimelineOutcome,
 } from "./exploration.ts";
 import { CampaignHook } from "./simulation-hook.ts";
+import { printSeedTrace } from "./trace-printing.ts";
 import { WorkerPool } from "./pool/worker-pool.ts";
 import { checkWorkerConfiguration, poolBatchRunner } from "./pool/pool-batch-runner.ts";
 
@@ -254,6 +255,7 @@ export class Campaign {
     try {
       result = await session.run();
       onTrace?.(session.world.trace.all);
+      if (this.config.printTrace != null) printSeedTrace(this.config.printTrace, seed, session.world.trace.all);
     } finally {
       guard.armed = false;
       engine.uninstallTickCounter();

@@ -27,6 +27,11 @@ export interface SimContext extends NodeContext {
   attach(name: string, text: string): void;
   /** The chaos window: await its cutoff, read the recovery tail left (see `ChaosWindowView`). */
   readonly chaosWindow: ChaosWindowView;
+  /**
+   * Reads this seed's trace timeline, with the query API invariants use: a workload's `check()`
+   * validates what every actor traced (and the `sim_fault` events) after the processes stopped.
+   */
+  readonly traceQuery: TraceQuery;
 }
 
 /**
