@@ -30,8 +30,9 @@ async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskK
       await beginSeedCoverage(task.coverageRoot);
       return scriptSources(task.urls);
     case "rootSeed": {
-      const campaign = new Campaign(buildWithOverrides(builder, task.overrides));
+      // build() runs inside the seed's window: it runs for every seed, whatever the worker ran before.
       if (coverageRoot !== undefined) await beginSeedCoverage(coverageRoot);
+      const campaign = new Campaign(buildWithOverrides(builder, task.overrides));
       const outcome = await campaign.runSingleSeed(task.seed, {
         baseTable: task.baseTable,
         onChaos: (chaos) => port.postMessage({ id: task.id, kind: "chaos", chaos } satisfies WorkerReply),
