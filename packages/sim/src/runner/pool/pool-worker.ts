@@ -15,9 +15,14 @@ if (parentPort === null) throw new Error("pool-worker.ts runs inside a worker th
 const port = parentPort;
 
 async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskKind]> {
-  // Coverage starts before the simulation module is first imported, so its top level is seen.
+  // Coverage starts before the simulation module is first imported, so its top level is seen; the
+  // seed's window opens after the import (once per worker) and before the builder runs (every seed).
   const coverageRoot = task.kind === "rootSeed" || task.kind === "coverageSources" ? task.coverageRoot : undefined;
-  if (coverageRoot !== undefined) await startCoverage();
+  if (coverageRoot !== undefined) {
+    await startCoverage();
+    await import(task.source.module).catch(() => {}); // loadSimulationBuilder reports a failure
+    await beginSeedCoverage(coverageRoot);
+  }
   const builder = await loadSimulationBuilder(task.source);
   switch (task.kind) {
     case "fingerprint":
@@ -27,11 +32,8 @@ async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskK
       return new Campaign(builder.build()).runTimelines(task.seed, task.recipes.map((recipe) => ({ recipe, base })));
     }
     case "coverageSources":
-      await beginSeedCoverage(task.coverageRoot);
       return scriptSources(task.urls);
     case "rootSeed": {
-      // build() runs inside the seed's window: it runs for every seed, whatever the worker ran before.
-      if (coverageRoot !== undefined) await beginSeedCoverage(coverageRoot);
       const campaign = new Campaign(buildWithOverrides(builder, task.overrides));
       const outcome = await campaign.runSingleSeed(task.seed, {
         baseTable: task.baseTable,
