@@ -143,7 +143,7 @@ describe("moonpool run --coverage", () => {
       }
       const [flat, growing, flatCovered, growingCovered] = entries.map(
         (e: { report: { iterations: number } }) => e.report.iterations,
-      );
+      ) as [number, number, number, number];
       // The assertion is stable at once; thirty handlers keep adding code for many more seeds.
       expect(growingCovered).toBeGreaterThan(growing + 10);
       expect(entries[3].report.saturation.stoppedBy).toEqual(["codeCoverage"]);
