@@ -7,7 +7,7 @@
  */
 import { fileURLToPath } from "node:url";
 import { WorkerPool } from "../packages/sim/src/runner/pool/worker-pool.ts";
-import { runPoolCampaign } from "../packages/sim/src/cli/pool-campaign.ts";
+import { runPoolCampaign } from "../packages/sim/src/runner/pool/pool-campaign.ts";
 import { blockCoverageTotals } from "../packages/sim/src/runner/coverage/block-coverage.ts";
 
 const ROOT_DIR = fileURLToPath(new URL("..", import.meta.url));

@@ -8,7 +8,7 @@
  */
 import { availableParallelism } from "node:os";
 import { WorkerPool } from "../packages/sim/src/runner/pool/worker-pool.ts";
-import { runPoolCampaign } from "../packages/sim/src/cli/pool-campaign.ts";
+import { runPoolCampaign } from "../packages/sim/src/runner/pool/pool-campaign.ts";
 
 const SIM_SOURCE = { module: new URL("../examples/leader-election/leader-election.sim.ts", import.meta.url).href, export: "leaderElection" };
 const SEEDS_PER_ROUND = 160;

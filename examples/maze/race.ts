@@ -26,11 +26,11 @@ export class RaceWorkload implements Workload {
 
   async run(ctx: SimContext): Promise<void> {
     const log = new Set<string>();
-    const steps: Record<string, number> = { a: 0, b: 0, c: 0 };
+    const steps = { a: 0, b: 0, c: 0 };
     this.log = [];
     const record = (entry: string): void => {
       log.add(entry);
-      steps[entry[0]!]!++;
+      steps[entry[0] as keyof typeof steps]++;
       this.log.push(entry);
       // Progress is reported when it happens, so a branch point sits right after it: every
       // combination of steps taken while the bug is still possible is a state worth reaching.

@@ -117,7 +117,7 @@ describe("acceptor store", () => {
   it("stops decoding at a record whose checksum does not match", () => {
     const good = encodeRecord({ t: "promise", ballot: 1 });
     const bad = encodeRecord({ t: "promise", ballot: 2 });
-    bad[bad.length - 2] ^= 0x01; // one flipped bit in the JSON
+    bad[bad.length - 2]! ^= 0x01; // one flipped bit in the JSON
     const log = new Uint8Array([...good, ...bad, ...encodeRecord({ t: "promise", ballot: 3 })]);
     const { records, validBytes } = decodeLog(log);
     expect(records).toEqual([{ t: "promise", ballot: 1 }]);

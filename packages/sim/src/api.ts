@@ -4,9 +4,6 @@
  * API. Tuning constants and fault tables are in `@moonpool/sim/tuning`; the engine, world and
  * explorer in `@moonpool/sim/internal`. `index.ts` is this repository's barrel of all of them.
  */
-// The explore layer registers the frontier explorer as the runner's exploration strategy.
-import "./explore/index.ts";
-
 export * from "@moonpool/core";
 export { SimulationBuilder } from "./runner/builder.ts";
 export {
@@ -31,9 +28,9 @@ export {
 } from "./world/trace-log.ts";
 export type { GuardedGlobal } from "./engine/escape-guard.ts";
 export type { SteppingMode } from "./engine/engine.ts";
-export type { ExplorationConfig, ExplorationSettings } from "./runner/exploration-config.ts";
+export type { ExplorationConfig, ExplorationSettings } from "./explore/config.ts";
 export type { SimulationSource } from "./runner/simulation-source.ts";
-export type { BugRecipe, ExplorationReport, RootExploration } from "./runner/exploration.ts";
+export type { BugRecipe, ExplorationReport, RootExploration } from "./explore/index.ts";
 export { formatRecipe, parseRecipe, childSeed, RecipeParseError, type Recipe } from "./engine/recipe.ts";
 export type { DeterminismReport, SeedDivergence, DrawSite } from "./runner/determinism.ts";
 export { Chaos, type ChaosMode, type ChaosPlan } from "./chaos/chaos.ts";

@@ -9,7 +9,7 @@ export { DEFAULT_ITERATION_CONTROL, DEFAULT_RUN_TIME_BUDGET_MS, SETTLE_BUDGET_MS
 export { GUARDED_GLOBALS } from "./engine/escape-guard.ts";
 export { DEFAULT_MAX_STEPS_PER_INSTANT, YIELD_AFTER_WALL_MS } from "./engine/engine.ts";
 export { MAX_SEED } from "./engine/rng.ts";
-export { DEFAULT_EXPLORATION } from "./runner/exploration-config.ts";
+export { DEFAULT_EXPLORATION } from "./explore/config.ts";
 export { MAX_UNPRODUCTIVE_BATCHES } from "./explore/frontier.ts";
 export { CHAOS_MODES } from "./chaos/chaos.ts";
 export {

@@ -9,7 +9,6 @@ import { formatFailure, type SeedResult } from "./runner/seed-result.ts";
 import { SimulationBuilder } from "./runner/builder.ts";
 import { isSimulationDefinition, type SimulationDefinition } from "./cli/define.ts";
 import { InvalidConfiguration } from "@moonpool/core";
-import "./explore/index.ts";
 
 /** A builder, a `defineSimulation(...)`, or a function returning a builder (called once). */
 export type SimulationUnderTest = SimulationBuilder | SimulationDefinition | (() => SimulationBuilder);

@@ -13,7 +13,7 @@ import { replayCommandRun, type ReplayFlags } from "./commands/replay.ts";
 import { runCommand, type RunFlags } from "./commands/run.ts";
 import { CliError, EXIT_USAGE } from "./errors.ts";
 import { processIO } from "./io.ts";
-import { EXPLORE_ROUND_ROOT_SEEDS } from "./pool-campaign.ts";
+import { EXPLORE_ROUND_ROOT_SEEDS } from "../runner/pool/pool-campaign.ts";
 
 const collect = (value: string, previous: string[]): string[] => [...previous, value];
 

@@ -10,9 +10,9 @@ import { mergeCoverageEntries } from "./coverage-report.ts";
 import { AssertionTable } from "../chaos/assertions/index.ts";
 import { SimulationReport } from "../runner/report.ts";
 import { ReportMergeError } from "./errors.ts";
-import { mergeExplorationReports } from "./exploration-merge.ts";
-import { sortFirstReached, type FirstReached } from "./pool-campaign.ts";
-import type { ExplorationReport } from "../runner/exploration.ts";
+import { mergeExplorationReports } from "../explore/index.ts";
+import { sortFirstReached, type FirstReached } from "../runner/pool/pool-campaign.ts";
+import type { ExplorationReport } from "../explore/index.ts";
 import { RUN_REPORT_KIND, simulationStatus, type RunReportFile, type SimulationEntry } from "./run-report.ts";
 import type { Shard } from "./shard.ts";
 
@@ -98,7 +98,6 @@ function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boo
     ...(neverEvaluated.length > 0 ? { neverEvaluated } : {}),
     ...(first.expectFailure === true ? { expectFailure: true } : {}),
     stoppedBy,
-    timedOut: shards.map((s) => s.entry.timedOut).find((t) => t !== null) ?? null,
     failures: shards.flatMap((s) => s.entry.failures),
     sometimesFirstReached: mergeFirstReached(shards.map((s) => s.entry.sometimesFirstReached)),
     report: merged.toJSON(),

@@ -9,7 +9,7 @@ import pc from "picocolors";
 import type { Colors } from "./colors.ts";
 
 const NO_COLORS = pc.createColors(false);
-import type { CampaignProgress } from "./pool-campaign.ts";
+import type { CampaignProgress } from "../runner/pool/pool-campaign.ts";
 
 /** Redraw at most this often on a TTY (and at least this often while seeds are slow). */
 export const LIVE_REDRAW_MS = 100;

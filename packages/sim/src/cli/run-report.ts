@@ -16,7 +16,7 @@ import { failingTimelines } from "../runner/failure-groups.ts";
 import { formatFailure } from "../runner/seed-result.ts";
 import type { CoverageEntry } from "./coverage-report.ts";
 import { ReportMergeError } from "./errors.ts";
-import type { FirstReached, StopReason, TimedOutSeed } from "./pool-campaign.ts";
+import type { FirstReached, StopReason } from "../runner/pool/pool-campaign.ts";
 import { replayCommand, type ReplayCommandContext } from "./replay-command.ts";
 import type { SeedPlan } from "./seed-plan.ts";
 import type { IndexRange, Shard } from "./shard.ts";
@@ -29,7 +29,7 @@ export interface FailureEntry {
   readonly index: number;
   /** Exploration recipe of the failing timeline ("" = the root seed itself). */
   readonly recipe: string;
-  /** The first failure's kind (`assertion`, `workload`, ...), or `wallTimeout` for `--timeout`. */
+  /** The first failure's kind (`assertion`, `workload`, `timeout` for a seed past `--timeout`, ...). */
   readonly kind: string;
   readonly message: string;
   readonly replayCommand: string;
@@ -55,7 +55,6 @@ export interface SimulationEntry {
   readonly expectFailure?: boolean;
   /** Why the campaign ended before its plan: --bail, --timeout, SIGINT; null when it ran to the end. */
   readonly stoppedBy: StopReason | null;
-  readonly timedOut: TimedOutSeed | null;
   readonly failures: readonly FailureEntry[];
   /** The seed that first reached each sometimes-family assertion, by seed index (coverage over seeds). */
   readonly sometimesFirstReached: readonly FirstReached[];
@@ -111,8 +110,8 @@ export function simulationStatus(
 }
 
 /** One entry per failing timeline: each failing seed's root failures, and each exploration recipe. */
-export function failureEntries(report: SimulationReport, context: ReplayCommandContext, name: string, timedOut: TimedOutSeed | null): FailureEntry[] {
-  const entries: FailureEntry[] = failingTimelines(report).map((t) => ({
+export function failureEntries(report: SimulationReport, context: ReplayCommandContext, name: string): FailureEntry[] {
+  return failingTimelines(report).map((t) => ({
     seed: t.seed,
     index: t.index,
     recipe: t.recipe,
@@ -120,17 +119,6 @@ export function failureEntries(report: SimulationReport, context: ReplayCommandC
     message: formatFailure(t.failure),
     replayCommand: replayCommand(context, name, t.seed, t.recipe),
   }));
-  if (timedOut !== null) {
-    entries.push({
-      seed: timedOut.seed,
-      index: timedOut.index,
-      recipe: "",
-      kind: "wallTimeout",
-      message: `the seed ran longer than --timeout (${Math.round(timedOut.wallTimeMs)} ms of wall time) and was stopped; it may be stuck in synchronous code`,
-      replayCommand: replayCommand(context, name, timedOut.seed),
-    });
-  }
-  return entries;
 }
 
 const bigintAsString = (_key: string, value: unknown): unknown => (typeof value === "bigint" ? value.toString() : value);

@@ -1,30 +1,15 @@
 /**
- * Which seeds a campaign runs, as a function of the seed index: the same formula as
- * `Campaign.run` (debug seeds first, then `deriveSeed(baseSeed, index)`), so the CLI runs the
- * seeds the library would. Shards are blocks of indexes (see `shard.ts`).
+ * The seed plan `moonpool run` chooses from its flags, the simulation's builder settings and the
+ * config file. The plan itself, and the seed at each index, are the runner's (`runner/seed-plan.ts`),
+ * so the CLI runs the seeds the library would.
  */
-import { deriveSeed, MAX_SEED } from "../engine/rng.ts";
-import { natives } from "../engine/natives.ts";
 import { DEFAULT_ITERATION_CONTROL, type SimulationConfig } from "../runner/config.ts";
 import type { ResolvedConfig } from "./config-file.ts";
 import { DEFAULT_RUN_MIN_SEEDS } from "../runner/coverage-stop-rule.ts";
+import { planOfControl, wallClockBaseSeed, type SeedPlan } from "../runner/seed-plan.ts";
 import { UsageError } from "./errors.ts";
 
-export type SeedPlan =
-  /** `--seed S` / `--seeds a,b,c`: exactly these seeds. */
-  | { readonly kind: "list"; readonly seeds: readonly number[] }
-  /** A fixed number of seeds from a base seed (after the simulation's debug seeds). */
-  | { readonly kind: "fixed"; readonly baseSeed: number; readonly debugSeeds: readonly number[]; readonly count: number }
-  /** Seeds until assertion coverage is stable, at most `maxSeeds`. */
-  | {
-      readonly kind: "untilStable";
-      readonly baseSeed: number;
-      readonly debugSeeds: readonly number[];
-      readonly quietSeeds: number;
-      readonly maxSeeds: number;
-      /** Seeds spent before coverage may stop the campaign (absent: none). */
-      readonly minSeeds?: number;
-    };
+export { describePlan, planSize, seedAt, type SeedPlan } from "../runner/seed-plan.ts";
 
 /** Where the base seed came from: only a fixed one lets shards on several machines agree. */
 export type BaseSeedSource = "flag" | "simulation" | "wallClock" | "none";
@@ -37,21 +22,6 @@ export interface SeedFlags {
   readonly baseSeed?: number;
   /** `--quick`: the library default without the minimum budget (stops as soon as coverage is stable). */
   readonly quick?: boolean;
-}
-
-/** The number of seeds the plan runs, or at most runs (until-stable). */
-export function planSize(plan: SeedPlan): number {
-  return plan.kind === "list" ? plan.seeds.length : plan.kind === "fixed" ? plan.count : plan.maxSeeds;
-}
-
-export function seedAt(plan: SeedPlan, index: number): number {
-  if (plan.kind === "list") return plan.seeds[index]!;
-  return index < plan.debugSeeds.length ? plan.debugSeeds[index]! : deriveSeed(plan.baseSeed, index);
-}
-
-/** Same formula as the library's default (the campaign's wall clock), printed so a run can be repeated. */
-function wallClockBaseSeed(): number {
-  return Math.floor(natives.dateNow() * 1000 + natives.performanceNow() * 1000) % MAX_SEED;
 }
 
 /**
@@ -74,11 +44,7 @@ export function resolveSeedPlan(flags: SeedFlags, sim: SimulationConfig, file: R
   const simChoseIterations = sim.iteration !== DEFAULT_ITERATION_CONTROL;
   if (flags.quick === true) {
     const quick = simChoseIterations ? sim.iteration : DEFAULT_ITERATION_CONTROL;
-    if (quick.kind === "fixed") {
-      return { plan: { kind: "fixed", baseSeed, debugSeeds, count: quick.iterations }, baseSeedSource };
-    }
-    const { quietSeeds, maxSeeds } = quick;
-    return { plan: { kind: "untilStable", baseSeed, debugSeeds, quietSeeds, maxSeeds }, baseSeedSource };
+    return { plan: planOfControl(quick.kind === "fixed" ? quick : { ...quick, minSeeds: 0 }, baseSeed, debugSeeds), baseSeedSource };
   }
   const control = simChoseIterations
     ? sim.iteration
@@ -88,23 +54,5 @@ export function resolveSeedPlan(flags: SeedFlags, sim: SimulationConfig, file: R
         ? ({ kind: "untilCoverageStable", ...file.untilStable } as const)
         : // The command's own default also spends a minimum budget: rare bugs need seeds, not a plateau.
           ({ ...DEFAULT_ITERATION_CONTROL, minSeeds: DEFAULT_RUN_MIN_SEEDS } as const);
-  if (control.kind === "fixed") return { plan: { kind: "fixed", baseSeed, debugSeeds, count: control.iterations }, baseSeedSource };
-  const minSeeds = control.minSeeds ?? 0;
-  const { quietSeeds, maxSeeds } = control;
-  const plan: SeedPlan = { kind: "untilStable", baseSeed, debugSeeds, quietSeeds, maxSeeds, ...(minSeeds > 0 ? { minSeeds } : {}) };
-  return { plan, baseSeedSource };
-}
-
-/** One line: what the plan runs. */
-export function describePlan(plan: SeedPlan): string {
-  switch (plan.kind) {
-    case "list":
-      return plan.seeds.length === 1 ? `seed ${plan.seeds[0]}` : `${plan.seeds.length} listed seeds`;
-    case "fixed":
-      return `${plan.count} seeds from base seed ${plan.baseSeed}${plan.debugSeeds.length > 0 ? ` (after ${plan.debugSeeds.length} debug seeds)` : ""}`;
-    case "untilStable": {
-      const least = plan.minSeeds !== undefined ? `at least ${plan.minSeeds}, ` : "";
-      return `seeds until coverage is stable for ${plan.quietSeeds} seeds (${least}at most ${plan.maxSeeds}) from base seed ${plan.baseSeed}`;
-    }
-  }
+  return { plan: planOfControl(control, baseSeed, debugSeeds), baseSeedSource };
 }

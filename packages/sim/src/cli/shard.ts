@@ -8,6 +8,7 @@
  */
 import { UsageError } from "./errors.ts";
 import { planSize, type BaseSeedSource, type SeedPlan } from "./seed-plan.ts";
+import type { IndexRange } from "../runner/seed-plan.ts";
 
 export interface Shard {
   /** 1-based. */
@@ -15,11 +16,7 @@ export interface Shard {
   readonly count: number;
 }
 
-/** Seed indexes `[start, end)`. */
-export interface IndexRange {
-  readonly start: number;
-  readonly end: number;
-}
+export type { IndexRange } from "../runner/seed-plan.ts";
 
 /** Environment variables `--shard auto/n` reads, in this order. */
 export const SHARD_INDEX_ENV = {

@@ -14,9 +14,8 @@
  * the root's chaos record describes them. Only fresh timelines redraw the `sim` part.
  */
 import type { AssertionTable, DiscoveryKind } from "../chaos/assertions/index.ts";
-import type { SeedFailure, SeedResult } from "../runner/seed-result.ts";
-import type { ExplorationConfig, ExplorationSettings } from "../runner/exploration-config.ts";
-import type { BatchRunner, BugRecipe, ExplorationReport, RootExploration, RootSeedStrategy, TimelineRunner } from "../runner/exploration.ts";
+import type { ExplorationConfig, ExplorationSettings } from "./config.ts";
+import type { BatchRunner, BugRecipe, ExplorationReport, RootExploration, TimelineFailure, TimelineResult, TimelineRunner } from "./contract.ts";
 import { Frontier, type FrontierEntry } from "./frontier.ts";
 import { childSeed, formatRecipe, type Recipe } from "../engine/recipe.ts";
 import type { Breakpoint } from "../engine/rng.ts";
@@ -27,7 +26,7 @@ const BRANCH_STREAMS = "sim+schedule";
 /** Frontier size is sampled at most this many times per campaign (the report stays small). */
 export const FRONTIER_SAMPLES_MAX = 200;
 
-function bugProperty(f: SeedFailure): string {
+function bugProperty(f: TimelineFailure): string {
   return f.kind === "assertion" && f.property !== undefined ? f.property : `${f.kind}${f.actor !== undefined ? ` (${f.actor})` : ""}`;
 }
 
@@ -45,7 +44,8 @@ function settingsOf(config: ExplorationConfig): ExplorationSettings {
   return settings;
 }
 
-export class Explorer implements RootSeedStrategy {
+/** Explores root seeds in depth; `R` is the runner's timeline result, returned with failures folded in. */
+export class Explorer<R extends TimelineResult = TimelineResult> {
   timelines = 0;
   readonly discoveriesByKind: Record<DiscoveryKind, number> = { firstPass: 0, watermark: 0, frontier: 0, combination: 0, newBucket: 0, betterQuality: 0 };
   drawsReplayed = 0;
@@ -63,24 +63,24 @@ export class Explorer implements RootSeedStrategy {
     readonly config: ExplorationConfig,
     private readonly table: AssertionTable,
     /** Runs root timelines, in the campaign's table. */
-    private readonly runTimeline: TimelineRunner,
+    private readonly runTimeline: TimelineRunner<R>,
     /** Runs a batch of continuations (in this thread or on a worker pool); outcomes in job order. */
-    private readonly runBatch: BatchRunner,
+    private readonly runBatch: BatchRunner<R>,
   ) {}
 
   /** Explores one root seed; returns its root result with the exploration's failures folded in. */
-  async exploreRoot(seed: number): Promise<SeedResult> {
+  async exploreRoot(seed: number): Promise<R> {
     const frontier = new Frontier(this.config.maxFrontier, this.config.maxRecipeLen, (key) => this.table.visits(key));
     let timelines = 0;
     let fresh = 0;
     let firstBug: number | null = null;
     const bugs: BugRecipe[] = [];
-    const extraFailures: SeedFailure[] = [];
+    const extraFailures: R["failures"][number][] = [];
     // The first continuation that failed: a root whose own timeline passed reports this one.
-    let firstFailing: { readonly result: SeedResult; readonly recipe: string } | undefined;
+    let firstFailing: { readonly result: R; readonly recipe: string } | undefined;
 
     /** Accounts for one timeline that has run (in timeline order: bug numbering depends on it). */
-    const record = (recipe: Recipe, result: SeedResult): void => {
+    const record = (recipe: Recipe, result: R): void => {
       timelines++;
       this.timelines++;
       let replayed = 0;
@@ -155,9 +155,9 @@ export class Explorer implements RootSeedStrategy {
         eventsProcessed: failed.eventsProcessed,
         traceHash: failed.traceHash,
         recipe: firstFailing.recipe,
-      };
+      } as R;
     }
-    return { ...root, ok: false, failures: [...root.failures, ...extraFailures] };
+    return { ...root, ok: false, failures: [...root.failures, ...extraFailures] } as R;
   }
 
   private childRecipe(seed: number, entry: FrontierEntry): Recipe {

@@ -1,8 +1,16 @@
-/** The explore layer: registers the frontier explorer as the runner's root-seed strategy. */
-import { registerExplorationStrategy } from "../runner/exploration.ts";
-import { Explorer } from "./explorer.ts";
-
-registerExplorationStrategy((config, table, runTimeline, runBatch) => new Explorer(config, table, runTimeline, runBatch));
-
+/** The explore layer: the frontier explorer the runner drives, its contract and its settings. */
 export { Explorer, FRONTIER_SAMPLES_MAX } from "./explorer.ts";
 export { Frontier, MAX_UNPRODUCTIVE_BATCHES, type FrontierEntry } from "./frontier.ts";
+export {
+  sequentialBatchRunner,
+  type BatchRunner,
+  type BugRecipe,
+  type ExplorationReport,
+  type RootExploration,
+  type TimelineFailure,
+  type TimelineJob,
+  type TimelineOutcome,
+  type TimelineResult,
+  type TimelineRunner,
+} from "./contract.ts";
+export { mergeExplorationReports } from "./merge-reports.ts";

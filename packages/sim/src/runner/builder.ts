@@ -6,20 +6,19 @@
 import { InvalidConfiguration, TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
 import { DEFAULT_MAX_STEPS_PER_INSTANT, type SteppingMode } from "../engine/engine.ts";
 import { GUARDED_GLOBALS } from "../engine/escape-guard.ts";
-import { assertSeed, deriveSeed } from "../engine/rng.ts";
-import { resolveExplorationConfig, type ExplorationConfig } from "./exploration-config.ts";
+import { resolveExplorationConfig, type ExplorationConfig } from "../explore/config.ts";
 import { checkSimulationSource, type SimulationSource } from "./simulation-source.ts";
 import { checkRecipe, parseRecipe, type Recipe } from "../engine/recipe.ts";
 import { checkDeterminism, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
 import { Campaign } from "./campaign.ts";
-import { applyChaosEntries, chaosPlanErrors, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
-import { attritionErrors } from "../chaos/attrition.ts";
+import { configSeedPlan, seedAt } from "./seed-plan.ts";
+import { applyChaosEntries, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
 import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";
-import { clockConfigErrors, type ClockConfig } from "../world/clock-config.ts";
-import { validateStorageConfig, type StorageConfig } from "../world/storage/config.ts";
-import { networkConfigErrors, type NetworkConfig } from "../world/network/config.ts";
+import type { ClockConfig } from "../world/clock-config.ts";
+import type { StorageConfig } from "../world/storage/config.ts";
+import type { NetworkConfig } from "../world/network/config.ts";
 import type { FaultInjector } from "./fault-context.ts";
 import { checkLinkLatency, DEFAULT_LINK_LATENCY, localityCountRange, type LinkLatencyConfig, type LocalityConfig } from "./locality.ts";
 import {
@@ -32,36 +31,22 @@ import {
 } from "./config.ts";
 import type { SimulationReport } from "./report.ts";
 import { WorkloadCount, type Invariant, type Process, type ProcessCount, type Workload } from "./user-interfaces.ts";
+import {
+  checkClockFaultsSetting,
+  checkCombination,
+  checkNetworkFaultsSetting,
+  checkNewGroup,
+  checkProcess,
+  checkProcessCount,
+  checkSeed,
+  checkStorageFaultsSetting,
+  checkWorkload,
+  checkWorkloadCount,
+  MAX_PROCESSES_PER_GROUP,
+  positiveInteger,
+} from "./builder-checks.ts";
 
-/** Addresses are `10.0.{group}.{index + 1}`: at most 254 processes per group, 255 groups. */
-export const MAX_PROCESSES_PER_GROUP = 254;
-export const MAX_PROCESS_GROUPS = 255;
-export const MAX_WORKLOADS = 254;
-
-function positiveInteger(value: number, what: string): void {
-  if (!Number.isSafeInteger(value) || value < 1) {
-    throw new InvalidConfiguration(`${what} must be a positive integer, got ${String(value)}`);
-  }
-}
-
-function checkProcess(p: unknown, where: string): Process {
-  const proc = p as Partial<Process> | null;
-  if (proc === null || typeof proc !== "object" || typeof proc.name !== "string" || proc.name.length === 0 || typeof proc.run !== "function") {
-    throw new InvalidConfiguration(`${where} must return an object with a non-empty 'name' and an async 'run(ctx)' method`);
-  }
-  if (!/^[A-Za-z0-9_.-]+$/.test(proc.name)) {
-    throw new InvalidConfiguration(`process name '${proc.name}' (${where}) may only contain letters, digits, '_', '.' and '-': it names the group and its actors`);
-  }
-  return proc as Process;
-}
-
-function checkWorkload(w: unknown, where: string): Workload {
-  const wl = w as Partial<Workload> | null;
-  if (wl === null || typeof wl !== "object" || typeof wl.name !== "string" || wl.name.length === 0 || typeof wl.run !== "function") {
-    throw new InvalidConfiguration(`${where} must be an object with a non-empty 'name' and an async 'run(ctx)' method`);
-  }
-  return wl as Workload;
-}
+export { MAX_PROCESSES_PER_GROUP, MAX_PROCESS_GROUPS, MAX_WORKLOADS } from "./builder-checks.ts";
 
 export class SimulationBuilder {
   private readonly groups: ProcessGroupSpec[] = [];
@@ -98,22 +83,10 @@ export class SimulationBuilder {
    */
   processes(count: ProcessCount, factory: () => Process): this {
     if (typeof factory !== "function") throw new InvalidConfiguration("processes(count, factory): factory must be a function returning a new Process");
-    if (typeof count === "number") {
-      positiveInteger(count, "processes(count): count");
-      if (count > MAX_PROCESSES_PER_GROUP) throw new InvalidConfiguration(`processes(count): at most ${MAX_PROCESSES_PER_GROUP} processes per group, got ${count}`);
-    } else {
-      const [min, max] = count;
-      positiveInteger(min, "processes([min, max]): min");
-      positiveInteger(max, "processes([min, max]): max");
-      if (min > max) throw new InvalidConfiguration(`processes([min, max]): min ${min} is greater than max ${max}`);
-      if (max > MAX_PROCESSES_PER_GROUP) throw new InvalidConfiguration(`processes([min, max]): at most ${MAX_PROCESSES_PER_GROUP} processes per group, got max ${max}`);
-    }
+    checkProcessCount(count);
     // The factory runs once now to learn the group's name.
     const name = checkProcess(factory(), "processes(count, factory): factory").name;
-    if (this.groups.some((g) => g.name === name)) {
-      throw new InvalidConfiguration(`processes(): a group named '${name}' is already registered; call processes() once per role (or give the roles different names)`);
-    }
-    if (this.groups.length >= MAX_PROCESS_GROUPS) throw new InvalidConfiguration(`at most ${MAX_PROCESS_GROUPS} process groups`);
+    checkNewGroup(this.groups, name, "processes()", "call processes() once per role (or give the roles different names)");
     const checkedFactory = () => checkProcess(factory(), `the factory of process group '${name}'`);
     this.groups.push({ name, count: typeof count === "number" ? count : [count[0], count[1]], factory: checkedFactory, tags: {} });
     return this;
@@ -134,10 +107,7 @@ export class SimulationBuilder {
     }
     const [min, max] = localityCountRange(config, MAX_PROCESSES_PER_GROUP);
     const name = checkProcess(factory(), "cluster(config, factory): factory").name;
-    if (this.groups.some((g) => g.name === name)) {
-      throw new InvalidConfiguration(`cluster(): a group named '${name}' is already registered; give the cluster's process another name`);
-    }
-    if (this.groups.length >= MAX_PROCESS_GROUPS) throw new InvalidConfiguration(`at most ${MAX_PROCESS_GROUPS} process groups`);
+    checkNewGroup(this.groups, name, "cluster()", "give the cluster's process another name");
     const checkedFactory = () => checkProcess(factory(), `the factory of cluster group '${name}'`);
     this.groups.push({ name, count: min === max ? min : [min, max], factory: checkedFactory, tags: {}, locality: Object.freeze({ ...config }) });
     return this;
@@ -196,16 +166,7 @@ export class SimulationBuilder {
    * the engine rather than of the system), or a full `NetworkConfig` (e.g. one family on).
    */
   networkFaults(setting: "baseline" | "none" | NetworkConfig): this {
-    if (setting === "baseline" || setting === "none") {
-      this.networkFaultsSetting = setting;
-      return this;
-    }
-    if (setting === null || typeof setting !== "object") {
-      throw new InvalidConfiguration(`networkFaults(setting): setting must be "baseline", "none" or a NetworkConfig object, got ${JSON.stringify(setting) ?? String(setting)}`);
-    }
-    const errors = networkConfigErrors(setting);
-    if (errors.length > 0) throw new InvalidConfiguration(`networkFaults(config): ${errors.join("; ")}`);
-    this.networkFaultsSetting = Object.freeze({ ...setting });
+    this.networkFaultsSetting = checkNetworkFaultsSetting(setting);
     return this;
   }
 
@@ -216,16 +177,7 @@ export class SimulationBuilder {
    * promises.
    */
   clockFaults(setting: "none" | ClockConfig): this {
-    if (setting === "none") {
-      this.clockFaultsSetting = setting;
-      return this;
-    }
-    if (setting === null || typeof setting !== "object") {
-      throw new InvalidConfiguration(`clockFaults(setting): setting must be "none" or a ClockConfig object, got ${JSON.stringify(setting) ?? String(setting)}`);
-    }
-    const errors = clockConfigErrors(setting);
-    if (errors.length > 0) throw new InvalidConfiguration(`clockFaults(config): ${errors.join("; ")}`);
-    this.clockFaultsSetting = Object.freeze({ ...setting });
+    this.clockFaultsSetting = checkClockFaultsSetting(setting);
     return this;
   }
 
@@ -235,19 +187,7 @@ export class SimulationBuilder {
    * the families to test, e.g. `{ ...DEFAULT_STORAGE_CONFIG, crashFaultProbability: 0.5 }`.
    */
   storageFaults(setting: "none" | StorageConfig): this {
-    if (setting === "none") {
-      this.storageFaultsSetting = null;
-      return this;
-    }
-    if (setting === null || typeof setting !== "object") {
-      throw new InvalidConfiguration(`storageFaults(setting): setting must be "none" or a StorageConfig object, got ${JSON.stringify(setting) ?? String(setting)}`);
-    }
-    try {
-      validateStorageConfig(setting);
-    } catch (error) {
-      throw new InvalidConfiguration(`storageFaults(config): ${error instanceof Error ? error.message : String(error)}`);
-    }
-    this.storageFaultsSetting = Object.freeze({ ...setting });
+    this.storageFaultsSetting = checkStorageFaultsSetting(setting);
     return this;
   }
 
@@ -281,11 +221,7 @@ export class SimulationBuilder {
 
   /** `count` fresh workloads per seed; `factory(i)` gets the instance index. */
   workloads(count: WorkloadCount, factory: (index: number) => Workload): this {
-    if (!(count instanceof WorkloadCount)) throw new InvalidConfiguration("workloads(count, factory): count must be WorkloadCount.fixed(n) or WorkloadCount.random(lo, hi)");
-    if (!Number.isSafeInteger(count.min) || count.min < 0 || !Number.isSafeInteger(count.maxExclusive) || count.maxExclusive <= count.min) {
-      throw new InvalidConfiguration(`workloads(): invalid count ${count.describe()}: fixed(n) needs n >= 0, random(lo, hi) needs 0 <= lo < hi`);
-    }
-    if (count.maxExclusive - 1 > MAX_WORKLOADS) throw new InvalidConfiguration(`workloads(): at most ${MAX_WORKLOADS} workloads, got ${count.describe()}`);
+    checkWorkloadCount(count);
     if (typeof factory !== "function") throw new InvalidConfiguration("workloads(count, factory): factory must be a function (index) => Workload");
     this.workloadSpecs.push({ kind: "factory", count, create: (i) => checkWorkload(factory(i), "workloads(count, factory): factory(i)") });
     return this;
@@ -313,24 +249,14 @@ export class SimulationBuilder {
 
   /** Seeds to run first, in order. Does not change the number of iterations. */
   setDebugSeeds(seeds: readonly number[]): this {
-    for (const seed of seeds) {
-      try {
-        assertSeed(seed, "setDebugSeeds: each seed");
-      } catch (error) {
-        throw new InvalidConfiguration((error as Error).message);
-      }
-    }
+    for (const seed of seeds) checkSeed(seed, "setDebugSeeds: each seed");
     this.debugSeeds = seeds.slice();
     return this;
   }
 
   /** Seeds after the debug seeds derive from this base (default: the wall clock). */
   setBaseSeed(seed: number): this {
-    try {
-      assertSeed(seed, "setBaseSeed(seed)");
-    } catch (error) {
-      throw new InvalidConfiguration((error as Error).message);
-    }
+    checkSeed(seed, "setBaseSeed(seed)");
     this.baseSeed = seed;
     return this;
   }
@@ -463,11 +389,7 @@ export class SimulationBuilder {
    * exactly that timeline.
    */
   replayTimeline(seed: number, recipe: string | Recipe = ""): this {
-    try {
-      assertSeed(seed, "replayTimeline(seed, recipe): seed");
-    } catch (error) {
-      throw new InvalidConfiguration((error as Error).message);
-    }
+    checkSeed(seed, "replayTimeline(seed, recipe): seed");
     this.replay = { seed, recipe: typeof recipe === "string" ? parseRecipe(recipe) : checkRecipe(recipe) };
     return this;
   }
@@ -481,33 +403,31 @@ export class SimulationBuilder {
     return checkDeterminism(config, this.seedsForCheck(config));
   }
 
+  /** The campaign's seeds from base seed 0 by default; an until-stable campaign checks its debug seeds (at least one seed). */
   private seedsForCheck(config: SimulationConfig): number[] {
     if (this.replay !== null) return [this.replay.seed];
-    const count = config.iteration.kind === "fixed" ? config.iteration.iterations : Math.max(config.debugSeeds.length, 1);
-    const base = config.baseSeed ?? 0;
-    return Array.from({ length: count }, (_, i) => (i < config.debugSeeds.length ? config.debugSeeds[i]! : deriveSeed(base, i)));
+    const plan = configSeedPlan(config, config.baseSeed ?? 0);
+    const count = plan.kind === "fixed" ? plan.count : Math.max(config.debugSeeds.length, 1);
+    return Array.from({ length: count }, (_, i) => seedAt(plan, i));
   }
 
   /** The validated configuration (used by `run()` and by the explorer). */
   build(): SimulationConfig {
-    if (this.workloadSpecs.length === 0) {
-      throw new InvalidConfiguration("no workloads: add .workloadFactory(() => new MyWorkload()) (or .workloads(count, factory)); a workload drives the system and ends the seed");
-    }
-    if (this.exploration !== null && this.workloadSpecs.some((w) => w.kind === "instance")) {
-      throw new InvalidConfiguration(
-        "exploration replays every timeline from the start and needs fresh workloads: replace .workload(instance) with .workloadFactory(() => new MyWorkload())",
-      );
-    }
-    if (this.replay === null && this.exploration !== null && this.exploration.workers > 0 && this.source === null) {
-      throw new InvalidConfiguration(
-        `enableExploration({ workers: ${this.exploration.workers} }) runs continuations in worker threads, which cannot receive this builder's closures: ` +
-          `add .simulationSource(import.meta.url, "exportName") naming the export of your module that builds this simulation ` +
-          `(a function returning the SimulationBuilder, a defineSimulation(...), or the builder itself), or use workers: 0`,
-      );
-    }
-    const fixedWorkloads = this.workloadSpecs.reduce((n, s) => n + (s.count.maxExclusive - 1), 0);
-    if (fixedWorkloads > MAX_WORKLOADS) throw new InvalidConfiguration(`at most ${MAX_WORKLOADS} workloads in total, the registrations allow ${fixedWorkloads}`);
-    this.checkChaos();
+    checkCombination({
+      groups: this.groups,
+      workloadKinds: this.workloadSpecs.map((w) => w.kind),
+      fixedWorkloads: this.workloadSpecs.reduce((n, s) => n + (s.count.maxExclusive - 1), 0),
+      exploration: this.exploration,
+      replaying: this.replay !== null,
+      hasSource: this.source !== null,
+      chaosPlan: this.chaosPlan,
+      networkFaults: this.networkFaultsSetting,
+      clockFaults: this.clockFaultsSetting,
+      storageFaults: this.storageFaultsSetting,
+      chaosDurationMs: this.chaosDurationMs,
+      hasFaultFactory: this.injectorFactory !== null,
+      hasLinkLatency: this.linkLatencyConfig !== null,
+    });
     return {
       groups: this.groups.slice(),
       workloads: this.workloadSpecs.slice(),
@@ -537,33 +457,15 @@ export class SimulationBuilder {
     };
   }
 
-  /** Combination mistakes of the chaos settings. */
-  private checkChaos(): void {
-    const errors = chaosPlanErrors(this.chaosPlan);
-    if (this.injectorFactory !== null && this.chaosDurationMs === null) {
-      errors.push("faultFactory(...) needs a chaos window: add .chaosDuration(ms); fault injectors run only between the start of the run phase and the cutoff");
-    }
-    if (this.chaosPlan.network !== null && this.networkFaultsSetting !== "baseline") {
-      errors.push(`networkFaults(${typeof this.networkFaultsSetting === "string" ? `"${this.networkFaultsSetting}"` : "config"}) contradicts Chaos.network("${this.chaosPlan.network}"): keep one of them`);
-    }
-    if (this.chaosPlan.clock !== undefined && this.clockFaultsSetting !== "none") {
-      errors.push(`clockFaults(config) contradicts Chaos.clock("${this.chaosPlan.clock}"): keep one of them`);
-    }
-    if (this.chaosPlan.storage !== undefined && this.storageFaultsSetting !== null) {
-      errors.push(`storageFaults(config) contradicts Chaos.storage("${this.chaosPlan.storage}"): keep one of them`);
-    }
-    if (this.linkLatencyConfig !== null && !this.groups.some((g) => g.locality !== undefined)) {
-      errors.push("linkLatency(...) needs localities: lay the processes out with .cluster(config, factory)");
-    }
-    const groups = this.groups.map((g) => ({ name: g.name, tags: g.tags, cluster: g.locality !== undefined }));
-    errors.push(...attritionErrors(this.chaosPlan.attrition ?? [], groups, this.chaosDurationMs));
-    if (errors.length > 0) throw new InvalidConfiguration(errors.join("; "));
-  }
-
-  /** Runs the campaign and returns its report. Never throws for a failing seed: read the report. */
-  async run(): Promise<SimulationReport> {
+  /**
+   * Runs the campaign and returns its report. Never throws for a failing seed: read the report.
+   * `workers` (default 0): N > 0 runs the seeds in a pool of N worker threads started for this
+   * run (needs `simulationSource`; not with exploration, which has its own `workers`). Every
+   * seed's result, hash included, is the same as in this thread.
+   */
+  async run(options: { readonly workers?: number } = {}): Promise<SimulationReport> {
     const config = this.build();
     if (this.replay !== null) return new Campaign(config).run({ seeds: [this.replay.seed], breakpoints: this.replay.recipe });
-    return new Campaign(config).run();
+    return new Campaign(config).run({ workers: options.workers ?? 0 });
   }
 }

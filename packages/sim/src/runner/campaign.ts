@@ -6,7 +6,7 @@
 import { InvalidConfiguration, installSimulationHook, uninstallSimulationHook } from "@moonpool/core";
 import { EscapeGuard } from "../engine/escape-guard.ts";
 import { natives } from "../engine/natives.ts";
-import { deriveSeed, MAX_SEED, type Breakpoint } from "../engine/rng.ts";
+import type { Breakpoint } from "../engine/rng.ts";
 import { AssertionTable } from "../chaos/assertions/index.ts";
 import type { SimulationConfig } from "./config.ts";
 import { SimulationReport } from "./report.ts";
@@ -15,19 +15,14 @@ import type { AssertionTableState } from "../chaos/assertions/index.ts";
 import type { TraceEvent } from "../world/trace-log.ts";
 import type { SeedFailure, SeedResult } from "./seed-result.ts";
 import { SeedSession, type SeedOptions } from "./seed-runner.ts";
-import {
-  explorationStrategy,
-  sequentialBatchRunner,
-  type BatchRunner,
-  type ExplorationReport,
-  type RootSeedStrategy,
-  type TimelineJob,
-  type TimelineOutcome,
-} from "./exploration.ts";
+import { Explorer, sequentialBatchRunner, type BatchRunner, type ExplorationReport, type TimelineJob, type TimelineOutcome } from "../explore/index.ts";
 import { CampaignHook } from "./simulation-hook.ts";
 import { printSeedTrace } from "./trace-printing.ts";
 import { WorkerPool } from "./pool/worker-pool.ts";
 import { checkWorkerConfiguration, poolBatchRunner } from "./pool/pool-batch-runner.ts";
+import { runPoolCampaign } from "./pool/pool-campaign.ts";
+import { configSeedPlan, planSize, seedAt, type SeedPlan } from "./seed-plan.ts";
+import { describeSource } from "./simulation-source.ts";
 
 export interface CampaignPlan {
   /** Run exactly these seeds (replay, explorer); otherwise the iteration control decides. */
@@ -36,6 +31,12 @@ export interface CampaignPlan {
   readonly breakpoints?: readonly Breakpoint[];
   /** Observes every sim draw of every seed (determinism checks). */
   readonly drawObserver?: SeedOptions["drawObserver"];
+  /**
+   * Worker threads for plain seeds (0 or absent: this thread). Each seed runs in a worker and the
+   * tables are absorbed in seed order, so every seed's result and the report's table are those of
+   * an in-thread run, for any number of workers. Needs `simulationSource`.
+   */
+  readonly workers?: number;
 }
 
 /** Options of `Campaign.runSingleSeed`. */
@@ -70,10 +71,6 @@ function errorFields(error: unknown): { message: string; stack?: string } {
   return { message: String(error) };
 }
 
-function wallClockBaseSeed(): number {
-  return Math.floor(natives.dateNow() * 1000 + natives.performanceNow() * 1000) % MAX_SEED;
-}
-
 export class Campaign {
   private readonly table = new AssertionTable();
   private readonly hook: CampaignHook;
@@ -86,15 +83,17 @@ export class Campaign {
   }
 
   async run(plan: CampaignPlan = {}): Promise<SimulationReport> {
+    const seeds: SeedPlan = plan.seeds !== undefined ? { kind: "list", seeds: plan.seeds } : configSeedPlan(this.config);
+    if (plan.workers !== undefined && plan.workers !== 0 && plan.breakpoints === undefined) return this.runOnWorkers(seeds, plan.workers);
     const wallStart = natives.performanceNow();
     const results: SeedResult[] = [];
     let stopRule: CoverageStopRule | null = null;
-    let explorer: RootSeedStrategy | null = null;
+    let explorer: Explorer<SeedResult> | null = null;
     const exploration = plan.breakpoints === undefined ? this.config.exploration : null;
     // One pool per run: its workers import the simulation once and serve every root seed's batches.
     const pool = exploration !== null && exploration.workers > 0 ? new WorkerPool(exploration.workers) : null;
     try {
-      let runBatch: BatchRunner | null = null;
+      let runBatch: BatchRunner<SeedResult> | null = null;
       if (pool !== null) {
         // The source was checked by build(); check here (before the realm is taken) that the
         // workers build this very simulation.
@@ -105,18 +104,12 @@ export class Campaign {
         const runTimeline = (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) =>
           this.runSeed(seed, guard, { breakpoints: recipe, drawObserver: plan.drawObserver }, table ?? this.table);
         if (exploration !== null) {
-          explorer = explorationStrategy()(exploration, this.table, runTimeline, runBatch ?? sequentialBatchRunner(runTimeline));
+          explorer = new Explorer(exploration, this.table, runTimeline, runBatch ?? sequentialBatchRunner(runTimeline));
         }
 
-        const control = this.config.iteration;
-        const explicit = plan.seeds;
-        const maxSeeds = explicit !== undefined ? explicit.length : control.kind === "fixed" ? control.iterations : control.maxSeeds;
-        const baseSeed = this.config.baseSeed ?? wallClockBaseSeed();
-        if (explicit === undefined && control.kind === "untilCoverageStable") {
-          stopRule = new CoverageStopRule(control.quietSeeds, control.maxSeeds, control.minSeeds ?? 0);
-        }
-        for (let i = 0; i < maxSeeds; i++) {
-          const seed = explicit !== undefined ? explicit[i]! : i < this.config.debugSeeds.length ? this.config.debugSeeds[i]! : deriveSeed(baseSeed, i);
+        if (seeds.kind === "untilStable") stopRule = new CoverageStopRule(seeds.quietSeeds, seeds.maxSeeds, seeds.minSeeds ?? 0);
+        for (let i = 0; i < planSize(seeds); i++) {
+          const seed = seedAt(seeds, i);
           results.push(explorer !== null ? await explorer.exploreRoot(seed) : await runTimeline(seed, plan.breakpoints ?? []));
           if (stopRule !== null && stopRule.afterSeed(this.table, i + 1)) break;
         }
@@ -125,7 +118,7 @@ export class Campaign {
       await pool?.close();
     }
     const rule = stopRule as CoverageStopRule | null;
-    const strategy = explorer as RootSeedStrategy | null;
+    const strategy = explorer as Explorer<SeedResult> | null;
     return new SimulationReport({
       results,
       table: this.table,
@@ -135,6 +128,48 @@ export class Campaign {
       steppingMode: this.config.steppingMode,
       exploration: strategy === null ? null : strategy.report(),
     });
+  }
+
+  /**
+   * Plain seeds on a pool of worker threads started for this run: the pipeline of `moonpool run`,
+   * with its seed-order absorb and stop rule. The workers rebuild the simulation from its source,
+   * checked first to build this very configuration.
+   */
+  private async runOnWorkers(seeds: SeedPlan, workers: number): Promise<SimulationReport> {
+    const source = this.config.source;
+    if (!Number.isSafeInteger(workers) || workers < 1) {
+      throw new InvalidConfiguration(`run({ workers }): workers must be a whole number of threads (0 runs in this thread), got ${String(workers)}`);
+    }
+    if (source === null) {
+      throw new InvalidConfiguration(
+        `run({ workers: ${workers} }) runs seeds in worker threads, which cannot receive this builder's closures: ` +
+          `add .simulationSource(import.meta.url, "exportName") naming the export that builds this simulation, or run without workers`,
+      );
+    }
+    if (this.config.exploration !== null) {
+      throw new InvalidConfiguration(
+        `run({ workers: ${workers} }) runs plain seeds; an exploring simulation runs its continuations on workers with enableExploration({ workers: ${workers} }) instead`,
+      );
+    }
+    const pool = new WorkerPool(Math.max(1, Math.min(workers, planSize(seeds))));
+    try {
+      await checkWorkerConfiguration(pool, source, this.config);
+      const { report } = await runPoolCampaign(pool, {
+        name: describeSource(source),
+        source,
+        overrides: { explore: false },
+        plan: seeds,
+        range: { start: 0, end: planSize(seeds) },
+        explore: false,
+        steppingMode: this.config.steppingMode,
+        bail: false,
+        seedTimeoutMs: null,
+        signal: new AbortController().signal,
+      });
+      return report;
+    } finally {
+      await pool.close();
+    }
   }
 
   /**
@@ -157,7 +192,7 @@ export class Campaign {
             drawObserver: timelineSeed === seed && !explore ? options.drawObserver : undefined,
           }, timelineTable ?? table, options.onTrace);
       if (explore) {
-        const explorer = explorationStrategy()(this.config.exploration!, table, runTimeline, sequentialBatchRunner(runTimeline));
+        const explorer = new Explorer(this.config.exploration!, table, runTimeline, sequentialBatchRunner(runTimeline));
         const result = await explorer.exploreRoot(seed);
         return { result, table: table.snapshot(), exploration: explorer.report() };
       }
@@ -173,7 +208,7 @@ export class Campaign {
    * for the whole share, because entering one (escape guard, hooks) costs as much as a small
    * timeline.
    */
-  async runTimelines(seed: number, jobs: readonly TimelineJob[]): Promise<TimelineOutcome[]> {
+  async runTimelines(seed: number, jobs: readonly TimelineJob[]): Promise<TimelineOutcome<SeedResult>[]> {
     return this.inRealm((guard) => {
       // The batch runner always passes the job's own table; `this.table` is never written here.
       const runTimeline = (timelineSeed: number, recipe: readonly Breakpoint[], table?: AssertionTable) =>

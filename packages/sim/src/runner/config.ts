@@ -4,7 +4,7 @@ import type { TraceLevel } from "@moonpool/core";
 import type { SteppingMode } from "../engine/engine.ts";
 import type { Invariant, Process, ProcessCount, Workload } from "./user-interfaces.ts";
 import type { WorkloadCount } from "./user-interfaces.ts";
-import type { ExplorationConfig } from "./exploration-config.ts";
+import type { ExplorationConfig } from "../explore/config.ts";
 import type { ChaosPlan } from "../chaos/chaos.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
 import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";

@@ -9,7 +9,7 @@ import type { SteppingMode } from "../engine/engine.ts";
 import { AssertionTable, type AssertionDetail, type AssertionTableState, type BucketSiteSummary, type AssertionOverflow } from "../chaos/assertions/index.ts";
 import { formatFailure, type SeedResult } from "./seed-result.ts";
 import { formatText, formatPretty, type RenderOptions } from "./report-format.ts";
-import type { ExplorationReport } from "./exploration.ts";
+import type { ExplorationReport } from "../explore/index.ts";
 import { groupFailures } from "./failure-groups.ts";
 import { userFrames } from "./source-location.ts";
 
@@ -21,7 +21,7 @@ import { userFrames } from "./source-location.ts";
  *    sometimes-family assertion: coverage over seeds).
  * The schema is `packages/sim/report.schema.json`.
  */
-export const REPORT_SCHEMA_VERSION = 3;
+export const REPORT_SCHEMA_VERSION = 4;
 export const PACKAGE_VERSION = "0.1.0";
 
 /** A plateau signal: assertion slots reached, or blocks of the user's code covered (`moonpool run --coverage`). */

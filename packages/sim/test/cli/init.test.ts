@@ -74,7 +74,8 @@ describe("moonpool init", () => {
     const seedsOf = async (out: string): Promise<{ traceHash: string }[]> =>
       (await readJson(path.join(dir, out, "report.json"))).simulations[0].report.seeds;
     const hashes = await Promise.all(["a", "b"].map(async (out) => (await seedsOf(out)).map((s) => s.traceHash)));
-    expect(hashes[0]).toEqual(hashes[1]);
-    expect(hashes[0][0]).not.toBe(hashes[0][1]);
+    const [first, second] = hashes as [string[], string[]];
+    expect(first).toEqual(second);
+    expect(first[0]).not.toBe(first[1]);
   });
 });

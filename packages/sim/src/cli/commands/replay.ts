@@ -21,7 +21,7 @@ import { discoverSimulations, findSimulation, formatLoadFailure } from "../disco
 import { EXIT_FAILED, EXIT_PASSED, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parseDurationMs, parsePositiveInteger, parseSeed, parseTraceLevel } from "../option-values.ts";
-import { DEFAULT_SEED_TIMEOUT_MS } from "../pool-campaign.ts";
+import { DEFAULT_SEED_TIMEOUT_MS } from "../../runner/pool/pool-campaign.ts";
 import { isReplayChild, replayInChild } from "../replay-watchdog.ts";
 import { AFTER_FAILURE_MS, buildStory } from "../replay-story.ts";
 import { replayCommand } from "../replay-command.ts";

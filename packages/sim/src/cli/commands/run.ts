@@ -5,29 +5,30 @@
  * loading error, 130 interrupted by SIGINT (after writing the report of what ran).
  */
 import { constants } from "node:fs";
-import { access, mkdir, writeFile } from "node:fs/promises";
+import { access, mkdir } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
+import type { SimulationConfig } from "../../runner/config.ts";
 import { PACKAGE_VERSION, REPORT_SCHEMA_VERSION } from "../../runner/report.ts";
-import { formatFailure } from "../../runner/seed-result.ts";
+import { formatFailure, type SeedResult } from "../../runner/seed-result.ts";
+import type { IndexRange, SeedPlan } from "../../runner/seed-plan.ts";
 import { buildSimulationConfig, type BuildOverrides } from "../build-simulation.ts";
-import { colorEnabled, colorsFor, isCI } from "../colors.ts";
-import { loadConfig } from "../config-file.ts";
-import { discoverSimulations, formatLoadFailure, selectSimulations, type LoadFailure } from "../discovery.ts";
-import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED, EXIT_USAGE, UsageError } from "../errors.ts";
+import { colorsFor, isCI, type Colors } from "../colors.ts";
+import { loadConfig, type ResolvedConfig } from "../config-file.ts";
+import type { ReporterName } from "../define.ts";
+import { discoverSimulations, formatLoadFailure, selectSimulations, type DiscoveredSimulation, type LoadFailure } from "../discovery.ts";
+import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED, EXIT_USAGE, SimulationLoadError, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parseDurationMs, parsePositiveInteger, parseReporters, parseSeed, parseSeedList, parseUntilStable } from "../option-values.ts";
 import { WorkerPool } from "../../runner/pool/worker-pool.ts";
-import { packageModuleUrl } from "../../runner/module-url.ts";
-import { DEFAULT_SEED_TIMEOUT_MS, EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../pool-campaign.ts";
-import { createProgress } from "../progress.ts";
+import { DEFAULT_SEED_TIMEOUT_MS, EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../../runner/pool/pool-campaign.ts";
+import { createProgress, type ProgressDisplay as Progress } from "../progress.ts";
 import { CampaignCoverage } from "../coverage-report.ts";
 import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
-import { writeHtmlReport } from "../reporters/html/index.ts";
-import { renderJUnit } from "../reporters/junit.ts";
-import { renderSimulationText, statusLine, summaryLine } from "../reporters/text.ts";
+import { REPORTERS } from "../reporters/registry.ts";
+import { statusLine, summaryLine } from "../reporters/text.ts";
 import { plural } from "../../runner/failure-groups.ts";
-import { failureEntries, readRunReport, RUN_REPORT_KIND, simulationStatus, writeRunReport, type RunReportFile, type SimulationEntry } from "../run-report.ts";
+import { failureEntries, readRunReport, RUN_REPORT_KIND, simulationStatus, type RunReportFile, type SimulationEntry } from "../run-report.ts";
 import { declaredSafetyAssertions, neverEvaluated } from "../declared-assertions.ts";
 import { describePlan, planSize, resolveSeedPlan, type SeedFlags } from "../seed-plan.ts";
 import { checkShardable, parseShard, shardRange, type Shard } from "../shard.ts";
@@ -72,7 +73,7 @@ async function failedSeedsOf(file: string): Promise<Map<string, number[]>> {
   }
   const bySimulation = new Map<string, number[]>();
   for (const entry of report.simulations) {
-    const seeds = [...new Set([...(entry.report.seedsFailing as number[]), ...(entry.timedOut === null ? [] : [entry.timedOut.seed])])];
+    const seeds = [...new Set(entry.report.seedsFailing as number[])];
     if (seeds.length > 0) bySimulation.set(entry.name, seeds);
   }
   return bySimulation;
@@ -89,8 +90,6 @@ function seedFlags(flags: RunFlags): SeedFlags {
   };
 }
 
-const EXPLORE_LAYER_URL = packageModuleUrl("../../explore/index.ts", import.meta.url);
-
 async function checkWritableDir(dir: string, what: string): Promise<void> {
   try {
     await mkdir(dir, { recursive: true });
@@ -100,33 +99,64 @@ async function checkWritableDir(dir: string, what: string): Promise<void> {
   }
 }
 
-function reportFileName(shard: Shard | null, extension: string): string {
-  return shard === null ? `report.${extension}` : `report.shard-${shard.index}-of-${shard.count}.${extension}`;
+/** Everything the flags and the config file decide, parsed and checked before any seed runs. */
+interface RunSettings {
+  readonly fileConfig: ResolvedConfig;
+  readonly seeds: SeedFlags;
+  readonly shard: Shard | null;
+  readonly workers: number;
+  readonly seedTimeoutMs: number;
+  readonly reporters: readonly ReporterName[];
+  readonly outDir: string;
+  readonly strictCoverage: boolean;
+  /** Stop after this many failing seeds (`--bail`, `-x`), or null. */
+  readonly bailAfter: number | null;
+  readonly overrides: BuildOverrides;
+  readonly context: ReplayCommandContext;
 }
 
-export async function runCommand(filters: readonly string[], flags: RunFlags, io: CliIO): Promise<number> {
-  const wallStartMs = performance.now();
+async function runSettings(flags: RunFlags, io: CliIO): Promise<RunSettings> {
   const fileConfig = await loadConfig(io.cwd, flags.config);
-  const seeds = seedFlags(flags);
-  const shard = flags.shard === undefined ? null : parseShard(flags.shard, io.env);
-  const workers = flags.workers === undefined ? fileConfig.workers : parsePositiveInteger(flags.workers, "--workers", "2");
-  const seedTimeoutMs = flags.timeout === undefined ? DEFAULT_SEED_TIMEOUT_MS : parseDurationMs(flags.timeout, "--timeout");
   const reporters = flags.reporter !== undefined && flags.reporter.length > 0 ? parseReporters(flags.reporter) : fileConfig.reporters;
   const outDir = flags.out === undefined ? fileConfig.reportDir : path.resolve(io.cwd, flags.out);
-  const strictCoverage = flags.strictCoverage === true;
-  const bailAfter = flags.bail === undefined || flags.bail === false ? (flags.x === true ? 1 : null) : flags.bail === true ? 1 : parsePositiveInteger(flags.bail, "--bail", "3");
   // Found before any seed runs, not after the campaign: a report folder that cannot be written.
-  if (reporters.includes("json") || reporters.includes("junit")) await checkWritableDir(outDir, flags.out === undefined ? "reportDir" : "--out");
+  if (reporters.some((name) => REPORTERS[name].writesFiles)) await checkWritableDir(outDir, flags.out === undefined ? "reportDir" : "--out");
   const exploreBudget = flags.exploreBudget === undefined ? undefined : parsePositiveInteger(flags.exploreBudget, "--explore-budget", "500");
-  // The CLI ends a root at its first bug unless --no-stop-on-failure: a failure is what a run is for.
-  const overrides: BuildOverrides = {
-    explore: flags.explore === true || exploreBudget !== undefined,
-    ...(exploreBudget === undefined ? {} : { exploreBudget }),
-    stopOnFailure: flags.stopOnFailure !== false,
+  const bail = flags.bail;
+  return {
+    fileConfig,
+    seeds: seedFlags(flags),
+    shard: flags.shard === undefined ? null : parseShard(flags.shard, io.env),
+    workers: flags.workers === undefined ? fileConfig.workers : parsePositiveInteger(flags.workers, "--workers", "2"),
+    seedTimeoutMs: flags.timeout === undefined ? DEFAULT_SEED_TIMEOUT_MS : parseDurationMs(flags.timeout, "--timeout"),
+    reporters,
+    outDir,
+    strictCoverage: flags.strictCoverage === true,
+    bailAfter: bail === undefined || bail === false ? (flags.x === true ? 1 : null) : bail === true ? 1 : parsePositiveInteger(bail, "--bail", "3"),
+    // The CLI ends a root at its first bug unless --no-stop-on-failure: a failure is what a run is for.
+    overrides: {
+      explore: flags.explore === true || exploreBudget !== undefined,
+      ...(exploreBudget === undefined ? {} : { exploreBudget }),
+      stopOnFailure: flags.stopOnFailure !== false,
+    },
+    context: { configArg: flags.config ?? null },
   };
-  const context: ReplayCommandContext = { configArg: flags.config ?? null };
+}
 
-  const loadFailures: LoadFailure[] = [];
+/** A simulation built and planned, ready to run. */
+interface Prepared {
+  readonly sim: DiscoveredSimulation;
+  readonly config: SimulationConfig;
+  readonly plan: SeedPlan;
+  readonly range: IndexRange;
+}
+
+/**
+ * Discovers and selects the simulations (only those with failing seeds for `--last-failed`), then
+ * builds and plans each: a bad flag or build() fails before any seed runs. Null: nothing to rerun.
+ */
+async function prepareSimulations(filters: readonly string[], flags: RunFlags, settings: RunSettings, io: CliIO, loadFailures: LoadFailure[]): Promise<Prepared[] | null> {
+  const { fileConfig, seeds, shard } = settings;
   const discovered = await discoverSimulations(fileConfig, (failure) => {
     loadFailures.push(failure);
     io.stderr.write(colorsFor(io.stderr).red(`✗ ${formatLoadFailure(failure)}`) + "\n");
@@ -137,25 +167,114 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     if (seeds.seed !== undefined || seeds.seeds !== undefined || seeds.iterations !== undefined || seeds.untilStable !== undefined) {
       throw new UsageError("--last-failed / --seeds-from choose the seeds: do not also pass --seed, --seeds, --iterations or --until-stable");
     }
-    const from = flags.seedsFrom !== undefined ? path.resolve(io.cwd, flags.seedsFrom) : path.join(outDir, "report.json");
-    lastFailed = await failedSeedsOf(from);
-    const failed = lastFailed;
+    const from = flags.seedsFrom !== undefined ? path.resolve(io.cwd, flags.seedsFrom) : path.join(settings.outDir, "report.json");
+    const failed = await failedSeedsOf(from);
+    lastFailed = failed;
     selected = selected.filter((sim) => failed.has(sim.name));
     const relative = path.relative(io.cwd, from);
-    io.stderr.write(`rerunning the failing seeds recorded in ${relative.startsWith("..") ? from : relative}: ${selected.map((s) => `${s.name} (${plural(failed.get(s.name)!.length, "seed")})`).join(", ") || "none"}\n`);
-    if (selected.length === 0) return EXIT_PASSED;
+    const list = selected.map((s) => `${s.name} (${plural(failed.get(s.name)?.length ?? 0, "seed")})`).join(", ") || "none";
+    io.stderr.write(`rerunning the failing seeds recorded in ${relative.startsWith("..") ? from : relative}: ${list}\n`);
+    if (selected.length === 0) return null;
   }
-  // Build and plan every simulation before starting: a bad flag or build() fails before any seed runs.
-  const prepared = selected.map((sim) => {
-    const config = buildSimulationConfig(sim.definition, overrides, sim.source);
-    const simSeeds = lastFailed === null ? seeds : { ...seeds, seeds: lastFailed.get(sim.name)! };
-    const { plan, baseSeedSource } = resolveSeedPlan(simSeeds, config, fileConfig);
+  return selected.map((sim) => {
+    const config = buildSimulationConfig(sim.definition, settings.overrides, sim.source);
+    const rerun = lastFailed?.get(sim.name);
+    const { plan, baseSeedSource } = resolveSeedPlan(rerun === undefined ? seeds : { ...seeds, seeds: rerun }, config, fileConfig);
     if (shard !== null) checkShardable(plan, baseSeedSource, sim.name);
     return { sim, config, plan, range: shardRange(planSize(plan), shard) };
   });
+}
+
+/** Without the text reporter, prints the first seed of each new way of failing as it is absorbed (the rest are in the report files). */
+function firstFailurePrinter(name: string, context: ReplayCommandContext, progress: Progress, colors: Colors): (result: SeedResult, index: number) => void {
+  const failureKeys = new Set<string>();
+  return (result, index) => {
+    const key = result.failures.map((f) => f.property ?? `${f.kind}:${f.message.replace(/\d+(\.\d+)?/g, "#")}`)[0] ?? "";
+    if (failureKeys.has(key)) return;
+    failureKeys.add(key);
+    const lines = [colors.red(`✗ ${name}: seed ${result.seed} (#${index}) failed`)];
+    const recipes = new Set<string>();
+    for (const f of result.failures) {
+      lines.push(`    ${formatFailure(f)}`);
+      recipes.add(f.recipe ?? "");
+    }
+    for (const recipe of recipes) lines.push(`  replay: ${replayCommand(context, name, result.seed, recipe)}`);
+    progress.print(lines.join("\n"));
+  };
+}
+
+/** Runs one simulation's campaign on the pool and returns its report entry (printed by the reporters that print). */
+async function runSimulation(pool: WorkerPool, prepared: Prepared, settings: RunSettings, io: CliIO, progress: Progress, signal: AbortSignal, failingSoFar: number, coverage: CampaignCoverage | null): Promise<SimulationEntry> {
+  const { sim, config, plan, range } = prepared;
+  const { shard, bailAfter, context } = settings;
+  const explore = config.exploration !== null;
+  const shardText = shard === null ? "" : `, shard ${shard.index}/${shard.count} (seeds #${range.start}..#${range.end - 1})`;
+  const exploreText = explore
+    ? `, exploring ${config.exploration!.maxRunsPerSeed} timelines per root seed${config.exploration!.stopOnFailure ? " (or to its first failure)" : ""} (rounds of ${EXPLORE_ROUND_ROOT_SEEDS} root seeds)`
+    : "";
+  progress.start({
+    name: sim.name,
+    plannedSeeds: range.end - range.start,
+    upperBound: plan.kind === "untilStable",
+    description: `${describePlan(plan)}${shardText}${exploreText} on ${pool.size} worker${pool.size === 1 ? "" : "s"}`,
+    timelinesPerSeed: explore ? config.exploration!.maxRunsPerSeed : null,
+  });
+  const errColors = colorsFor(io.stderr);
+  // A seed past --timeout is a failed seed (printed by onFailure); the campaign goes on.
+  const outcome = await runPoolCampaign(pool, {
+    name: sim.name,
+    source: sim.source,
+    overrides: settings.overrides,
+    plan,
+    range,
+    explore,
+    steppingMode: config.steppingMode,
+    bail: bailAfter !== null,
+    bailAfter: bailAfter === null ? undefined : Math.max(1, bailAfter - failingSoFar),
+    seedTimeoutMs: settings.seedTimeoutMs,
+    signal,
+    loadError: (message) => new SimulationLoadError(message),
+    onProgress: (p) => progress.update(p),
+    // The text report groups every failure on stdout.
+    onFailure: settings.reporters.includes("text") ? undefined : firstFailurePrinter(sim.name, context, progress, errColors),
+    ...(coverage === null ? {} : { coverageRoot: settings.fileConfig.rootDir }),
+  });
+  const { report, stoppedBy, sometimesFirstReached } = outcome;
+  progress.end();
+  const codeCoverage = coverage === null || outcome.coverage === null ? null : await coverage.add(sim.source, outcome.coverage);
+  const declared = await declaredSafetyAssertions(sim.file, settings.fileConfig.rootDir);
+  const unevaluated = neverEvaluated(declared, new Set(report.assertionDetails.map((d) => d.message)));
+  const entry: SimulationEntry = {
+    name: sim.name,
+    description: sim.description,
+    file: sim.relativeFile,
+    plan,
+    explore,
+    exploreRoundRootSeeds: explore ? EXPLORE_ROUND_ROOT_SEEDS : null,
+    shard,
+    seedIndexRange: range,
+    status: simulationStatus(report, settings.strictCoverage, stoppedBy, sim.definition.expectFailure, unevaluated.length),
+    ...(unevaluated.length > 0 ? { neverEvaluated: unevaluated } : {}),
+    ...(sim.definition.expectFailure ? { expectFailure: true } : {}),
+    stoppedBy,
+    failures: failureEntries(report, context, sim.name),
+    sometimesFirstReached,
+    report: report.toJSON(),
+    ...(codeCoverage === null ? {} : { coverage: codeCoverage }),
+  };
+  for (const name of settings.reporters) REPORTERS[name].simulationDone?.(report, entry, context, io);
+  io.stderr.write(statusLine(entry, errColors) + "\n");
+  return entry;
+}
+
+export async function runCommand(filters: readonly string[], flags: RunFlags, io: CliIO): Promise<number> {
+  const wallStartMs = performance.now();
+  const settings = await runSettings(flags, io);
+  const loadFailures: LoadFailure[] = [];
+  const prepared = await prepareSimulations(filters, flags, settings, io, loadFailures);
+  if (prepared === null) return EXIT_PASSED;
 
   const errColors = colorsFor(io.stderr);
-  const outColors = colorsFor(io.stdout);
   const progress = createProgress(io.stderr, io.stderr.isTTY === true && !isCI(io.env), errColors);
   const interrupt = new AbortController();
   const onSigint = () => {
@@ -165,94 +284,25 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     progress.print(errColors.yellow("interrupted: stopping, writing the report of the seeds that ran (Ctrl-C again quits at once)"));
   };
   process.on("SIGINT", onSigint);
-
-  const poolSize = Math.max(1, Math.min(workers, Math.max(...prepared.map((p) => p.range.end - p.range.start))));
-  // Root seeds explore inside their worker, so the workers need the explore layer loaded.
-  const pool = new WorkerPool(poolSize, { preloadModules: [EXPLORE_LAYER_URL] });
-  const campaignCoverage = new CampaignCoverage(fileConfig.rootDir);
+  // One pool for the whole command: its workers serve every simulation's seeds.
+  const poolSize = Math.max(1, Math.min(settings.workers, Math.max(...prepared.map((p) => p.range.end - p.range.start))));
+  const pool = new WorkerPool(poolSize);
+  const coverage = flags.coverage === true ? new CampaignCoverage(settings.fileConfig.rootDir) : null;
   const entries: SimulationEntry[] = [];
   let failingSeeds = 0;
   try {
-    for (const { sim, config, plan, range } of prepared) {
+    for (const simulation of prepared) {
       if (interrupt.signal.aborted) break;
-      const explore = config.exploration !== null;
-      const shardText = shard === null ? "" : `, shard ${shard.index}/${shard.count} (seeds #${range.start}..#${range.end - 1})`;
-      progress.start({
-        name: sim.name,
-        plannedSeeds: range.end - range.start,
-        upperBound: plan.kind === "untilStable",
-        description: `${describePlan(plan)}${shardText}${explore ? `, exploring ${config.exploration!.maxRunsPerSeed} timelines per root seed${config.exploration!.stopOnFailure ? " (or to its first failure)" : ""} (rounds of ${EXPLORE_ROUND_ROOT_SEEDS} root seeds)` : ""} on ${poolSize} worker${poolSize === 1 ? "" : "s"}`,
-        timelinesPerSeed: explore ? config.exploration!.maxRunsPerSeed : null,
-      });
-      const failureKeys = new Set<string>();
-      const outcome = await runPoolCampaign(pool, {
-        name: sim.name,
-        source: sim.source,
-        overrides,
-        plan,
-        range,
-        explore,
-        steppingMode: config.steppingMode,
-        bail: bailAfter !== null,
-        bailAfter: bailAfter === null ? undefined : Math.max(1, bailAfter - failingSeeds),
-        seedTimeoutMs,
-        signal: interrupt.signal,
-        onProgress: (p) => progress.update(p),
-        ...(flags.coverage === true ? { coverageRoot: fileConfig.rootDir } : {}),
-        onFailure: (result, index) => {
-          // The text report groups every failure on stdout; without it, print the first seed of
-          // each new way of failing (the rest are in the report files).
-          if (reporters.includes("text")) return;
-          const key = result.failures.map((f) => f.property ?? `${f.kind}:${f.message.replace(/\d+(\.\d+)?/g, "#")}`)[0] ?? "";
-          if (failureKeys.has(key)) return;
-          failureKeys.add(key);
-          const lines = [errColors.red(`✗ ${sim.name}: seed ${result.seed} (#${index}) failed`)];
-          const recipes = new Set<string>();
-          for (const f of result.failures) {
-            lines.push(`    ${formatFailure(f)}`);
-            recipes.add(f.recipe ?? "");
-          }
-          for (const recipe of recipes) lines.push(`  replay: ${replayCommand(context, sim.name, result.seed, recipe)}`);
-          progress.print(lines.join("\n"));
-        },
-      });
-      // A seed past --timeout is a failed seed (printed by onFailure); the campaign went on.
-      const { report, stoppedBy, sometimesFirstReached } = outcome;
-      failingSeeds += report.failedRuns;
-      const timedOut = null;
-      progress.end();
-      const declared = await declaredSafetyAssertions(sim.file, fileConfig.rootDir);
-      const unevaluated = neverEvaluated(declared, new Set(report.assertionDetails.map((d) => d.message)));
-      const coverage = outcome.coverage === null ? null : await campaignCoverage.add(sim.source, outcome.coverage);
-      const entry: SimulationEntry = {
-        name: sim.name,
-        description: sim.description,
-        file: sim.relativeFile,
-        plan,
-        explore,
-        exploreRoundRootSeeds: explore ? EXPLORE_ROUND_ROOT_SEEDS : null,
-        shard,
-        seedIndexRange: range,
-        status: simulationStatus(report, strictCoverage, stoppedBy, sim.definition.expectFailure, unevaluated.length),
-        ...(unevaluated.length > 0 ? { neverEvaluated: unevaluated } : {}),
-        ...(sim.definition.expectFailure ? { expectFailure: true } : {}),
-        stoppedBy,
-        timedOut,
-        failures: failureEntries(report, context, sim.name, timedOut),
-        sometimesFirstReached,
-        report: report.toJSON(),
-        ...(coverage === null ? {} : { coverage }),
-      };
+      const entry = await runSimulation(pool, simulation, settings, io, progress, interrupt.signal, failingSeeds, coverage);
       entries.push(entry);
-      if (reporters.includes("text")) io.stdout.write(renderSimulationText(report, entry, context, colorEnabled(io.stdout, io.env)) + "\n");
-      io.stderr.write(statusLine(entry, errColors) + "\n");
-      if (stoppedBy === "bail") break;
+      failingSeeds += Number(entry.report.failedRuns);
+      if (entry.stoppedBy === "bail") break;
     }
   } finally {
     progress.end();
     process.off("SIGINT", onSigint);
     await pool.close();
-    await campaignCoverage.close();
+    await coverage?.close();
   }
 
   const wallTimeMs = performance.now() - wallStartMs;
@@ -263,36 +313,23 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     packageVersion: PACKAGE_VERSION,
     node: process.versions.node,
     v8: process.versions.v8,
-    strictCoverage,
+    strictCoverage: settings.strictCoverage,
     interrupted,
     simulations: entries,
     ...(loadFailures.length > 0 ? { loadFailures: loadFailures.map(({ relativeFile, message }) => ({ file: relativeFile, message })) } : {}),
     host: { workers: poolSize, platform: process.platform, arch: process.arch, cpus: os.availableParallelism(), wallTimeMs },
   };
-  const written: string[] = [];
-  if (reporters.includes("json") || reporters.includes("junit")) await mkdir(outDir, { recursive: true });
-  if (flags.coverage === true) written.push(...campaignCoverage.write(path.join(outDir, shard === null ? "coverage" : `coverage.shard-${shard.index}-of-${shard.count}`)));
-  if (reporters.includes("json")) {
-    const target = path.join(outDir, reportFileName(shard, "json"));
-    await writeRunReport(file, target);
-    written.push(target);
-  }
-  if (reporters.includes("junit")) {
-    const target = path.join(outDir, reportFileName(shard, "xml").replace(/^report/, "junit"));
-    await writeFile(target, renderJUnit(file, context));
-    written.push(target);
-  }
-  if (reporters.includes("html")) {
-    // The campaign page, plus a timeline page of the first failing timeline of each property.
-    const configs = new Map(prepared.map((p) => [p.sim.name, p.config]));
-    written.push(...(await writeHtmlReport(file, configs, outDir, reportFileName(shard, "html"))));
-  }
-  for (const target of written) {
-    const relative = path.relative(io.cwd, target);
-    io.stderr.write(`wrote ${relative.startsWith("..") || path.isAbsolute(relative) ? target : relative}\n`);
+  const target = { file, outDir: settings.outDir, shard: settings.shard, context: settings.context, configs: new Map(prepared.map((p) => [p.sim.name, p.config])) };
+  const shard = settings.shard;
+  const written = coverage?.write(path.join(settings.outDir, shard === null ? "coverage" : `coverage.shard-${shard.index}-of-${shard.count}`)) ?? [];
+  for (const name of settings.reporters) written.push(...((await REPORTERS[name].finish?.(target)) ?? []));
+  for (const file of written) {
+    const relative = path.relative(io.cwd, file);
+    io.stderr.write(`wrote ${relative.startsWith("..") || path.isAbsolute(relative) ? file : relative}\n`);
   }
   const loadText = loadFailures.length > 0 ? `, ${loadFailures.length} file${loadFailures.length === 1 ? "" : "s"} failed to load` : "";
   const line = summaryLine(entries, wallTimeMs, interrupted) + loadText;
+  const outColors = colorsFor(io.stdout);
   io.stdout.write((entries.some((e) => e.status === "failed") || loadFailures.length > 0 ? outColors.red(line) : outColors.green(line)) + "\n");
   if (interrupted) return EXIT_INTERRUPTED;
   if (entries.some((e) => e.status === "failed")) return EXIT_FAILED;

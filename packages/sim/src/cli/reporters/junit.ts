@@ -29,10 +29,6 @@ function seconds(ms: unknown): string {
 /** Failures of the simulation as a whole (not tied to one failing seed). */
 function campaignFailureLines(entry: SimulationEntry, report: SimulationReport): string[] {
   const lines: string[] = [];
-  if (entry.timedOut !== null) {
-    const f = entry.failures[entry.failures.length - 1]!;
-    lines.push(`seed ${f.seed} (#${f.index}): ${f.message}`, `  replay: ${f.replayCommand}`);
-  }
   if (report.failedRuns === 0) for (const v of report.assertionViolations) lines.push(`assertion violated: ${v}`);
   if (entry.expectFailure === true && report.failedRuns === 0) lines.push("expected to fail (expectFailure: true), but no seed failed");
   for (const v of report.coverageViolations) lines.push(`coverage gap: ${v}`);

@@ -24,11 +24,6 @@ export function renderSimulationText(report: SimulationReport, entry: Simulation
     for (const a of entry.neverEvaluated) lines.push(`- "${a.message}" (${a.where})`);
   }
   if (entry.coverage !== undefined) lines.push(...coverageText(entry.coverage));
-  if (entry.timedOut !== null) {
-    const t = entry.timedOut;
-    lines.push(`seed ${t.seed} ran longer than --timeout (${formatDuration(t.wallTimeMs)} of wall time) and was stopped`);
-    lines.push(`  replay: ${entry.failures[entry.failures.length - 1]!.replayCommand}`);
-  }
   return lines.join("\n") + "\n";
 }
 

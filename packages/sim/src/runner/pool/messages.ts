@@ -8,7 +8,8 @@ import type { SingleSeedOutcome } from "../campaign.ts";
 import type { BlockCoverage } from "../coverage/block-coverage.ts";
 import type { ConfigFingerprint } from "../config-fingerprint.ts";
 import type { SeedChaosRecord } from "../seed-chaos.ts";
-import type { TimelineOutcome } from "../exploration.ts";
+import type { TimelineOutcome } from "../../explore/index.ts";
+import type { SeedResult } from "../seed-result.ts";
 import type { BuildOverrides, SimulationSource } from "../simulation-source.ts";
 
 export type PoolTask =
@@ -49,7 +50,7 @@ export type PoolTaskKind = PoolTask["kind"];
 export interface PoolTaskResults {
   /** `coverage`: the seed's block coverage, present when the task asked for it. */
   readonly rootSeed: SingleSeedOutcome & { readonly coverage?: BlockCoverage };
-  readonly timelines: TimelineOutcome[];
+  readonly timelines: TimelineOutcome<SeedResult>[];
   readonly fingerprint: ConfigFingerprint;
   readonly coverageSources: Record<string, string | null>;
 }

@@ -10,7 +10,8 @@ import { InvalidConfiguration } from "@moonpool/core";
 import { formatRecipe } from "../../engine/recipe.ts";
 import type { SimulationConfig } from "../config.ts";
 import { configFingerprint, fingerprintDifferences } from "../config-fingerprint.ts";
-import type { BatchRunner, TimelineJob } from "../exploration.ts";
+import type { BatchRunner, TimelineJob } from "../../explore/index.ts";
+import type { SeedResult } from "../seed-result.ts";
 import { describeSource, type SimulationSource } from "../simulation-source.ts";
 import type { TaskOutcome } from "./messages.ts";
 import type { WorkerPool } from "./worker-pool.ts";
@@ -70,7 +71,7 @@ export function splitIntoShares(jobs: readonly TimelineJob[], parts: number): Ti
   return shares;
 }
 
-export function poolBatchRunner(pool: WorkerPool, source: SimulationSource): BatchRunner {
+export function poolBatchRunner(pool: WorkerPool, source: SimulationSource): BatchRunner<SeedResult> {
   return async (seed, jobs) => {
     const shares = splitIntoShares(jobs, pool.size);
     const pending = shares.map((share) => pool.run({ kind: "timelines", source, seed, recipes: share.map((job) => job.recipe), baseTable: share[0]!.base }));

@@ -1,10 +1,9 @@
 // Entry of a pool worker thread. Registers tsx in this thread (each worker has its own module
-// loader state) so TypeScript simulation modules load without a build step, imports the modules
-// the pool asked for (e.g. the explore layer), then starts the worker loop: its TypeScript source
-// inside the repository, its compiled `.js` in the published package (which holds no `.ts`).
+// loader state) so TypeScript simulation modules load without a build step, then starts the
+// worker loop: its TypeScript source inside the repository, its compiled `.js` in the published
+// package (which holds no `.ts`).
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { workerData } from "node:worker_threads";
 import { register } from "tsx/esm/api";
 
 const source = new URL("./pool-worker.ts", import.meta.url);
@@ -12,5 +11,4 @@ const source = new URL("./pool-worker.ts", import.meta.url);
 // their sources from any working folder.
 const repositoryTsconfig = fileURLToPath(new URL("../../../../../tsconfig.json", import.meta.url));
 register(existsSync(source) && existsSync(repositoryTsconfig) ? { tsconfig: repositoryTsconfig } : {});
-for (const url of workerData?.preloadModules ?? []) await import(url);
 await import(existsSync(source) ? source.href : new URL("./pool-worker.js", import.meta.url).href);

@@ -15,11 +15,6 @@ const BOOTSTRAP_URL = new URL("./worker-bootstrap.mjs", import.meta.url);
 
 export interface WorkerPoolOptions {
   /**
-   * Modules (file URLs) every worker imports before its first task, e.g. the explore layer so
-   * that root-seed tasks can explore (the runner never imports the explorer itself).
-   */
-  readonly preloadModules?: readonly string[];
-  /**
    * Heap limits of every worker (default: this process's old-generation limit). Explicit limits
    * make a worker that runs out of memory end with ERR_WORKER_OUT_OF_MEMORY, failing only its
    * seed, instead of aborting the whole process.
@@ -55,7 +50,6 @@ interface Slot {
 export class WorkerPool {
   private readonly slots: Slot[] = [];
   private readonly queue: PendingTask[] = [];
-  private readonly preloadModules: readonly string[];
   private readonly resourceLimits: ResourceLimits;
   private nextId = 1;
   private closed = false;
@@ -65,7 +59,6 @@ export class WorkerPool {
     options: WorkerPoolOptions = {},
   ) {
     if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`WorkerPool size must be a positive integer, got ${size}`);
-    this.preloadModules = (options.preloadModules ?? []).slice();
     this.resourceLimits = options.resourceLimits ?? { maxOldGenerationSizeMb: Math.ceil(getHeapStatistics().heap_size_limit / 2 ** 20) };
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
@@ -108,7 +101,6 @@ export class WorkerPool {
 
   private spawn(): Slot {
     const worker = new Worker(BOOTSTRAP_URL, {
-      workerData: { preloadModules: this.preloadModules },
       resourceLimits: this.resourceLimits,
     });
     const slot: Slot = { worker, ready: false, current: null, timer: null, startedMs: 0, chaos: null };

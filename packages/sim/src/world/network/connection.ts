@@ -98,9 +98,9 @@ export class SimConnection implements Connection {
     if (this.reset) return failed(this.scope, this.resetError());
     const net = this.net;
     const faulty = net.endFaults && !this.stable;
-    if (faulty && net.randomClose(this) === "explicit") return failed(this.scope, this.explicitResetError());
+    if (faulty && net.faults.randomClose(this) === "explicit") return failed(this.scope, this.explicitResetError());
     // A clog already started runs its course, even after recovery mode switched faults off.
-    const clogged = this.readClogUntilUs > net.world.engine.nowUs || (faulty && net.readClogged(this));
+    const clogged = this.readClogUntilUs > net.world.engine.nowUs || (faulty && net.faults.readClogged(this));
     if (!clogged) {
       if (this.inboxBytes > 0) return settled(this.scope, this.takeReadable());
       if (this.eof) return settled(this.scope, null);
@@ -111,7 +111,7 @@ export class SimConnection implements Connection {
     const op = this.owner.begin<Uint8Array | null>(this.scope.taskState, true, "read on", this.localAddr);
     this.pendingRead = op;
     if (op === null) return never();
-    if (clogged) net.wakeAt(this, this.readClogUntilUs);
+    if (clogged) net.faults.wakeAt(this, this.readClogUntilUs);
     return op.promise;
   }
 
@@ -126,16 +126,16 @@ export class SimConnection implements Connection {
     const net = this.net;
     const faulty = net.endFaults && !this.stable;
     if (faulty) {
-      if (net.randomClose(this) === "explicit") return failed(this.scope, this.explicitResetError());
+      if (net.faults.randomClose(this) === "explicit") return failed(this.scope, this.explicitResetError());
       // Silently closed by this very call: the bytes go down with the cleared send buffer.
       if (this.sendCut) return settled(this.scope, undefined);
     }
-    const clogged = this.writeClogUntilUs > net.world.engine.nowUs || (faulty && net.writeClogged(this));
+    const clogged = this.writeClogUntilUs > net.world.engine.nowUs || (faulty && net.faults.writeClogged(this));
     if (bytes.length > 0) {
       net.send(this, new Uint8Array(bytes)); // copy: the caller may reuse its buffer
       this.traceBytes("net_send", bytes.length);
     }
-    return clogged ? net.waitForWriteClog(this) : settled(this.scope, undefined);
+    return clogged ? net.faults.waitForWriteClog(this) : settled(this.scope, undefined);
   }
 
   /** Graceful: the FIN follows the last queued byte. Closing twice (or after a reset) is harmless. */
@@ -152,7 +152,7 @@ export class SimConnection implements Connection {
    * strict prefix of at least one byte, the rest staying buffered in order.
    */
   takeReadable(): Uint8Array {
-    const split = this.net.endFaults && !this.stable ? this.net.partialReadBytes(this) : 0;
+    const split = this.net.endFaults && !this.stable ? this.net.faults.partialReadBytes(this) : 0;
     if (split > 0) {
       this.inboxBytes -= split;
       this.traceBytes("net_recv", split);

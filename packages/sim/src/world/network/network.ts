@@ -13,7 +13,7 @@
  * - Each direction is FIFO: every chunk (and the final FIN) gets a delivery time strictly after
  *   the previous one on that direction, so the random order of same-instant events can never reorder it.
  *
- * Faults (see `config.ts` for the knobs and `NETWORK_FAULT_KINDS` for the events):
+ * Faults (see `config.ts` for the knobs, `NETWORK_FAULT_KINDS` for the events, `fault-rolls.ts` for the decisions):
  * - Timing: latency shapes per operation, a per-pair latency, and the link latency the runner
  *   derives from the cluster's localities (`linkLatencyUs`).
  * - Connect failure (refused or hanging), partial writes and reads, bit flips on delivery,
@@ -50,19 +50,17 @@ import {
   type NetworkConfig,
 } from "./config.ts";
 import { failed, isPending, SimConnection, SimListener } from "./connection.ts";
-import { bitFlipCount, flipBits } from "./faults.ts";
+import { NetworkFaultRolls } from "./fault-rolls.ts";
 import {
   arriveConnect,
   completeAccept,
   completeBind,
   deliverChunk,
-  finishWrite,
-  wakeEnd,
   type AcceptPairing,
   type BindCompletion,
   type ConnectAttempt,
 } from "./events.ts";
-import { compareIps, pairKey, PartitionTable, pickPartitionSide } from "./partitions.ts";
+import { compareIps, pairKey, PartitionTable } from "./partitions.ts";
 import { SimNetworkProvider } from "./provider.ts";
 
 /** First ephemeral port of each IP; ports are handed out in order from here (then wrap). */
@@ -71,10 +69,6 @@ export const EPHEMERAL_PORT_FIRST = 40_000;
 export const EPHEMERAL_PORT_LAST = 65_535;
 /** Minimum gap between two deliveries on one direction, in µs: keeps each direction FIFO. */
 export const FIFO_SPACING_US = 1;
-/** A silent random close closes the peer's receiving side when its draw is below this. */
-export const RANDOM_CLOSE_PEER_RECV_BELOW = 0.66;
-/** ... and the local sending side when the same draw is above this (0.33): a third of the time both. */
-export const RANDOM_CLOSE_LOCAL_SEND_ABOVE = 0.33;
 
 // Maps of insertion-ordered sets; an emptied set is deleted so nothing dead stays reachable.
 function addTo<K, V>(map: Map<K, Set<V>>, key: K, item: V): void {
@@ -117,10 +111,8 @@ export class SimNetwork {
   private heldConnects: ConnectAttempt[] = [];
   /** Per-pair latency drawn at first contact, by `pairKey`. */
   private readonly pairLatency = new Map<string, number>();
-  private lastBitFlipUs = -Infinity;
-  private lastRandomCloseUs = -Infinity;
-  /** A random partition is in force until then; none is rolled meanwhile. */
-  private randomPartitionUntilUs = 0;
+  /** Fault decisions and their cooldowns (`fault-rolls.ts`). */
+  readonly faults = new NetworkFaultRolls(this);
   private nextConnectionId = 1;
 
   constructor(readonly world: World) {
@@ -138,7 +130,7 @@ export class SimNetwork {
       config.randomCloseProbability > 0 || config.clogProbability > 0 || config.partialReadMaxBytes > 0 || config.partialWriteMaxBytes > 0 || config.bitFlipProbability > 0;
   }
 
-  private get sim(): RandomStream {
+  get sim(): RandomStream {
     return this.world.engine.streams.sim;
   }
 
@@ -168,7 +160,7 @@ export class SimNetwork {
    */
   enterRecoveryMode(): void {
     this.config = withFaultsOff(this.config);
-    this.randomPartitionUntilUs = 0;
+    this.faults.randomPartitionUntilUs = 0;
     this.partitions.healAll("recovery");
   }
 
@@ -214,7 +206,7 @@ export class SimNetwork {
     if (op === null) return never();
     const promise = op.promise;
     const remoteIp = ipOf(addr);
-    const failure = this.connectFailure(scope.ip, remoteIp, addr);
+    const failure = this.faults.connectFailure(scope.ip, remoteIp, addr);
     // A hanging connect never completes: only shutdown (AbortError) or a crash ends the wait.
     if (failure === "hang") return promise;
     const localAddr = this.allocateEphemeral(scope.ip);
@@ -242,7 +234,7 @@ export class SimNetwork {
     }
     const clientIp = attempt.scope.ip;
     const serverIp = ipOf(remoteAddr);
-    this.rollRandomPartition();
+    this.faults.rollRandomPartition();
     // The handshake needs both directions; a cut one holds the connect until it heals.
     if (this.partitions.blocks(clientIp, serverIp) || this.partitions.blocks(serverIp, clientIp)) {
       this.heldConnects.push(attempt);
@@ -362,7 +354,7 @@ export class SimNetwork {
   deliver(to: SimConnection, data: Uint8Array | null): void {
     const from = to.peer;
     if (to.reset || from === null || !to.owner.alive || !from.owner.alive) return;
-    this.rollRandomPartition();
+    this.faults.rollRandomPartition();
     if (to.held !== null || this.partitions.blocks(from.localIp, to.localIp)) {
       (to.held ??= []).push(data);
       this.heldEnds.add(to);
@@ -376,7 +368,7 @@ export class SimNetwork {
     if (from.sendCut || to.recvCut) return; // lost to a random close
     if (data === null) to.eof = true;
     else {
-      this.maybeFlipBits(to, from, data);
+      this.faults.maybeFlipBits(to, from, data);
       to.inbox.push(data);
       to.inboxBytes += data.length;
     }
@@ -409,138 +401,17 @@ export class SimNetwork {
     }
   }
 
-  // --- fault decisions --------------------------------------------------------------------------
-
-  /** Whether this connect fails by chaos, and how (records the fault). */
-  private connectFailure(fromIp: string, toIp: string, addr: string): "refuse" | "hang" | null {
-    const mode = this.config.connectFailureMode;
-    if (mode === "disabled" || !this.gate.fires(NETWORK_BUGGIFY_IDS.connectFailure, NETWORK_BUGGIFY_FIRE_PROBABILITY)) return null;
-    const hang = mode === "probabilistic" && this.sim.ratio() < this.config.connectFailureProbability;
-    this.world.recordFault(hang ? NETWORK_FAULT_KINDS.connectHang : NETWORK_FAULT_KINDS.connectRefused, { from: fromIp, to: toIp, addr });
-    return hang ? "hang" : "refuse";
-  }
-
-  /**
-   * Random close, rolled on every read and write call of a non-stable end. Explicit: the pair is
-   * reset (both ends see ECONNRESET, this call first). Silent: one direction (ours → peer) is
-   * closed: the peer reads end of stream, and/or our sending side fails and loses its bytes.
-   */
-  randomClose(end: SimConnection): "explicit" | "silent" | null {
-    const config = this.config;
-    const p = config.randomCloseProbability;
-    if (p <= 0) return null;
-    const nowUs = this.world.engine.nowUs;
-    if (nowUs - this.lastRandomCloseUs < config.randomCloseCooldownUs) return null;
-    if (!this.gate.fires(NETWORK_BUGGIFY_IDS.randomClose, p)) return null;
-    this.lastRandomCloseUs = nowUs;
-    const a = this.sim.ratio();
-    const explicit = this.sim.ratio() < config.randomCloseExplicitRatio;
-    const peer = end.peer;
-    const peerRecvClosed = !explicit && a < RANDOM_CLOSE_PEER_RECV_BELOW && peer !== null;
-    const localSendClosed = !explicit && a > RANDOM_CLOSE_LOCAL_SEND_ABOVE;
-    this.world.recordFault(NETWORK_FAULT_KINDS.randomClose, { connectionId: end.connectionId, from: end.localIp, to: end.peerIp, explicit, localSendClosed, peerRecvClosed });
-    if (explicit) {
-      this.resetPair(end, null);
-      return "explicit";
-    }
-    if (peerRecvClosed) {
-      peer!.recvCut = true;
-      peer!.eof = true;
-      peer!.wake();
-    }
-    if (localSendClosed) end.sendCut = true;
-    return "silent";
-  }
-
-  /** Whether reads of `end` are clogged now (rolling a new clog when none is in force). */
-  readClogged(end: SimConnection): boolean {
-    return this.clogged(end, "read");
-  }
-
-  writeClogged(end: SimConnection): boolean {
-    return this.clogged(end, "write");
-  }
-
-  private clogged(end: SimConnection, side: "read" | "write"): boolean {
-    const nowUs = this.world.engine.nowUs;
-    if ((side === "read" ? end.readClogUntilUs : end.writeClogUntilUs) > nowUs) return true;
-    const p = this.config.clogProbability;
-    if (p <= 0 || !this.sim.bool(p)) return false;
-    const durationUs = sampleRangeUs(this.config.clogDurationUs, this.sim);
-    if (side === "read") end.readClogUntilUs = nowUs + durationUs;
-    else end.writeClogUntilUs = nowUs + durationUs;
-    const [from, to] = side === "read" ? [end.peerIp, end.localIp] : [end.localIp, end.peerIp];
-    this.world.recordFault(NETWORK_FAULT_KINDS.clog, { connectionId: end.connectionId, from, to, side, durationMs: durationUs / 1000 });
-    return durationUs > 0;
-  }
-
-  /** Wakes `end`'s waiting read at `atUs` (the end of its read clog). */
-  wakeAt(end: SimConnection, atUs: number): void {
-    this.world.engine.scheduleAt(atUs, wakeEnd, end, EventTag.network, end.owner);
-  }
-
-  /** A write that resolves when `end`'s write clog ends (the bytes are already queued behind it). */
-  waitForWriteClog(end: SimConnection): Promise<void> {
-    const op = end.owner.begin<void>(end.scope.taskState, true, "clogged write on", end.localAddr);
-    if (op === null) return never();
-    this.world.engine.scheduleAt(end.writeClogUntilUs, finishWrite, op, EventTag.network, end.owner);
-    return op.promise;
-  }
-
-  /** Bytes a partial read hands out now (a strict prefix), or 0 for a whole read. */
-  partialReadBytes(end: SimConnection): number {
-    const maxBytes = this.config.partialReadMaxBytes;
-    if (maxBytes <= 0 || end.inboxBytes < 2 || !this.gate.fires(NETWORK_BUGGIFY_IDS.partialRead, NETWORK_BUGGIFY_FIRE_PROBABILITY)) return 0;
-    const readBytes = this.sim.rangeInt(1, Math.min(end.inboxBytes - 1, maxBytes) + 1);
-    this.world.recordFault(NETWORK_FAULT_KINDS.partialRead, { connectionId: end.connectionId, from: end.peerIp, to: end.localIp, readBytes, remainingBytes: end.inboxBytes - readBytes });
-    return readBytes;
-  }
-
-  private maybeFlipBits(to: SimConnection, from: SimConnection, data: Uint8Array): void {
-    const config = this.config;
-    if (config.bitFlipProbability <= 0 || to.stable || data.length === 0) return;
-    const nowUs = this.world.engine.nowUs;
-    if (nowUs - this.lastBitFlipUs < config.bitFlipCooldownUs) return;
-    if (!this.gate.fires(NETWORK_BUGGIFY_IDS.bitFlip, config.bitFlipProbability)) return;
-    this.lastBitFlipUs = nowUs;
-    const flipCount = flipBits(data, bitFlipCount(this.sim, config.bitFlipMinBits, config.bitFlipMaxBits), this.sim);
-    this.world.recordFault(NETWORK_FAULT_KINDS.bitFlip, { connectionId: to.connectionId, from: from.localIp, to: to.localIp, flipCount, chunkBytes: data.length });
-  }
-
-  /**
-   * Random partitions, rolled on every network event (delivery, connect arrival) while none is in
-   * force: the IPs of live connections (sorted, so the draw is deterministic) are split by the
-   * configured strategy and the two sides cut off from each other in both directions.
-   */
-  private rollRandomPartition(): void {
-    const p = this.config.partitionProbability;
-    if (p <= 0 || this.randomPartitionUntilUs > this.world.engine.nowUs || !this.sim.bool(p)) return;
-    const ips = this.connectedIps();
-    const side = pickPartitionSide(this.config.partitionStrategy, ips, this.sim);
-    if (side === null) return;
-    const durationUs = sampleRangeUs(this.config.partitionDurationUs, this.sim);
-    this.randomPartitionUntilUs = this.world.engine.nowUs + durationUs;
-    const inside = new Set(side);
-    for (const a of side) {
-      for (const b of ips) {
-        if (inside.has(b)) continue;
-        this.partitions.cutPair(a, b, durationUs, "random");
-        this.partitions.cutPair(b, a, durationUs, "random");
-      }
-    }
-  }
+  // --- bookkeeping ------------------------------------------------------------------------------
 
   /** Local IPs of every live connection end, sorted numerically. */
-  private connectedIps(): string[] {
+  connectedIps(): string[] {
     const ips = new Set<string>();
     for (const key of this.byPair.keys()) ips.add(key.slice(0, key.indexOf("->")));
     return [...ips].sort(compareIps);
   }
 
-  // --- bookkeeping ------------------------------------------------------------------------------
-
   /** Resets the pair `end` belongs to. Waits of `crashed` are dropped; everyone else's reject. */
-  private resetPair(end: SimConnection, crashed: Incarnation | null): void {
+  resetPair(end: SimConnection, crashed: Incarnation | null): void {
     const peer = end.peer;
     for (const e of peer === null ? [end] : [end, peer]) {
       if (e.reset) continue;

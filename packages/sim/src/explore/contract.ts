@@ -1,12 +1,33 @@
 /**
- * The seam between the runner and the explorer. The runner knows how to run one timeline; how
- * root seeds are explored in depth is a strategy the explore layer provides (the runner never
- * imports it: layers depend downwards only). `@moonpool/sim`'s index registers the explorer.
+ * What the explorer needs from whoever runs timelines, and what it reports. The runner passes a
+ * "run one timeline" callback and a batch runner; the explorer never sees how a seed runs, so the
+ * result types here hold only the fields it reads (the runner's `SeedResult` has them all).
  */
-import { AssertionTable, type AssertionTableState, type DiscoveryKind } from "../chaos/assertions/index.ts";
+import { AssertionTable, type AssertionTableState, type Discovery, type DiscoveryKind } from "../chaos/assertions/index.ts";
 import type { Breakpoint } from "../engine/rng.ts";
-import type { ExplorationConfig, ExplorationSettings } from "./exploration-config.ts";
-import type { SeedResult } from "./seed-result.ts";
+import type { ExplorationSettings } from "./config.ts";
+
+/** The parts of a failure the explorer reads (to name bugs) and rewrites (to attach recipes). */
+export interface TimelineFailure {
+  readonly kind: string;
+  readonly message: string;
+  readonly actor?: string;
+  readonly property?: string;
+  readonly recipe?: string;
+}
+
+/** The parts of one timeline's result the explorer reads. */
+export interface TimelineResult {
+  readonly ok: boolean;
+  readonly failures: readonly TimelineFailure[];
+  readonly simulatedTimeMs: number;
+  readonly eventsProcessed: number;
+  readonly traceHash: string;
+  readonly simDraws: number;
+  readonly recipeDraws?: number;
+  readonly discoveries: readonly Discovery[];
+  readonly recipe?: string;
+}
 
 export interface BugRecipe {
   readonly seed: number;
@@ -55,7 +76,7 @@ export interface ExplorationReport {
  * Runs one timeline: the root seed with a recipe of reseed points, recording its assertions in
  * `table` (default: the campaign's table).
  */
-export type TimelineRunner = (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) => Promise<SeedResult>;
+export type TimelineRunner<R extends TimelineResult = TimelineResult> = (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) => Promise<R>;
 
 /** One continuation of a batch: its recipe, and the table snapshot it starts from. */
 export interface TimelineJob {
@@ -64,9 +85,9 @@ export interface TimelineJob {
 }
 
 /** What one continuation produced (plain data: it may come from a worker thread). */
-export interface TimelineOutcome {
+export interface TimelineOutcome<R extends TimelineResult = TimelineResult> {
   /** Discoveries included: they become frontier entries. */
-  readonly result: SeedResult;
+  readonly result: R;
   /** The job's table afterwards (its base plus what the timeline added). */
   readonly table: AssertionTableState;
 }
@@ -75,12 +96,12 @@ export interface TimelineOutcome {
  * Runs the continuations of one batch, each in a table of its own starting from its `base`, and
  * returns their outcomes in job order (however they were scheduled).
  */
-export type BatchRunner = (seed: number, jobs: readonly TimelineJob[]) => Promise<TimelineOutcome[]>;
+export type BatchRunner<R extends TimelineResult = TimelineResult> = (seed: number, jobs: readonly TimelineJob[]) => Promise<TimelineOutcome<R>[]>;
 
 /** The in-thread batch runner: the jobs one after the other. */
-export function sequentialBatchRunner(runTimeline: TimelineRunner): BatchRunner {
+export function sequentialBatchRunner<R extends TimelineResult>(runTimeline: TimelineRunner<R>): BatchRunner<R> {
   return async (seed, jobs) => {
-    const outcomes: TimelineOutcome[] = [];
+    const outcomes: TimelineOutcome<R>[] = [];
     for (const job of jobs) {
       const table = AssertionTable.fromSnapshot(job.base);
       const result = await runTimeline(seed, job.recipe, table);
@@ -88,27 +109,4 @@ export function sequentialBatchRunner(runTimeline: TimelineRunner): BatchRunner 
     }
     return outcomes;
   };
-}
-
-export interface RootSeedStrategy {
-  /** Explores one root seed; its result is the root's, with the failures of continuations folded in. */
-  exploreRoot(seed: number): Promise<SeedResult>;
-  report(): ExplorationReport;
-}
-
-/** `runTimeline` runs root timelines in the campaign's table; `runBatch` runs continuations. */
-export type RootSeedStrategyFactory = (config: ExplorationConfig, table: AssertionTable, runTimeline: TimelineRunner, runBatch: BatchRunner) => RootSeedStrategy;
-
-let registered: RootSeedStrategyFactory | null = null;
-
-/** Called by the explore layer when it loads. */
-export function registerExplorationStrategy(factory: RootSeedStrategyFactory): void {
-  registered = factory;
-}
-
-export function explorationStrategy(): RootSeedStrategyFactory {
-  if (registered === null) {
-    throw new Error("the explorer is not loaded: import SimulationBuilder from '@moonpool/sim' (its index registers the explorer)");
-  }
-  return registered;
 }

@@ -3,9 +3,9 @@
  * workers, or shards) in the given order. Counts add up, bug recipes and per-seed records
  * concatenate, and the frontier-size series continues where the previous part ended.
  */
-import { FRONTIER_SAMPLES_MAX } from "../explore/explorer.ts";
+import { FRONTIER_SAMPLES_MAX } from "./explorer.ts";
 import type { DiscoveryKind } from "../chaos/assertions/index.ts";
-import type { ExplorationReport } from "../runner/exploration.ts";
+import type { ExplorationReport } from "./contract.ts";
 
 export function mergeExplorationReports(parts: readonly ExplorationReport[]): ExplorationReport | null {
   const first = parts[0];

@@ -1,6 +1,6 @@
 /**
- * One simulation's campaign on the worker pool, with results that do not depend on the number
- * of workers:
+ * One simulation's campaign on the worker pool (`moonpool run`, and `SimulationBuilder.run({ workers })`),
+ * with results that do not depend on the number of workers:
  *
  * - Plain seeds: each seed runs in a worker with a fresh assertion table; the main thread absorbs
  *   the returned tables in SEED ORDER (`AssertionTable.absorb(child, null)`), which gives exactly
@@ -12,25 +12,23 @@
  *   consecutive seed indexes. Every root seed of a round starts from the table merged up to the
  *   start of its round (so it sees the coverage of all earlier rounds, not of its round-mates),
  *   and the round's tables are absorbed in seed order. The round size is a constant, not the
- *   worker count, so `--workers 1` and `--workers 8` explore identically. With `--shard`, rounds
+ *   worker count, so `--workers 1` and `--workers 8` explore identically. With a shard, rounds
  *   count from the shard's first seed and the first round starts from an empty table: sharded
  *   exploration depends on the shard count (not on the worker count).
  */
-import type { SteppingMode } from "../engine/engine.ts";
-import { AssertionTable, type AssertionTableState } from "../chaos/assertions/index.ts";
-import { CoverageStopRule } from "../runner/coverage-stop-rule.ts";
-import { blockCoverageTotals, EMPTY_BLOCK_COVERAGE, unionBlockCoverage, type BlockCoverage } from "../runner/coverage/block-coverage.ts";
-import type { ExplorationReport } from "../runner/exploration.ts";
-import { SimulationReport } from "../runner/report.ts";
-import type { SeedFailure, SeedResult } from "../runner/seed-result.ts";
-import { NO_CHAOS_DRAWN } from "../runner/seed-chaos.ts";
-import type { PoolTaskResults, TaskOutcome } from "../runner/pool/messages.ts";
-import type { WorkerPool } from "../runner/pool/worker-pool.ts";
-import type { BuildOverrides, SimulationSource } from "../runner/simulation-source.ts";
-import { SimulationLoadError } from "./errors.ts";
-import { mergeExplorationReports } from "./exploration-merge.ts";
-import { seedAt, type SeedPlan } from "./seed-plan.ts";
-import type { IndexRange } from "./shard.ts";
+import { InvalidConfiguration } from "@moonpool/core";
+import type { SteppingMode } from "../../engine/engine.ts";
+import { AssertionTable, type AssertionTableState } from "../../chaos/assertions/index.ts";
+import { mergeExplorationReports, type ExplorationReport } from "../../explore/index.ts";
+import { CoverageStopRule } from "../coverage-stop-rule.ts";
+import { blockCoverageTotals, EMPTY_BLOCK_COVERAGE, unionBlockCoverage, type BlockCoverage } from "../coverage/block-coverage.ts";
+import { SimulationReport } from "../report.ts";
+import type { SeedFailure, SeedResult } from "../seed-result.ts";
+import { NO_CHAOS_DRAWN } from "../seed-chaos.ts";
+import { seedAt, type IndexRange, type SeedPlan } from "../seed-plan.ts";
+import type { BuildOverrides, SimulationSource } from "../simulation-source.ts";
+import type { PoolTaskResults, TaskOutcome } from "./messages.ts";
+import type { WorkerPool } from "./worker-pool.ts";
 
 /** Root seeds per exploration round (see above). Eight keeps up to eight workers busy per round. */
 export const EXPLORE_ROUND_ROOT_SEEDS = 8;
@@ -50,12 +48,6 @@ export interface CampaignProgress {
 }
 
 export type StopReason = "bail" | "timeout" | "interrupted";
-
-export interface TimedOutSeed {
-  readonly seed: number;
-  readonly index: number;
-  readonly wallTimeMs: number;
-}
 
 export interface PoolCampaignOptions {
   readonly name: string;
@@ -79,6 +71,8 @@ export interface PoolCampaignOptions {
   readonly onProgress?: (progress: CampaignProgress) => void;
   /** A failing seed, as soon as it is absorbed. */
   readonly onFailure?: (result: SeedResult, index: number) => void;
+  /** The error thrown when a worker cannot run the simulation at all (default: `InvalidConfiguration`). */
+  readonly loadError?: (message: string) => Error;
   /** Collect block coverage of the user's code under this project root (`--coverage`). */
   readonly coverageRoot?: string;
 }
@@ -176,7 +170,8 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     const seed = seedAt(plan, index);
     if (outcome.kind === "cancelled") throw new Stop("interrupted");
     if (outcome.kind === "error") {
-      throw new SimulationLoadError(`simulation '${options.name}', seed ${seed}: ${outcome.name}: ${outcome.message}${outcome.stack !== undefined ? `\n${outcome.stack}` : ""}`);
+      const message = `simulation '${options.name}', seed ${seed}: ${outcome.name}: ${outcome.message}${outcome.stack !== undefined ? `\n${outcome.stack}` : ""}`;
+      throw (options.loadError ?? ((text: string) => new InvalidConfiguration(text)))(message);
     }
     let result: SeedResult;
     if (outcome.kind === "timeout" || outcome.kind === "crashed") {
