@@ -104,7 +104,7 @@ describe("printTrace(level)", () => {
     expect(headers[1]).toMatch(/^--- trace of seed 22 \(warn and above, 1 of \d+ events\) ---$/);
     const events = warn.lines.filter((l) => !l.startsWith("---"));
     expect(events).toHaveLength(2);
-    for (const line of events) expect(line).toMatch(/^\[\s+\d+\.\d{3}ms\] warn  w@\S+ warning n=\d+$/);
+    for (const line of events) expect(line).toMatch(/^\[\s+\d+\.\d{3}ms\] warn {2}w@\S+ warning n=\d+$/);
     // The capture floor stays at info: printing at warn does not change what the seed records.
     expect(report.seeds.map((s) => s.traceHash)).toEqual((await traced().builder.run()).seeds.map((s) => s.traceHash));
   });

@@ -147,13 +147,18 @@ export function coverageEntry(data: BlockCoverage, map: CoverageMap | null, root
  * each shard's lcov.info holds its lines.
  */
 export function mergeCoverageEntries(entries: readonly CoverageEntry[]): CoverageEntry {
-  return coverageEntry(entries.reduce<BlockCoverage>((all, e) => unionBlockCoverage(all, e.data), EMPTY_BLOCK_COVERAGE), null, "");
+  return coverageEntry(
+    entries.reduce<BlockCoverage>((all, e) => unionBlockCoverage(all, e.data), EMPTY_BLOCK_COVERAGE),
+    null,
+    "",
+  );
 }
 
 /** Keys by file path relative to the project root (`/`-separated), so reports of two machines merge. */
 function relativeKeys(data: BlockCoverage, rootDir: string): BlockCoverage {
   const out: Record<string, FileBlockCoverage> = {};
-  for (const [url, file] of Object.entries(data)) out[path.relative(rootDir, fileURLToPath(url)).split(path.sep).join("/")] = file;
+  for (const [url, file] of Object.entries(data))
+    out[path.relative(rootDir, fileURLToPath(url)).split(path.sep).join("/")] = file;
   return out;
 }
 

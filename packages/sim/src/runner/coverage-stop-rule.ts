@@ -56,13 +56,18 @@ export class CoverageStopRule {
       this.quietSeeds = Math.min(assertionQuiet, this.codeQuietSeeds);
     }
     // Without any signal (no sometimes-style site, no bucket, no code coverage) there is nothing to be stable.
-    const stable = this.quietSeeds >= this.requiredQuietSeeds && hit === total && (total + buckets > 0 || codeCoveredChars !== null);
+    const anySignal = total + buckets > 0 || codeCoveredChars !== null;
+    const stable = this.quietSeeds >= this.requiredQuietSeeds && hit === total && anySignal;
     const saturated = stable && seedsRun >= this.minSeeds;
     if (!saturated && seedsRun >= this.maxSeeds) this.convergenceTimeout = true;
     const stopReason = saturated
       ? `stopped after ${seedsRun} seeds: ${codeCoveredChars === null ? "" : "code and assertion "}coverage stable for ${this.quietSeeds} seeds (${hit}/${total} sometimes reached, ${buckets} sometimesEach buckets${codeCoveredChars === null ? "" : `, ${codeCoveredChars} characters of code covered`})${this.minSeeds > 0 ? ` and the minimum of ${this.minSeeds} seeds spent` : ""}`
       : this.convergenceTimeout
-        ? `stopped at the cap of ${this.maxSeeds} seeds: ${codeCoveredChars !== null && hit === total ? `code coverage still growing (new code reached within the last ${this.requiredQuietSeeds} seeds)` : capReason(hit, total, buckets, this.requiredQuietSeeds)}`
+        ? `stopped at the cap of ${this.maxSeeds} seeds: ${
+            codeCoveredChars !== null && hit === total
+              ? `code coverage still growing (new code reached within the last ${this.requiredQuietSeeds} seeds)`
+              : capReason(hit, total, buckets, this.requiredQuietSeeds)
+          }`
         : `running: ${hit}/${total} sometimes reached, ${buckets} buckets, stable for ${this.quietSeeds} of ${this.requiredQuietSeeds} seeds${seedsRun < this.minSeeds ? `, ${this.minSeeds - seedsRun} seeds left of the minimum` : ""}`;
     this.saturation = {
       signal: "assertionCoverage",
@@ -84,7 +89,8 @@ export class CoverageStopRule {
   private codeFields(codeCoveredChars: number, assertionQuiet: number, saturated: boolean): Partial<SaturationReport> {
     const signals: PlateauSignal[] = ["codeCoverage", "assertionCoverage"];
     // The signal that went quiet last is the one whose plateau ended the campaign (both on a tie).
-    const stoppedBy = signals.filter((s) => (s === "codeCoverage" ? this.codeQuietSeeds : assertionQuiet) === this.quietSeeds);
+    const quietOf = (s: PlateauSignal) => (s === "codeCoverage" ? this.codeQuietSeeds : assertionQuiet);
+    const stoppedBy = signals.filter((s) => quietOf(s) === this.quietSeeds);
     return {
       signal: "codeCoverage",
       signals,

@@ -179,7 +179,8 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
     const gaps = report.coverageViolations.length;
     const gapNote = gaps > 0 ? ` · ${gaps} coverage gap${gaps === 1 ? "" : "s"} outside the gate (see Coverage Gaps)` : "";
     const stableWhat = s.signals?.includes("codeCoverage") === true ? "code and assertion coverage" : "assertion coverage";
-    out.push(`${state}: ${s.sometimesHit}/${s.sometimesTotal} sometimes/reachable hit · ${stableWhat} stable for ${s.plateauSeeds} seeds (needs ${s.requiredQuietSeeds})${gapNote}`);
+    const hitText = `${s.sometimesHit}/${s.sometimesTotal} sometimes/reachable hit`;
+    out.push(`${state}: ${hitText} · ${stableWhat} stable for ${s.plateauSeeds} seeds (needs ${s.requiredQuietSeeds})${gapNote}`);
     if (s.signals !== undefined) {
       const stopped = s.stoppedBy === undefined ? "" : ` · stopped by the ${s.stoppedBy.join(" and ")} plateau (the last to go quiet)`;
       out.push(`Plateau signals: ${s.signals.join(", ")}${stopped}`);

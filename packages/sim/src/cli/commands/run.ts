@@ -241,7 +241,8 @@ async function runSimulation(pool: WorkerPool, prepared: Prepared, settings: Run
   });
   const { report, stoppedBy, sometimesFirstReached } = outcome;
   progress.end();
-  const codeCoverage = coverage === null || outcome.coverage === null ? null : await coverage.add(sim.source, outcome.coverage);
+  const blocks = outcome.coverage;
+  const codeCoverage = coverage === null || blocks === null ? null : await coverage.add(sim.source, blocks);
   const declared = await declaredSafetyAssertions(sim.file, settings.fileConfig.rootDir);
   const unevaluated = neverEvaluated(declared, new Set(report.assertionDetails.map((d) => d.message)));
   const entry: SimulationEntry = {
@@ -321,7 +322,8 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   };
   const target = { file, outDir: settings.outDir, shard: settings.shard, context: settings.context, configs: new Map(prepared.map((p) => [p.sim.name, p.config])) };
   const shard = settings.shard;
-  const written = coverage?.write(path.join(settings.outDir, shard === null ? "coverage" : `coverage.shard-${shard.index}-of-${shard.count}`)) ?? [];
+  const coverageDir = shard === null ? "coverage" : `coverage.shard-${shard.index}-of-${shard.count}`;
+  const written = coverage?.write(path.join(settings.outDir, coverageDir)) ?? [];
   for (const name of settings.reporters) written.push(...((await REPORTERS[name].finish?.(target)) ?? []));
   for (const file of written) {
     const relative = path.relative(io.cwd, file);

@@ -31,12 +31,19 @@ export function renderSimulationText(report: SimulationReport, entry: Simulation
 export const TEXT_COVERAGE_FILES_MAX = 5;
 
 function coverageText(c: CoverageEntry): string[] {
-  const pct = (x: CoverageCounts | null, what: string) => (x === null ? [] : [`${x.pct}% ${what} (${x.covered}/${x.total})`]);
-  const parts = [...pct(c.lines, "lines"), ...pct(c.branches, "branches"), ...pct(c.functions, "functions"), ...pct(c.blocks, "V8 blocks")];
+  const pct = (x: CoverageCounts | null, what: string) =>
+    x === null ? [] : [`${x.pct}% ${what} (${x.covered}/${x.total})`];
+  const parts = [
+    ...pct(c.lines, "lines"),
+    ...pct(c.branches, "branches"),
+    ...pct(c.functions, "functions"),
+    ...pct(c.blocks, "V8 blocks"),
+  ];
   const out = ["--- Code Coverage (--coverage) ---", parts.join(" · ")];
   if (c.files.length > 0) out.push(`lowest coverage (of ${plural(c.files.length, "file")}):`);
   for (const f of c.files.slice(0, TEXT_COVERAGE_FILES_MAX)) {
-    out.push(`  ${f.lines.pct.toFixed(1).padStart(5)}% lines  ${f.branches.pct.toFixed(1).padStart(5)}% branches  ${f.file}`);
+    const lines = f.lines.pct.toFixed(1).padStart(5);
+    out.push(`  ${lines}% lines  ${f.branches.pct.toFixed(1).padStart(5)}% branches  ${f.file}`);
   }
   return out;
 }

@@ -2,8 +2,9 @@
  * Collects V8 block coverage inside a pool worker through the inspector (precise coverage with
  * call counts, which resets the counters at every take, so each take holds exactly what ran since
  * the previous one; binary coverage is cheaper but reports fewer blocks once they ran in an earlier
- * take, so a seed's coverage would depend on what its worker ran before). A root seed's coverage is what ran during the seed, plus what the top level of
- * each file it ran did when the file was imported: that part runs once per worker, and adding it to
+ * take, so a seed's coverage would depend on what its worker ran before). A root seed's coverage
+ * is what ran during the seed, plus what the top level of each file it ran did when the file was
+ * imported: that part runs once per worker, and adding it to
  * every seed that uses the file keeps a seed's coverage independent of which worker ran it before.
  */
 import { Session, type Profiler } from "node:inspector";

@@ -42,7 +42,12 @@ export type PoolTask =
   /** Loads the source and returns the fingerprint of its configuration (checked before the first timeline). */
   | { readonly kind: "fingerprint"; readonly source: SimulationSource }
   /** The generated source of the covered scripts (for the coverage report), null for one not found. */
-  | { readonly kind: "coverageSources"; readonly source: SimulationSource; readonly coverageRoot: string; readonly urls: readonly string[] };
+  | {
+      readonly kind: "coverageSources";
+      readonly source: SimulationSource;
+      readonly coverageRoot: string;
+      readonly urls: readonly string[];
+    };
 
 export type PoolTaskKind = PoolTask["kind"];
 

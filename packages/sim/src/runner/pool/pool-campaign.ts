@@ -150,13 +150,17 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
   const firstReached = new Map<string, FirstReached>();
   let stoppedBy: StopReason | null = null;
   let coverage: BlockCoverage | null = options.coverageRoot === undefined ? null : EMPTY_BLOCK_COVERAGE;
+  const coverageTask = options.coverageRoot === undefined ? {} : { coverageRoot: options.coverageRoot };
 
   const interrupted = new Promise<"interrupted">((resolve) => {
     if (options.signal.aborted) resolve("interrupted");
     else options.signal.addEventListener("abort", () => resolve("interrupted"), { once: true });
   });
   const submit = (index: number, baseTable: AssertionTableState | null): Promise<SeedOutcome> =>
-    pool.run({ kind: "rootSeed", source: options.source, overrides: options.overrides, seed: seedAt(plan, index), baseTable, ...(options.coverageRoot === undefined ? {} : { coverageRoot: options.coverageRoot }) }, { timeoutMs: options.seedTimeoutMs, batch });
+    pool.run(
+      { kind: "rootSeed", source: options.source, overrides: options.overrides, seed: seedAt(plan, index), baseTable, ...coverageTask },
+      { timeoutMs: options.seedTimeoutMs, batch },
+    );
 
   /** Waits for a task, or throws Stop("interrupted") on SIGINT. */
   const settle = async (pending: Promise<SeedOutcome>): Promise<SeedOutcome> => {
@@ -203,7 +207,8 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     const timelines = options.explore ? explorations.reduce((n, x) => n + x.timelines, 0) : undefined;
     options.onProgress?.({ done: results.length, failing, sometimesHit: hit, sometimesTotal: total, bugs, ...(timelines === undefined ? {} : { timelines }) });
     if (options.bail && !result.ok && failing >= (options.bailAfter ?? 1)) throw new Stop("bail");
-    return stopRule === null || !stopRule.afterSeed(table, results.length, coverage === null ? null : blockCoverageTotals(coverage).coveredChars);
+    const codeCoveredChars = coverage === null ? null : blockCoverageTotals(coverage).coveredChars;
+    return stopRule === null || !stopRule.afterSeed(table, results.length, codeCoveredChars);
   };
 
   try {
