@@ -14,6 +14,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   soak: async () => (await import("./soak.ts")).benchSoak(),
   "report-merge": async () => (await import("./report-merge.ts")).benchReportMerge(),
   shrink: async () => (await import("./shrink.ts")).benchShrink(),
+  coverage: async () => (await import("./coverage.ts")).benchCoverage(),
   paxos: async () => ({ ...(await (await import("../examples/paxos/bench-paxos.ts")).benchPaxos()) }),
 };
 

@@ -109,6 +109,7 @@ export function createProgram(): Command {
     .option("-x", "stop at the first failing seed (--bail 1)")
     .option("--timeout <duration>", "wall-clock limit per root seed, e.g. 30s or 5m; a seed over it fails and the run goes on (default: 60s)")
     .option("--strict-coverage", "also fail on coverage gaps, never-evaluated safety assertions, and when until-stable hits its cap")
+    .option("--coverage", "code coverage of the system under test: a plateau signal; lcov.info and HTML in <out>/coverage")
     .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .addHelpText("after", RUN_HELP)
     .action(async (filters: string[], flags: RunFlags) => {

@@ -6,6 +6,7 @@
  * watermarks, buckets and first failures come out the same. The output depends only on the set
  * of inputs, not on their order on the command line. Wall-clock totals add up; `host` is null.
  */
+import { mergeCoverageEntries } from "./coverage-report.ts";
 import { AssertionTable } from "../chaos/assertions/index.ts";
 import { SimulationReport } from "../runner/report.ts";
 import { ReportMergeError } from "./errors.ts";
@@ -83,6 +84,7 @@ function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boo
     shards.every((s) => (s.entry.neverEvaluated ?? []).some((b) => b.message === a.message)),
   );
   const stoppedBy = shards.map((s) => s.entry.stoppedBy).find((r) => r !== null) ?? null;
+  const coverages = shards.flatMap((s) => (s.entry.coverage === undefined ? [] : [s.entry.coverage]));
   return {
     name,
     description: first.description,
@@ -99,6 +101,7 @@ function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boo
     failures: shards.flatMap((s) => s.entry.failures),
     sometimesFirstReached: mergeFirstReached(shards.map((s) => s.entry.sometimesFirstReached)),
     report: merged.toJSON(),
+    ...(coverages.length > 0 ? { coverage: mergeCoverageEntries(coverages) } : {}),
   };
 }
 

@@ -14,6 +14,7 @@ import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { PACKAGE_VERSION, REPORT_SCHEMA_VERSION, type SimulationReport } from "../runner/report.ts";
 import { failingTimelines } from "../runner/failure-groups.ts";
 import { formatFailure } from "../runner/seed-result.ts";
+import type { CoverageEntry } from "./coverage-report.ts";
 import { ReportMergeError } from "./errors.ts";
 import type { FirstReached, StopReason } from "../runner/pool/pool-campaign.ts";
 import { readJsonFile } from "./read-json-file.ts";
@@ -60,6 +61,8 @@ export interface SimulationEntry {
   readonly sometimesFirstReached: readonly FirstReached[];
   /** `SimulationReport.toJSON()`. */
   readonly report: Record<string, any>;
+  /** Code coverage of the system under test (`--coverage`); absent without it. */
+  readonly coverage?: CoverageEntry;
 }
 
 export interface HostInfo {

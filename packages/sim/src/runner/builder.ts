@@ -58,6 +58,7 @@ export class SimulationBuilder {
   private baseSeed: number | undefined;
   private runBudgetMs = DEFAULT_RUN_TIME_BUDGET_MS;
   private level: TraceLevel = "info";
+  private tracePrinting: SimulationConfig["printTrace"] = null;
   private taskFailuresFail = true;
   private readonly beforeHooks: (() => void)[] = [];
   private swarmOps = false;
@@ -291,6 +292,14 @@ export class SimulationBuilder {
     return this;
   }
 
+  /** Prints each seed's trace from `level` up once it ran (to `sink`, default stderr), capturing down to `level`. */
+  printTrace(level: TraceLevel, sink?: (line: string) => void): this {
+    const floor = this.level;
+    this.traceLevel(level).tracePrinting = { level, sink: sink ?? null }; // checks the level
+    if (TRACE_LEVEL_ORDER[floor] < TRACE_LEVEL_ORDER[level]) this.level = floor;
+    return this;
+  }
+
   /**
    * Lets spawned tasks fail without failing the seed (their failure stays a `task_failed` warning
    * in the trace). By default a task that throws fails its seed, as an unhandled rejection would
@@ -445,6 +454,7 @@ export class SimulationBuilder {
       baseSeed: this.baseSeed,
       runTimeBudgetMs: this.runBudgetMs,
       traceLevel: this.level,
+      printTrace: this.tracePrinting,
       beforeIteration: this.beforeHooks.slice(),
       swarmOperations: this.swarmOps,
       steppingMode: this.mode,

@@ -17,6 +17,7 @@ import type { SeedFailure, SeedResult } from "./seed-result.ts";
 import { SeedSession, type SeedOptions } from "./seed-runner.ts";
 import { Explorer, sequentialBatchRunner, type BatchRunner, type ExplorationReport, type TimelineJob, type TimelineOutcome } from "../explore/index.ts";
 import { CampaignHook } from "./simulation-hook.ts";
+import { printSeedTrace } from "./trace-printing.ts";
 import { WorkerPool } from "./pool/worker-pool.ts";
 import { checkWorkerConfiguration, poolBatchRunner } from "./pool/pool-batch-runner.ts";
 import { runPoolCampaign } from "./pool/pool-campaign.ts";
@@ -286,6 +287,7 @@ export class Campaign {
     try {
       result = await session.run();
       onTrace?.(session.world.trace.all);
+      if (this.config.printTrace != null) printSeedTrace(this.config.printTrace, seed, session.world.trace.all);
     } finally {
       guard.armed = false;
       guard.virtual = null;

@@ -1,4 +1,5 @@
 /** The validated configuration a `SimulationBuilder` produces; read by the seed runner. */
+import type { TracePrinting } from "./trace-printing.ts";
 import type { TraceLevel } from "@moonpool/core";
 import type { SteppingMode } from "../engine/engine.ts";
 import type { Invariant, Process, ProcessCount, Workload } from "./user-interfaces.ts";
@@ -58,6 +59,8 @@ export interface SimulationConfig {
   readonly baseSeed: number | undefined;
   readonly runTimeBudgetMs: number;
   readonly traceLevel: TraceLevel;
+  /** `printTrace(level)`: print each seed's trace; absent or null: do not. */
+  readonly printTrace?: TracePrinting | null;
   readonly beforeIteration: readonly (() => void)[];
   readonly swarmOperations: boolean;
   readonly steppingMode: SteppingMode;

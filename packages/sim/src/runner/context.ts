@@ -2,6 +2,7 @@
 import { InvalidConfiguration } from "@moonpool/core";
 import type { Incarnation } from "../engine/incarnation.ts";
 import { MetricQuery } from "../world/metrics/query.ts";
+import type { TraceQuery } from "../world/trace-log.ts";
 import { ActorScope } from "../world/scope.ts";
 import type { ProcessClock } from "../world/time.ts";
 import type { World } from "../world/world.ts";
@@ -29,6 +30,12 @@ export class SimContextImpl extends ActorScope implements SimContext {
 
   get shutdown(): AbortSignal {
     return this.incarnation.shutdown;
+  }
+
+  get traceQuery(): TraceQuery {
+    // A read-only view: the log itself also records.
+    const log = this.world.trace;
+    return { since: (name, cursor) => log.since(name, cursor), count: (name) => log.count(name), snapshot: (name) => log.snapshot(name) };
   }
 
   get metricQuery(): MetricQuery {

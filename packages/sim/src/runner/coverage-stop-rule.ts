@@ -11,9 +11,12 @@
  * `assertSometimesEach`), and at least `minSeeds` seeds ran. A simulation with no signal at all
  * runs to the cap. Numeric watermarks are not coverage:
  * a distance that improves a little every seed would never let a campaign stop.
+ *
+ * Under `moonpool run --coverage` the covered code of the system under test is a second signal:
+ * a seed that reaches new code is progress too, and code coverage alone is enough to be stable.
  */
 import type { AssertionTable } from "../chaos/assertions/index.ts";
-import type { SaturationReport } from "./report.ts";
+import type { PlateauSignal, SaturationReport } from "./report.ts";
 
 /** The minimum `moonpool run` spends by default before coverage may stop it (`--quick`: none). */
 export const DEFAULT_RUN_MIN_SEEDS = 500;
@@ -21,6 +24,9 @@ export const DEFAULT_RUN_MIN_SEEDS = 500;
 export class CoverageStopRule {
   private previousSignal = -1;
   private quietSeeds = 0;
+  private assertionQuietSeeds = 0;
+  private previousCode = -1;
+  private codeQuietSeeds = 0;
   /** The latest evaluation (null before the first seed). */
   saturation: SaturationReport | null = null;
   /** True when the last allowed seed ran without saturating. */
@@ -36,20 +42,32 @@ export class CoverageStopRule {
    * Call after seed number `seedsRun` (1-based) has been recorded in `table`. Returns true when
    * the campaign should stop here (see the module comment).
    */
-  afterSeed(table: AssertionTable, seedsRun: number): boolean {
+  afterSeed(table: AssertionTable, seedsRun: number, codeCoveredChars: number | null = null): boolean {
     const { hit, total } = sometimesSites(table);
     const buckets = table.bucketCount;
     const signal = hit + buckets;
-    this.quietSeeds = signal === this.previousSignal ? this.quietSeeds + 1 : 0;
+    const assertionQuiet = signal === this.previousSignal ? this.assertionQuietSeeds + 1 : 0;
+    this.assertionQuietSeeds = assertionQuiet;
     this.previousSignal = signal;
-    // Without any signal (no sometimes-style site, no bucket) there is nothing to be stable.
-    const stable = this.quietSeeds >= this.requiredQuietSeeds && hit === total && total + buckets > 0;
+    this.quietSeeds = assertionQuiet;
+    if (codeCoveredChars !== null) {
+      this.codeQuietSeeds = codeCoveredChars === this.previousCode ? this.codeQuietSeeds + 1 : 0;
+      this.previousCode = codeCoveredChars;
+      this.quietSeeds = Math.min(assertionQuiet, this.codeQuietSeeds);
+    }
+    // Without any signal (no sometimes-style site, no bucket, no code coverage) there is nothing to be stable.
+    const anySignal = total + buckets > 0 || codeCoveredChars !== null;
+    const stable = this.quietSeeds >= this.requiredQuietSeeds && hit === total && anySignal;
     const saturated = stable && seedsRun >= this.minSeeds;
     if (!saturated && seedsRun >= this.maxSeeds) this.convergenceTimeout = true;
     const stopReason = saturated
-      ? `stopped after ${seedsRun} seeds: coverage stable for ${this.quietSeeds} seeds (${hit}/${total} sometimes reached, ${buckets} sometimesEach buckets)${this.minSeeds > 0 ? ` and the minimum of ${this.minSeeds} seeds spent` : ""}`
+      ? `stopped after ${seedsRun} seeds: ${codeCoveredChars === null ? "" : "code and assertion "}coverage stable for ${this.quietSeeds} seeds (${hit}/${total} sometimes reached, ${buckets} sometimesEach buckets${codeCoveredChars === null ? "" : `, ${codeCoveredChars} characters of code covered`})${this.minSeeds > 0 ? ` and the minimum of ${this.minSeeds} seeds spent` : ""}`
       : this.convergenceTimeout
-        ? `stopped at the cap of ${this.maxSeeds} seeds: ${capReason(hit, total, buckets, this.requiredQuietSeeds)}`
+        ? `stopped at the cap of ${this.maxSeeds} seeds: ${
+            codeCoveredChars !== null && hit === total
+              ? `code coverage still growing (new code reached within the last ${this.requiredQuietSeeds} seeds)`
+              : capReason(hit, total, buckets, this.requiredQuietSeeds)
+          }`
         : `running: ${hit}/${total} sometimes reached, ${buckets} buckets, stable for ${this.quietSeeds} of ${this.requiredQuietSeeds} seeds${seedsRun < this.minSeeds ? `, ${this.minSeeds - seedsRun} seeds left of the minimum` : ""}`;
     this.saturation = {
       signal: "assertionCoverage",
@@ -61,8 +79,25 @@ export class CoverageStopRule {
       eachBuckets: buckets,
       minSeeds: this.minSeeds,
       stopReason,
+      signals: ["assertionCoverage"],
+      ...(saturated ? { stoppedBy: ["assertionCoverage"] } : {}),
+      ...(codeCoveredChars === null ? {} : this.codeFields(codeCoveredChars, assertionQuiet, saturated)),
     };
     return saturated;
+  }
+
+  private codeFields(codeCoveredChars: number, assertionQuiet: number, saturated: boolean): Partial<SaturationReport> {
+    const signals: PlateauSignal[] = ["codeCoverage", "assertionCoverage"];
+    // The signal that went quiet last is the one whose plateau ended the campaign (both on a tie).
+    const quietOf = (s: PlateauSignal) => (s === "codeCoverage" ? this.codeQuietSeeds : assertionQuiet);
+    const stoppedBy = signals.filter((s) => quietOf(s) === this.quietSeeds);
+    return {
+      signal: "codeCoverage",
+      signals,
+      codeCoveredChars,
+      codePlateauSeeds: this.codeQuietSeeds,
+      ...(saturated ? { stoppedBy } : {}),
+    };
   }
 }
 

@@ -178,7 +178,13 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
     // remaining coverage gaps so "saturated" never reads as "no coverage gap".
     const gaps = report.coverageViolations.length;
     const gapNote = gaps > 0 ? ` · ${gaps} coverage gap${gaps === 1 ? "" : "s"} outside the gate (see Coverage Gaps)` : "";
-    out.push(`${state}: ${s.sometimesHit}/${s.sometimesTotal} sometimes/reachable hit · assertion coverage stable for ${s.plateauSeeds} seeds (needs ${s.requiredQuietSeeds})${gapNote}`);
+    const stableWhat = s.signals?.includes("codeCoverage") === true ? "code and assertion coverage" : "assertion coverage";
+    const hitText = `${s.sometimesHit}/${s.sometimesTotal} sometimes/reachable hit`;
+    out.push(`${state}: ${hitText} · ${stableWhat} stable for ${s.plateauSeeds} seeds (needs ${s.requiredQuietSeeds})${gapNote}`);
+    if (s.signals !== undefined) {
+      const stopped = s.stoppedBy === undefined ? "" : ` · stopped by the ${s.stoppedBy.join(" and ")} plateau (the last to go quiet)`;
+      out.push(`Plateau signals: ${s.signals.join(", ")}${stopped}`);
+    }
     if (s.stopReason !== undefined) out.push(`Stop rule: ${s.stopReason}`);
   }
   if (report.convergenceTimeout) out.push(c.yellow("UntilCoverageStable hit the iteration cap without saturating."));

@@ -24,8 +24,12 @@ import { userFrames } from "./source-location.ts";
 export const REPORT_SCHEMA_VERSION = 4;
 export const PACKAGE_VERSION = "0.1.0";
 
+/** A plateau signal: assertion slots reached, or blocks of the user's code covered (`moonpool run --coverage`). */
+export type PlateauSignal = "assertionCoverage" | "codeCoverage";
+
 export interface SaturationReport {
-  readonly signal: "assertionCoverage";
+  /** The first signal of `signals` (kept for older readers). */
+  readonly signal: PlateauSignal;
   readonly saturated: boolean;
   readonly sometimesHit: number;
   readonly sometimesTotal: number;
@@ -38,6 +42,13 @@ export interface SaturationReport {
   readonly minSeeds?: number;
   /** One line: why the campaign stopped (or, mid-run, where the rule stands). */
   readonly stopReason?: string;
+  /** The signals whose growth counted as progress; absent in older reports (assertion coverage only). */
+  readonly signals?: readonly PlateauSignal[];
+  /** With code coverage: characters of the user's code covered so far, and seeds since that last grew. */
+  readonly codeCoveredChars?: number;
+  readonly codePlateauSeeds?: number;
+  /** Once saturated: the signal(s) that went quiet last, i.e. whose plateau stopped the campaign. */
+  readonly stoppedBy?: readonly PlateauSignal[];
 }
 
 export interface CampaignMetrics {

@@ -33,6 +33,11 @@ export interface SimContext extends NodeContext {
    * stable name; the seed's result reports the values used (`SeedResult.sizes`).
    */
   size(name: string, n: number): number;
+  /**
+   * Reads this seed's trace timeline, with the query API invariants use: a workload's `check()`
+   * validates what every actor traced (and the `sim_fault` events) after the processes stopped.
+   */
+  readonly traceQuery: TraceQuery;
 }
 
 /**

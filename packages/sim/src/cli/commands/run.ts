@@ -23,6 +23,7 @@ import { parseDurationMs, parsePositiveInteger, parseReporters, parseSeed, parse
 import { WorkerPool } from "../../runner/pool/worker-pool.ts";
 import { DEFAULT_SEED_TIMEOUT_MS, EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../../runner/pool/pool-campaign.ts";
 import { createProgress, type ProgressDisplay as Progress } from "../progress.ts";
+import { CampaignCoverage } from "../coverage-report.ts";
 import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
 import { REPORTERS } from "../reporters/registry.ts";
 import { statusLine, summaryLine } from "../reporters/text.ts";
@@ -59,6 +60,8 @@ export interface RunFlags {
   readonly seedsFrom?: string;
   /** The default stop rule without its minimum budget. */
   readonly quick?: boolean;
+  /** Code coverage of the system under test: a plateau signal and lcov/HTML reports. */
+  readonly coverage?: boolean;
 }
 
 /** Failing seeds per simulation recorded in a JSON report (what `--last-failed` reruns). */
@@ -228,7 +231,7 @@ function firstFailurePrinter(name: string, context: ReplayCommandContext, progre
 }
 
 /** Runs one simulation's campaign on the pool and returns its report entry (printed by the reporters that print). */
-async function runSimulation(pool: WorkerPool, prepared: Prepared, settings: RunSettings, io: CliIO, progress: Progress, signal: AbortSignal, failingSoFar: number): Promise<SimulationEntry> {
+async function runSimulation(pool: WorkerPool, prepared: Prepared, settings: RunSettings, io: CliIO, progress: Progress, signal: AbortSignal, failingSoFar: number, coverage: CampaignCoverage | null): Promise<SimulationEntry> {
   const { sim, config, plan, range } = prepared;
   const { shard, bailAfter, context } = settings;
   const explore = config.exploration !== null;
@@ -245,7 +248,7 @@ async function runSimulation(pool: WorkerPool, prepared: Prepared, settings: Run
   });
   const errColors = colorsFor(io.stderr);
   // A seed past --timeout is a failed seed (printed by onFailure); the campaign goes on.
-  const { report, stoppedBy, sometimesFirstReached } = await runPoolCampaign(pool, {
+  const outcome = await runPoolCampaign(pool, {
     name: sim.name,
     source: sim.source,
     overrides: prepared.overrides,
@@ -261,8 +264,12 @@ async function runSimulation(pool: WorkerPool, prepared: Prepared, settings: Run
     onProgress: (p) => progress.update(p),
     // The text report groups every failure on stdout.
     onFailure: settings.reporters.includes("text") ? undefined : firstFailurePrinter(sim.name, context, progress, errColors),
+    ...(coverage === null ? {} : { coverageRoot: settings.fileConfig.rootDir }),
   });
+  const { report, stoppedBy, sometimesFirstReached } = outcome;
   progress.end();
+  const blocks = outcome.coverage;
+  const codeCoverage = coverage === null || blocks === null ? null : await coverage.add(sim.source, blocks);
   const declared = await declaredSafetyAssertions(sim.file, settings.fileConfig.rootDir);
   const unevaluated = neverEvaluated(declared, new Set(report.assertionDetails.map((d) => d.message)));
   const entry: SimulationEntry = {
@@ -281,6 +288,7 @@ async function runSimulation(pool: WorkerPool, prepared: Prepared, settings: Run
     failures: failureEntries(report, context, sim.name),
     sometimesFirstReached,
     report: report.toJSON(),
+    ...(codeCoverage === null ? {} : { coverage: codeCoverage }),
   };
   for (const name of settings.reporters) REPORTERS[name].simulationDone?.(report, entry, context, io);
   io.stderr.write(statusLine(entry, errColors) + "\n");
@@ -307,12 +315,13 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   // One pool for the whole command: its workers serve every simulation's seeds.
   const poolSize = Math.max(1, Math.min(settings.workers, Math.max(...prepared.map((p) => p.range.end - p.range.start))));
   const pool = new WorkerPool(poolSize);
+  const coverage = flags.coverage === true ? new CampaignCoverage(settings.fileConfig.rootDir) : null;
   const entries: SimulationEntry[] = [];
   let failingSeeds = 0;
   try {
     for (const simulation of prepared) {
       if (interrupt.signal.aborted) break;
-      const entry = await runSimulation(pool, simulation, settings, io, progress, interrupt.signal, failingSeeds);
+      const entry = await runSimulation(pool, simulation, settings, io, progress, interrupt.signal, failingSeeds, coverage);
       entries.push(entry);
       failingSeeds += Number(entry.report.failedRuns);
       if (entry.stoppedBy === "bail") break;
@@ -321,6 +330,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     progress.end();
     process.off("SIGINT", onSigint);
     await pool.close();
+    await coverage?.close();
   }
 
   const wallTimeMs = performance.now() - wallStartMs;
@@ -338,11 +348,13 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     host: { workers: poolSize, platform: process.platform, arch: process.arch, cpus: os.availableParallelism(), wallTimeMs },
   };
   const target = { file, outDir: settings.outDir, shard: settings.shard, context: settings.context, configs: new Map(prepared.map((p) => [p.sim.name, p.config])) };
-  for (const name of settings.reporters) {
-    for (const written of (await REPORTERS[name].finish?.(target)) ?? []) {
-      const relative = path.relative(io.cwd, written);
-      io.stderr.write(`wrote ${relative.startsWith("..") || path.isAbsolute(relative) ? written : relative}\n`);
-    }
+  const shard = settings.shard;
+  const coverageDir = shard === null ? "coverage" : `coverage.shard-${shard.index}-of-${shard.count}`;
+  const written = coverage?.write(path.join(settings.outDir, coverageDir)) ?? [];
+  for (const name of settings.reporters) written.push(...((await REPORTERS[name].finish?.(target)) ?? []));
+  for (const file of written) {
+    const relative = path.relative(io.cwd, file);
+    io.stderr.write(`wrote ${relative.startsWith("..") || path.isAbsolute(relative) ? file : relative}\n`);
   }
   const loadText = loadFailures.length > 0 ? `, ${loadFailures.length} file${loadFailures.length === 1 ? "" : "s"} failed to load` : "";
   const line = summaryLine(entries, wallTimeMs, interrupted) + loadText;

@@ -5,6 +5,7 @@ import type { Colors } from "../colors.ts";
 import { plural } from "../../runner/failure-groups.ts";
 import { replayHintFor, rerunCommand, type ReplayCommandContext } from "../replay-command.ts";
 import type { SimulationEntry } from "../run-report.ts";
+import type { CoverageCounts, CoverageEntry } from "../coverage-report.ts";
 
 /** Passing seeds listed per report; the JSON report has all of them. */
 export const TEXT_SEED_LINES_MAX = 20;
@@ -22,7 +23,29 @@ export function renderSimulationText(report: SimulationReport, entry: Simulation
     lines.push(`--- Never Evaluated: ${plural(entry.neverEvaluated.length, "safety assertion")} no seed reached (--strict-coverage fails on them) ---`);
     for (const a of entry.neverEvaluated) lines.push(`- "${a.message}" (${a.where})`);
   }
+  if (entry.coverage !== undefined) lines.push(...coverageText(entry.coverage));
   return lines.join("\n") + "\n";
+}
+
+/** Files listed under "lowest coverage" (the HTML report has every file). */
+export const TEXT_COVERAGE_FILES_MAX = 5;
+
+function coverageText(c: CoverageEntry): string[] {
+  const pct = (x: CoverageCounts | null, what: string) =>
+    x === null ? [] : [`${x.pct}% ${what} (${x.covered}/${x.total})`];
+  const parts = [
+    ...pct(c.lines, "lines"),
+    ...pct(c.branches, "branches"),
+    ...pct(c.functions, "functions"),
+    ...pct(c.blocks, "V8 blocks"),
+  ];
+  const out = ["--- Code Coverage (--coverage) ---", parts.join(" · ")];
+  if (c.files.length > 0) out.push(`lowest coverage (of ${plural(c.files.length, "file")}):`);
+  for (const f of c.files.slice(0, TEXT_COVERAGE_FILES_MAX)) {
+    const lines = f.lines.pct.toFixed(1).padStart(5);
+    out.push(`  ${lines}% lines  ${f.branches.pct.toFixed(1).padStart(5)}% branches  ${f.file}`);
+  }
+  return out;
 }
 
 export function statusLine(entry: SimulationEntry, c: Colors): string {

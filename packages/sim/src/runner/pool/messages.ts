@@ -5,6 +5,7 @@
 import type { AssertionTableState } from "../../chaos/assertions/index.ts";
 import type { Breakpoint } from "../../engine/rng.ts";
 import type { SingleSeedOutcome } from "../campaign.ts";
+import type { BlockCoverage } from "../coverage/block-coverage.ts";
 import type { ConfigFingerprint } from "../config-fingerprint.ts";
 import type { SeedChaosRecord } from "../seed-chaos.ts";
 import type { TimelineOutcome } from "../../explore/index.ts";
@@ -23,6 +24,8 @@ export type PoolTask =
       readonly overrides: BuildOverrides;
       readonly seed: number;
       readonly baseTable: AssertionTableState | null;
+      /** Collect block coverage of the user's code under this project root (absent: none). */
+      readonly coverageRoot?: string;
     }
   /**
    * Timelines of one root seed (one per recipe), each in a table starting from `baseTable`, run
@@ -37,15 +40,24 @@ export type PoolTask =
       readonly baseTable: AssertionTableState;
     }
   /** Loads the source and returns the fingerprint of its configuration (checked before the first timeline). */
-  | { readonly kind: "fingerprint"; readonly source: SimulationSource };
+  | { readonly kind: "fingerprint"; readonly source: SimulationSource }
+  /** The generated source of the covered scripts (for the coverage report), null for one not found. */
+  | {
+      readonly kind: "coverageSources";
+      readonly source: SimulationSource;
+      readonly coverageRoot: string;
+      readonly urls: readonly string[];
+    };
 
 export type PoolTaskKind = PoolTask["kind"];
 
 /** What each kind of task produces. */
 export interface PoolTaskResults {
-  readonly rootSeed: SingleSeedOutcome;
+  /** `coverage`: the seed's block coverage, present when the task asked for it. */
+  readonly rootSeed: SingleSeedOutcome & { readonly coverage?: BlockCoverage };
   readonly timelines: TimelineOutcome<SeedResult>[];
   readonly fingerprint: ConfigFingerprint;
+  readonly coverageSources: Record<string, string | null>;
 }
 
 export type PoolTaskMessage = PoolTask & { readonly id: number };

@@ -21,13 +21,13 @@ import type { SteppingMode } from "../../engine/engine.ts";
 import { AssertionTable, type AssertionTableState } from "../../chaos/assertions/index.ts";
 import { mergeExplorationReports, type ExplorationReport } from "../../explore/index.ts";
 import { CoverageStopRule } from "../coverage-stop-rule.ts";
+import { blockCoverageTotals, EMPTY_BLOCK_COVERAGE, unionBlockCoverage, type BlockCoverage } from "../coverage/block-coverage.ts";
 import { SimulationReport } from "../report.ts";
 import type { SeedFailure, SeedResult } from "../seed-result.ts";
 import { NO_CHAOS_DRAWN } from "../seed-chaos.ts";
-import type { SingleSeedOutcome } from "../campaign.ts";
 import { seedAt, type IndexRange, type SeedPlan } from "../seed-plan.ts";
 import type { BuildOverrides, SimulationSource } from "../simulation-source.ts";
-import type { TaskOutcome } from "./messages.ts";
+import type { PoolTaskResults, TaskOutcome } from "./messages.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
 /** Root seeds per exploration round (see above). Eight keeps up to eight workers busy per round. */
@@ -73,6 +73,8 @@ export interface PoolCampaignOptions {
   readonly onFailure?: (result: SeedResult, index: number) => void;
   /** The error thrown when a worker cannot run the simulation at all (default: `InvalidConfiguration`). */
   readonly loadError?: (message: string) => Error;
+  /** Collect block coverage of the user's code under this project root (`--coverage`). */
+  readonly coverageRoot?: string;
 }
 
 export interface PoolCampaignResult {
@@ -80,6 +82,8 @@ export interface PoolCampaignResult {
   readonly stoppedBy: StopReason | null;
   /** When each sometimes-family signal was first reached, in the order reached. */
   readonly sometimesFirstReached: readonly FirstReached[];
+  /** The absorbed seeds' block coverage, merged in seed order; null without `coverageRoot`. */
+  readonly coverage: BlockCoverage | null;
 }
 
 /** By seed index, then message: the same order for a whole run and for merged shards. */
@@ -145,13 +149,18 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
   let failing = 0;
   const firstReached = new Map<string, FirstReached>();
   let stoppedBy: StopReason | null = null;
+  let coverage: BlockCoverage | null = options.coverageRoot === undefined ? null : EMPTY_BLOCK_COVERAGE;
+  const coverageTask = options.coverageRoot === undefined ? {} : { coverageRoot: options.coverageRoot };
 
   const interrupted = new Promise<"interrupted">((resolve) => {
     if (options.signal.aborted) resolve("interrupted");
     else options.signal.addEventListener("abort", () => resolve("interrupted"), { once: true });
   });
   const submit = (index: number, baseTable: AssertionTableState | null): Promise<SeedOutcome> =>
-    pool.run({ kind: "rootSeed", source: options.source, overrides: options.overrides, seed: seedAt(plan, index), baseTable }, { timeoutMs: options.seedTimeoutMs, batch });
+    pool.run(
+      { kind: "rootSeed", source: options.source, overrides: options.overrides, seed: seedAt(plan, index), baseTable, ...coverageTask },
+      { timeoutMs: options.seedTimeoutMs, batch },
+    );
 
   /** Waits for a task, or throws Stop("interrupted") on SIGINT. */
   const settle = async (pending: Promise<SeedOutcome>): Promise<SeedOutcome> => {
@@ -176,6 +185,7 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
       const { table: childTable, exploration } = outcome.outcome;
       result = outcome.outcome.result;
       table.absorb(childTable, baseTable);
+      if (coverage !== null) coverage = unionBlockCoverage(coverage, outcome.outcome.coverage ?? EMPTY_BLOCK_COVERAGE);
       if (exploration !== null) explorations.push(exploration);
     }
     results.push(result);
@@ -197,7 +207,8 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     const timelines = options.explore ? explorations.reduce((n, x) => n + x.timelines, 0) : undefined;
     options.onProgress?.({ done: results.length, failing, sometimesHit: hit, sometimesTotal: total, bugs, ...(timelines === undefined ? {} : { timelines }) });
     if (options.bail && !result.ok && failing >= (options.bailAfter ?? 1)) throw new Stop("bail");
-    return stopRule === null || !stopRule.afterSeed(table, results.length);
+    const codeCoveredChars = coverage === null ? null : blockCoverageTotals(coverage).coveredChars;
+    return stopRule === null || !stopRule.afterSeed(table, results.length, codeCoveredChars);
   };
 
   try {
@@ -220,10 +231,10 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     steppingMode: options.steppingMode,
     exploration: options.explore ? mergeExplorationReports(explorations) : null,
   });
-  return { report, stoppedBy, sometimesFirstReached: sortFirstReached([...firstReached.values()]) };
+  return { report, stoppedBy, sometimesFirstReached: sortFirstReached([...firstReached.values()]), coverage };
 }
 
-type SeedOutcome = TaskOutcome<SingleSeedOutcome>;
+type SeedOutcome = TaskOutcome<PoolTaskResults["rootSeed"]>;
 type Submit = (index: number, baseTable: AssertionTableState | null) => Promise<SeedOutcome>;
 type Settle = (pending: Promise<SeedOutcome>) => Promise<SeedOutcome>;
 type Absorb = (index: number, outcome: SeedOutcome, baseTable: AssertionTableState | null) => boolean;

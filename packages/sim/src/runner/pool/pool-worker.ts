@@ -7,6 +7,7 @@
 import { parentPort } from "node:worker_threads";
 import { Campaign } from "../campaign.ts";
 import { configFingerprint } from "../config-fingerprint.ts";
+import { beginSeedCoverage, endSeedCoverage, scriptSources, startCoverage } from "../coverage/collector.ts";
 import { buildWithOverrides, loadSimulationBuilder } from "../simulation-source.ts";
 import type { PoolTaskMessage, PoolTaskResults, PoolTaskKind, WorkerReply } from "./messages.ts";
 
@@ -14,6 +15,14 @@ if (parentPort === null) throw new Error("pool-worker.ts runs inside a worker th
 const port = parentPort;
 
 async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskKind]> {
+  // Coverage starts before the simulation module is first imported, so its top level is seen; the
+  // seed's window opens after the import (once per worker) and before the builder runs (every seed).
+  const coverageRoot = task.kind === "rootSeed" || task.kind === "coverageSources" ? task.coverageRoot : undefined;
+  if (coverageRoot !== undefined) {
+    await startCoverage();
+    await import(task.source.module).catch(() => {}); // loadSimulationBuilder reports a failure
+    await beginSeedCoverage(coverageRoot);
+  }
   const builder = await loadSimulationBuilder(task.source);
   switch (task.kind) {
     case "fingerprint":
@@ -22,12 +31,16 @@ async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskK
       const base = task.baseTable;
       return new Campaign(builder.build()).runTimelines(task.seed, task.recipes.map((recipe) => ({ recipe, base })));
     }
+    case "coverageSources":
+      return scriptSources(task.urls);
     case "rootSeed": {
-      const outcome = await new Campaign(buildWithOverrides(builder, task.overrides)).runSingleSeed(task.seed, {
+      const campaign = new Campaign(buildWithOverrides(builder, task.overrides));
+      const outcome = await campaign.runSingleSeed(task.seed, {
         baseTable: task.baseTable,
         onChaos: (chaos) => port.postMessage({ id: task.id, kind: "chaos", chaos } satisfies WorkerReply),
       });
-      return { ...outcome, result: { ...outcome.result, discoveries: [] } };
+      const coverage = coverageRoot === undefined ? {} : { coverage: await endSeedCoverage(coverageRoot) };
+      return { ...outcome, result: { ...outcome.result, discoveries: [] }, ...coverage };
     }
   }
 }
