@@ -220,6 +220,11 @@ function wrapGetter(target: object, key: string, name: GuardedGlobal, call: stri
   });
 }
 
+/** True while a seed's simulated code runs (a guard is installed and armed). */
+export function simulationArmed(): boolean {
+  return active !== null && active.armed;
+}
+
 let wrappersInstalled = false;
 
 /**

@@ -3,6 +3,7 @@ import { InvalidConfiguration } from "@moonpool/core";
 import type { Incarnation } from "../engine/incarnation.ts";
 import { MetricQuery } from "../world/metrics/query.ts";
 import { ActorScope } from "../world/scope.ts";
+import { registerNodeHost } from "../world/node-net/index.ts";
 import type { ProcessClock } from "../world/time.ts";
 import type { World } from "../world/world.ts";
 import type { StateBoard } from "./state-board.ts";
@@ -23,6 +24,7 @@ export class SimContextImpl extends ActorScope implements SimContext {
     readonly chaosWindow: ChaosWindowView,
   ) {
     super(world, incarnation, null, clock, myIp);
+    registerNodeHost(world, incarnation, this);
   }
 
   get shutdown(): AbortSignal {
