@@ -336,6 +336,11 @@ export function installEscapeWrappers(): void {
 
 export class EscapeGuard {
   armed = false;
+  /**
+   * Set by the campaign's 'uncaughtException' handler: Node then calls `setImmediate` itself to
+   * resume its tick queue, and an escape there would end the whole process instead of the seed.
+   */
+  passNextSetImmediate = false;
   private consolePatches: Patch[] = [];
   private installed = false;
 
@@ -351,6 +356,10 @@ export class EscapeGuard {
    */
   intercept(name: GuardedGlobal, call: string): void {
     if (this.allowed.has(name)) return;
+    if (name === "setImmediate" && this.passNextSetImmediate) {
+      this.passNextSetImmediate = false;
+      return;
+    }
     const actor = this.sink.currentActor();
     const error = new SimulationEscape(
       call,

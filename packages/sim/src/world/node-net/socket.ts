@@ -114,11 +114,13 @@ export class SimSocket extends Duplex {
     this.conn = conn;
     this.connected ??= Promise.resolve(conn);
     this.touch();
-    // A read asked for before the connection existed starts now.
+    // Like Node, a connected socket reads at once (up to its high-water mark, even before a
+    // 'data' listener), so a reset or the peer's end is noticed without a reader.
     if (this.reading) {
+      // A read asked for before the connection existed (the stream waits for its push).
       this.reading = false;
       this._read();
-    }
+    } else if (!this.isPaused()) this.read(0);
   }
 
   private fail(error: Error): void {
@@ -214,12 +216,13 @@ export class SimSocket extends Duplex {
       time.sleep(delayMs).then(
         () => {
           if (generation !== this.timeoutGeneration || this.destroyed) return;
-          const idleMs = time.now() - this.lastActivityMs;
-          if (idleMs >= timeoutMs) {
+          const remainingMs = timeoutMs - (time.now() - this.lastActivityMs);
+          // Below a microsecond the clock cannot move: that is the deadline.
+          if (remainingMs < 0.001) {
             this.emit("timeout");
             // Like Node: the timer is re-armed only by the next activity or setTimeout call.
             this.timeoutGeneration++;
-          } else wait(timeoutMs - idleMs);
+          } else wait(remainingMs);
         },
         () => {}, // the process is shutting down: nobody waits for this timer any more
       );
