@@ -25,11 +25,13 @@ describe("smoke", () => {
           const ip = ctx.topology.processIps[0]!;
           for (let i = 0; i < 3; i++) {
             const body = await new Promise<string>((resolve, reject) => {
-              http.get(`http://${ip}:8080/x${i}`, (res) => {
-                let text = `${res.statusCode} `;
-                res.on("data", (c) => (text += c));
-                res.on("end", () => resolve(text));
-              }).on("error", reject);
+              http
+                .get(`http://${ip}:8080/x${i}`, (res) => {
+                  let text = `${res.statusCode} `;
+                  res.on("data", (c) => (text += c));
+                  res.on("end", () => resolve(text));
+                })
+                .on("error", reject);
             });
             got.push(body);
           }

@@ -48,7 +48,10 @@ function echoClient(connect: () => net.Socket, events: string[], wait: () => Pro
   });
 }
 
-function simulation(server: (ctx: SimContext) => Promise<void>, client: (ctx: SimContext) => Promise<void>): SimulationBuilder {
+function simulation(
+  server: (ctx: SimContext) => Promise<void>,
+  client: (ctx: SimContext) => Promise<void>,
+): SimulationBuilder {
   return new SimulationBuilder()
     .processes(1, () => ({ name: "server", run: server }))
     .workload({ name: "client", run: client })
@@ -65,7 +68,11 @@ describe("node:net over the simulated network", () => {
     const report = await simulation(echoServer(simEvents), async (ctx) => {
       await ctx.time.sleep(10);
       const ip = ctx.topology.processIps[0]!;
-      const socket = await echoClient(() => net.connect(PORT, ip), simEvents, () => ctx.time.sleep(50));
+      const socket = await echoClient(
+        () => net.connect(PORT, ip),
+        simEvents,
+        () => ctx.time.sleep(50),
+      );
       counts = [socket.bytesRead, socket.bytesWritten];
       addresses = [socket.remoteAddress, socket.remotePort, socket.localAddress, socket.remoteFamily];
     }).run();
@@ -88,7 +95,11 @@ describe("node:net over the simulated network", () => {
     });
     await new Promise<void>((resolve) => real.listen(0, "127.0.0.1", resolve));
     const port = (real.address() as net.AddressInfo).port;
-    const realSocket = await echoClient(() => net.connect(port, "127.0.0.1"), realEvents, () => new Promise((r) => setTimeout(r, 50)));
+    const realSocket = await echoClient(
+      () => net.connect(port, "127.0.0.1"),
+      realEvents,
+      () => new Promise((r) => setTimeout(r, 50)),
+    );
     await new Promise((resolve) => real.close(resolve));
     expect(realSocket).toBeInstanceOf(net.Socket); // outside a seed, net is the real thing
 
@@ -96,8 +107,15 @@ describe("node:net over the simulated network", () => {
     // Real sockets on a loaded machine may deliver the two echoes in one chunk: compare the
     // events as a set there; the simulated order is fixed.
     const set = (events: string[]) => [...new Set(events)].sort();
-    expect(set(client(simEvents)).filter((e) => !e.startsWith("client data"))).toEqual(set(client(realEvents)).filter((e) => !e.startsWith("client data")));
-    expect(client(realEvents).filter((e) => e.startsWith("client data")).join("").replaceAll("client data ", "")).toBe("echo oneecho two");
+    expect(set(client(simEvents)).filter((e) => !e.startsWith("client data"))).toEqual(
+      set(client(realEvents)).filter((e) => !e.startsWith("client data")),
+    );
+    expect(
+      client(realEvents)
+        .filter((e) => e.startsWith("client data"))
+        .join("")
+        .replaceAll("client data ", ""),
+    ).toBe("echo oneecho two");
     expect(client(simEvents)).toEqual([
       "client connect",
       "client ready",
@@ -117,10 +135,13 @@ describe("node:net over the simulated network", () => {
 
   it("connecting where nobody listens fails with ECONNREFUSED, like Node", async () => {
     let error: NodeJS.ErrnoException | null = null;
-    const report = await simulation(async () => {}, async (ctx) => {
-      const ip = ctx.topology.processIps[0]!;
-      error = await new Promise((resolve) => net.connect(PORT, ip).on("error", resolve));
-    }).run();
+    const report = await simulation(
+      async () => {},
+      async (ctx) => {
+        const ip = ctx.topology.processIps[0]!;
+        error = await new Promise((resolve) => net.connect(PORT, ip).on("error", resolve));
+      },
+    ).run();
     expect(report.failedRuns, report.toString()).toBe(0);
     expect(error).toMatchObject({ code: "ECONNREFUSED", syscall: "connect", address: "10.0.1.1", port: PORT });
     expect(error!.message).toMatch(/^connect ECONNREFUSED 10\.0\.1\.1:7000/);
@@ -136,7 +157,11 @@ describe("node:net over the simulated network", () => {
           await new Promise<void>((resolve) => first.listen(PORT, resolve));
           seen.push(first.address());
           const second = net.createServer();
-          seen.push(await new Promise((resolve) => second.listen(PORT).on("error", (e: NodeJS.ErrnoException) => resolve(e.code))));
+          seen.push(
+            await new Promise((resolve) =>
+              second.listen(PORT).on("error", (e: NodeJS.ErrnoException) => resolve(e.code)),
+            ),
+          );
           await new Promise((resolve) => first.close(resolve));
           seen.push(first.address());
           seen.push(await new Promise((resolve) => first.close((e) => resolve((e as NodeJS.ErrnoException).code))));
@@ -147,7 +172,12 @@ describe("node:net over the simulated network", () => {
       .setIterations(1)
       .run();
     expect(report.failedRuns, report.toString()).toBe(0);
-    expect(seen).toEqual([{ address: "10.0.0.1", family: "IPv4", port: PORT }, "EADDRINUSE", null, "ERR_SERVER_NOT_RUNNING"]);
+    expect(seen).toEqual([
+      { address: "10.0.0.1", family: "IPv4", port: PORT },
+      "EADDRINUSE",
+      null,
+      "ERR_SERVER_NOT_RUNNING",
+    ]);
   });
 
   it("setTimeout emits 'timeout' after the idle time on simulated time, and activity pushes it back", async () => {
@@ -210,9 +240,19 @@ describe("node:net over the simulated network", () => {
       const socket = net.connect({ port: PORT, host: ip });
       socket.on("error", () => {}); // Node also emits the write-after-end error
       socket.end("bye");
-      codes.push(await new Promise((resolve) => socket.write("more", (e) => resolve((e as NodeJS.ErrnoException).code))));
-      codes.push(await new Promise((resolve) => net.connect({ path: "/tmp/x.sock" }).on("error", (e: NodeJS.ErrnoException) => resolve(e.message))));
-      codes.push(await new Promise((resolve) => net.connect(PORT, "example.com").on("error", (e: NodeJS.ErrnoException) => resolve(e.code))));
+      codes.push(
+        await new Promise((resolve) => socket.write("more", (e) => resolve((e as NodeJS.ErrnoException).code))),
+      );
+      codes.push(
+        await new Promise((resolve) =>
+          net.connect({ path: "/tmp/x.sock" }).on("error", (e: NodeJS.ErrnoException) => resolve(e.message)),
+        ),
+      );
+      codes.push(
+        await new Promise((resolve) =>
+          net.connect(PORT, "example.com").on("error", (e: NodeJS.ErrnoException) => resolve(e.code)),
+        ),
+      );
     }).run();
     expect(report.failedRuns, report.toString()).toBe(0);
     expect(codes[0]).toBe("ERR_STREAM_WRITE_AFTER_END");

@@ -23,7 +23,13 @@ export interface NodeSystemError extends Error {
 }
 
 /** `connect ECONNREFUSED 10.0.0.1:80`, with the fields Node sets, plus what the simulation said. */
-export function systemError(code: string, syscall: string, address?: string, port?: number, detail?: string): NodeSystemError {
+export function systemError(
+  code: string,
+  syscall: string,
+  address?: string,
+  port?: number,
+  detail?: string,
+): NodeSystemError {
   const where = address === undefined ? "" : port === undefined ? ` ${address}` : ` ${address}:${port}`;
   const error = new Error(`${syscall} ${code}${where}${detail === undefined ? "" : ` (${detail})`}`) as NodeSystemError;
   error.code = code;
@@ -37,7 +43,9 @@ export function systemError(code: string, syscall: string, address?: string, por
 /** A provider error (`IoError`) as the error Node's socket would have emitted for it. */
 export function fromIoError(error: unknown, syscall: string, address?: string, port?: number): Error {
   if (error instanceof IoError) {
-    const detail = error.message.startsWith(`${error.code}: `) ? error.message.slice(error.code.length + 2) : error.message;
+    const detail = error.message.startsWith(`${error.code}: `)
+      ? error.message.slice(error.code.length + 2)
+      : error.message;
     return systemError(error.code, syscall, address, port, detail);
   }
   return error instanceof Error ? error : new Error(String(error));

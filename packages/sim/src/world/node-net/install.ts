@@ -30,7 +30,8 @@ function agentFor(http: HttpModule, host: NodeNetHost): import("node:http").Agen
   let agent = agents.get(host);
   if (agent === undefined) {
     agent = new http.Agent({ keepAlive: true });
-    (agent as unknown as { createConnection: AnyFunction }).createConnection = (options: object) => simConnect(host, [options]);
+    (agent as unknown as { createConnection: AnyFunction }).createConnection = (options: object) =>
+      simConnect(host, [options]);
     agents.set(host, agent);
   }
   return agent;
@@ -40,10 +41,13 @@ function agentFor(http: HttpModule, host: NodeNetHost): import("node:http").Agen
 function simRequest(http: HttpModule, host: NodeNetHost, args: unknown[]): import("node:http").ClientRequest {
   const [first, second, third] = args;
   const withAgent = (options: Record<string, unknown>): Record<string, unknown> =>
-    options.agent === undefined && options.createConnection === undefined ? { ...options, agent: agentFor(http, host) } : options;
+    options.agent === undefined && options.createConnection === undefined
+      ? { ...options, agent: agentFor(http, host) }
+      : options;
   const isTarget = typeof first === "string" || first instanceof URL;
   const ClientRequest = http.ClientRequest as unknown as new (...a: unknown[]) => import("node:http").ClientRequest;
-  if (isTarget && second !== null && typeof second === "object") return new ClientRequest(first, withAgent(second as Record<string, unknown>), third);
+  if (isTarget && second !== null && typeof second === "object")
+    return new ClientRequest(first, withAgent(second as Record<string, unknown>), third);
   if (isTarget) return new ClientRequest(first, withAgent({}), second);
   return new ClientRequest(withAgent({ ...(first as object) }), second);
 }
@@ -64,79 +68,109 @@ export function installNodeNet(): void {
   const http = require("node:http") as HttpModule;
 
   for (const key of ["connect", "createConnection"]) {
-    patch(net, key, (previous) =>
-      function connect(this: unknown, ...args: unknown[]) {
-        const host = currentNodeHost();
-        return host === null ? previous.apply(this, args) : simConnect(host, args);
-      },
+    patch(
+      net,
+      key,
+      (previous) =>
+        function connect(this: unknown, ...args: unknown[]) {
+          const host = currentNodeHost();
+          return host === null ? previous.apply(this, args) : simConnect(host, args);
+        },
     );
   }
-  patch(net, "createServer", (previous) =>
-    function createServer(this: unknown, ...args: unknown[]) {
-      return currentNodeHost() === null ? previous.apply(this, args) : new net.Server(...(args as []));
-    },
+  patch(
+    net,
+    "createServer",
+    (previous) =>
+      function createServer(this: unknown, ...args: unknown[]) {
+        return currentNodeHost() === null ? previous.apply(this, args) : new net.Server(...(args as []));
+      },
   );
   const server = net.Server.prototype as unknown as Record<string, AnyFunction>;
-  patch(server, "listen", (previous) =>
-    function listen(this: EventEmitter, ...args: unknown[]) {
-      const host = currentNodeHost();
-      if (host === null) return previous.apply(this, args);
-      if (this instanceof http.Server) {
-        // Node's date cache reads the real clock: simulated responses go without a Date header.
-        this.prependListener("request", (_request: unknown, response: { sendDate: boolean }) => {
-          response.sendDate = false;
-        });
-      }
-      simListen(this, host, args);
-      return this;
-    },
+  patch(
+    server,
+    "listen",
+    (previous) =>
+      function listen(this: EventEmitter, ...args: unknown[]) {
+        const host = currentNodeHost();
+        if (host === null) return previous.apply(this, args);
+        if (this instanceof http.Server) {
+          // Node's date cache reads the real clock: simulated responses go without a Date header.
+          this.prependListener("request", (_request: unknown, response: { sendDate: boolean }) => {
+            response.sendDate = false;
+          });
+        }
+        simListen(this, host, args);
+        return this;
+      },
   );
-  patch(server, "close", (previous) =>
-    function close(this: EventEmitter, ...args: unknown[]) {
-      if (!isSimulatedServer(this)) return previous.apply(this, args);
-      simClose(this, args[0] as AnyFunction | undefined);
-      return this;
-    },
+  patch(
+    server,
+    "close",
+    (previous) =>
+      function close(this: EventEmitter, ...args: unknown[]) {
+        if (!isSimulatedServer(this)) return previous.apply(this, args);
+        simClose(this, args[0] as AnyFunction | undefined);
+        return this;
+      },
   );
-  patch(server, "address", (previous) =>
-    function address(this: object, ...args: unknown[]) {
-      return isSimulatedServer(this) ? simAddress(this) : previous.apply(this, args);
-    },
+  patch(
+    server,
+    "address",
+    (previous) =>
+      function address(this: object, ...args: unknown[]) {
+        return isSimulatedServer(this) ? simAddress(this) : previous.apply(this, args);
+      },
   );
-  patch(server, "getConnections", (previous) =>
-    function getConnections(this: object, ...args: unknown[]) {
-      if (!isSimulatedServer(this)) return previous.apply(this, args);
-      const callback = args[0] as AnyFunction;
-      process.nextTick(callback, null, simConnectionCount(this));
-      return this;
-    },
+  patch(
+    server,
+    "getConnections",
+    (previous) =>
+      function getConnections(this: object, ...args: unknown[]) {
+        if (!isSimulatedServer(this)) return previous.apply(this, args);
+        const callback = args[0] as AnyFunction;
+        process.nextTick(callback, null, simConnectionCount(this));
+        return this;
+      },
   );
 
-  patch(http, "createServer", (previous) =>
-    function createServer(this: unknown, ...args: unknown[]) {
-      return currentNodeHost() === null ? previous.apply(this, args) : new http.Server(...(args as []));
-    },
+  patch(
+    http,
+    "createServer",
+    (previous) =>
+      function createServer(this: unknown, ...args: unknown[]) {
+        return currentNodeHost() === null ? previous.apply(this, args) : new http.Server(...(args as []));
+      },
   );
-  patch(http, "request", (previous) =>
-    function request(this: unknown, ...args: unknown[]) {
-      const host = currentNodeHost();
-      return host === null ? previous.apply(this, args) : simRequest(http, host, args);
-    },
+  patch(
+    http,
+    "request",
+    (previous) =>
+      function request(this: unknown, ...args: unknown[]) {
+        const host = currentNodeHost();
+        return host === null ? previous.apply(this, args) : simRequest(http, host, args);
+      },
   );
-  patch(http, "get", (previous) =>
-    function get(this: unknown, ...args: unknown[]) {
-      const host = currentNodeHost();
-      if (host === null) return previous.apply(this, args);
-      const request = simRequest(http, host, args);
-      request.end();
-      return request;
-    },
+  patch(
+    http,
+    "get",
+    (previous) =>
+      function get(this: unknown, ...args: unknown[]) {
+        const host = currentNodeHost();
+        if (host === null) return previous.apply(this, args);
+        const request = simRequest(http, host, args);
+        request.end();
+        return request;
+      },
   );
-  patch(http.Agent.prototype as unknown as Record<string, AnyFunction>, "createConnection", (previous) =>
-    function createConnection(this: unknown, ...args: unknown[]) {
-      const host = currentNodeHost();
-      return host === null ? previous.apply(this, args) : simConnect(host, [args[0]]);
-    },
+  patch(
+    http.Agent.prototype as unknown as Record<string, AnyFunction>,
+    "createConnection",
+    (previous) =>
+      function createConnection(this: unknown, ...args: unknown[]) {
+        const host = currentNodeHost();
+        return host === null ? previous.apply(this, args) : simConnect(host, [args[0]]);
+      },
   );
   // ESM named imports of the builtins read a facade that follows the exports only after this call.
   syncBuiltinESMExports();

@@ -41,7 +41,8 @@ function normalizeListenArgs(args: readonly unknown[]): { options: ListenOptions
 /** Node's http server checks request timeouts on a real-time interval it starts on 'listening': not here. */
 function dropRealTimeTracking(server: EventEmitter): void {
   for (const listener of server.listeners("listening")) {
-    if ((listener as { name?: string }).name === "setupConnectionsTracking") server.removeListener("listening", listener as () => void);
+    if ((listener as { name?: string }).name === "setupConnectionsTracking")
+      server.removeListener("listening", listener as () => void);
   }
 }
 
@@ -52,14 +53,23 @@ function dropRealTimeTracking(server: EventEmitter): void {
 export function simListen(server: EventEmitter, host: NodeNetHost, args: readonly unknown[]): void {
   const { options, callback } = normalizeListenArgs(args);
   const previous = simulated.get(server);
-  if (previous !== undefined && !previous.closed) throw Object.assign(new Error("Listen method has been called more than once without closing."), { code: "ERR_SERVER_ALREADY_LISTEN" });
-  if (typeof options.path === "string" && options.path !== "") throw new TypeError(`listen({ path }): the simulated network has no Unix sockets or pipes; listen on a port`);
+  if (previous !== undefined && !previous.closed)
+    throw Object.assign(new Error("Listen method has been called more than once without closing."), {
+      code: "ERR_SERVER_ALREADY_LISTEN",
+    });
+  if (typeof options.path === "string" && options.path !== "")
+    throw new TypeError(`listen({ path }): the simulated network has no Unix sockets or pipes; listen on a port`);
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 1 || port > 65_535) {
-    throw new RangeError(`listen(port): inside a simulation give a fixed port in 1..65535 (clients find it from the topology), got ${String(options.port)}`);
+    throw new RangeError(
+      `listen(port): inside a simulation give a fixed port in 1..65535 (clients find it from the topology), got ${String(options.port)}`,
+    );
   }
   const ip = resolveHost(options.host === "0.0.0.0" || options.host === "::" ? undefined : options.host, host.ip);
-  if (ip !== host.ip) throw new RangeError(`listen(${port}, ${JSON.stringify(options.host)}): a simulated process listens on its own IP ${host.ip} (or omit the host)`);
+  if (ip !== host.ip)
+    throw new RangeError(
+      `listen(${port}, ${JSON.stringify(options.host)}): a simulated process listens on its own IP ${host.ip} (or omit the host)`,
+    );
   const state: Listening = { host, listener: null, address: null, closed: false, sockets: new Set() };
   simulated.set(server, state);
   dropRealTimeTracking(server);
@@ -114,7 +124,11 @@ function maybeEmitClose(server: EventEmitter, state: Listening): void {
 export function simClose(server: EventEmitter, callback?: (error?: Error) => void): void {
   const state = simulated.get(server)!;
   if (state.closed || state.listener === null) {
-    if (callback !== undefined) process.nextTick(callback, Object.assign(systemError("ERR_SERVER_NOT_RUNNING", "close"), { message: "Server is not running." }));
+    if (callback !== undefined)
+      process.nextTick(
+        callback,
+        Object.assign(systemError("ERR_SERVER_NOT_RUNNING", "close"), { message: "Server is not running." }),
+      );
     state.closed = true;
     return;
   }
