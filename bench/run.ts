@@ -12,6 +12,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   transport: async () => (await import("./transport.ts")).benchTransport(),
   faults: async () => (await import("./faults.ts")).benchFaults(),
   soak: async () => (await import("./soak.ts")).benchSoak(),
+  "node-io": async () => (await import("./node-io.ts")).benchNodeIo(),
   paxos: async () => ({ ...(await (await import("../examples/paxos/bench-paxos.ts")).benchPaxos()) }),
 };
 
