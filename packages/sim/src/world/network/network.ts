@@ -53,6 +53,7 @@ import { failed, isPending, SimConnection, SimListener } from "./connection.ts";
 import { bitFlipCount, flipBits } from "./faults.ts";
 import {
   arriveConnect,
+  landHeldChunks,
   completeAccept,
   completeBind,
   deliverChunk,
@@ -113,7 +114,7 @@ export class SimNetwork {
   /** Live connection ends by ordered IP pair `local -> peer` (insertion order). */
   private readonly byPair = new Map<string, Set<SimConnection>>();
   /** Ends with chunks held by a partition, and connects held on their way. */
-  private readonly heldEnds = new Set<SimConnection>();
+  readonly heldEnds = new Set<SimConnection>();
   private heldConnects: ConnectAttempt[] = [];
   /** Per-pair latency drawn at first contact, by `pairKey`. */
   private readonly pairLatency = new Map<string, number>();
@@ -372,7 +373,7 @@ export class SimNetwork {
   }
 
   /** The one place a chunk enters its receiver's inbox (bit flips happen here). */
-  private land(to: SimConnection, from: SimConnection, data: Uint8Array | null): void {
+  land(to: SimConnection, from: SimConnection, data: Uint8Array | null): void {
     if (from.sendCut || to.recvCut) return; // lost to a random close
     if (data === null) to.eof = true;
     else {
@@ -384,12 +385,15 @@ export class SimNetwork {
     if (to.eof && from.eof) this.retire(to); // both FINs delivered: the pair is finished
   }
 
-  /** A partition ended: held connects arrive again, held chunks land in order where their path is open. */
+  /** A partition ended: held connects and chunks (in order, where open) arrive in events of their waiting process. */
   private releaseHeld(): void {
+    const engine = this.world.engine;
     if (this.heldConnects.length > 0) {
       const attempts = this.heldConnects;
       this.heldConnects = [];
-      for (const attempt of attempts) this.arrive(attempt);
+      for (const attempt of attempts) {
+        engine.schedule(0, arriveConnect, attempt, EventTag.network, attempt.scope.incarnation);
+      }
     }
     for (const end of [...this.heldEnds]) {
       const from = end.peer;
@@ -399,13 +403,9 @@ export class SimNetwork {
         continue;
       }
       if (this.partitions.blocks(from.localIp, end.localIp)) continue;
-      const chunks = end.held ?? [];
-      end.held = null;
+      // `held` stays set until the chunks land: a delivery in between queues behind them.
       this.heldEnds.delete(end);
-      for (const data of chunks) {
-        if (end.reset || !end.owner.alive || !from.owner.alive) break;
-        this.land(end, from, data);
-      }
+      engine.schedule(0, landHeldChunks, end, EventTag.network, end.owner);
     }
   }
 
@@ -446,7 +446,7 @@ export class SimNetwork {
     if (peerRecvClosed) {
       peer!.recvCut = true;
       peer!.eof = true;
-      peer!.wake();
+      this.wakeAsOwner(peer!);
     }
     if (localSendClosed) end.sendCut = true;
     return "silent";
@@ -539,6 +539,12 @@ export class SimNetwork {
 
   // --- bookkeeping ------------------------------------------------------------------------------
 
+  /** Wakes `end` now when its owner runs, else in an event of its owner (its code resumes as itself). */
+  private wakeAsOwner(end: SimConnection): void {
+    if (this.world.engine.currentOwner === end.owner) end.wake();
+    else this.world.engine.schedule(0, wakeEnd, end, EventTag.network, end.owner);
+  }
+
   /** Resets the pair `end` belongs to. Waits of `crashed` are dropped; everyone else's reject. */
   private resetPair(end: SimConnection, crashed: Incarnation | null): void {
     const peer = end.peer;
@@ -550,7 +556,7 @@ export class SimNetwork {
       e.held = null;
       this.heldEnds.delete(e);
       if (e.owner === crashed || !e.owner.alive) e.dropRead();
-      else e.wake();
+      else this.wakeAsOwner(e);
       this.unregisterConnection(e);
     }
     // Sever both links so a live end never keeps a dead incarnation's objects reachable.

@@ -62,13 +62,15 @@ export function simListen(server: EventEmitter, host: NodeNetHost, args: readonl
   const port = Number(options.port);
   if (!Number.isInteger(port) || port < 1 || port > 65_535) {
     throw new RangeError(
-      `listen(port): inside a simulation give a fixed port in 1..65535 (clients find it from the topology), got ${String(options.port)}`,
+      "listen(port): inside a simulation give a fixed port in 1..65535 (clients find it from the topology), " +
+        `got ${String(options.port)}`,
     );
   }
   const ip = resolveHost(options.host === "0.0.0.0" || options.host === "::" ? undefined : options.host, host.ip);
   if (ip !== host.ip)
     throw new RangeError(
-      `listen(${port}, ${JSON.stringify(options.host)}): a simulated process listens on its own IP ${host.ip} (or omit the host)`,
+      `listen(${port}, ${JSON.stringify(options.host)}): ` +
+        `a simulated process listens on its own IP ${host.ip} (or omit the host)`,
     );
   const state: Listening = { host, listener: null, address: null, closed: false, sockets: new Set() };
   simulated.set(server, state);
