@@ -3,7 +3,7 @@
  * under network chaos; keep-alive per process; socket timers die with a crashed process; what
  * stays outside (fetch, https) fails the seed naming what to use; outside a seed, the real modules.
  */
-import http from "node:http";
+import http, { request as namedRequest } from "node:http";
 import https from "node:https";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
@@ -125,6 +125,31 @@ describe("node:http over the simulated network", () => {
     // Only the second incarnation's timer fired (300 ms after it started); the first died at 100 ms.
     expect(timeouts).toHaveLength(1);
     expect(timeouts[0]!).toBeGreaterThan(started[1]! + 299);
+  });
+
+  it("an ESM named import of http.request (bound at import time) is routed too", async () => {
+    let status: number | undefined;
+    const report = await new SimulationBuilder()
+      .processes(1, () => serverProcess())
+      .workload({
+        name: "client",
+        run: async (ctx: SimContext) => {
+          await ctx.time.sleep(20);
+          status = await new Promise((resolve, reject) => {
+            const req = namedRequest({ host: ctx.topology.processIps[0]!, port: PORT, path: "/" }, (res) => {
+              res.resume();
+              resolve(res.statusCode);
+            });
+            req.on("error", reject);
+            req.end();
+          });
+        },
+      })
+      .networkFaults("none")
+      .setIterations(1)
+      .run();
+    expect(report.failedRuns, report.toString()).toBe(0);
+    expect(status).toBe(200);
   });
 
   it("fetch and https fail the seed, saying what to use instead", async () => {
