@@ -115,6 +115,8 @@ export class SimNetwork {
   private readonly byPair = new Map<string, Set<SimConnection>>();
   /** Ends with chunks held by a partition, and connects held on their way. */
   readonly heldEnds = new Set<SimConnection>();
+  /** Processes whose code must resume as themselves (Node's modules find their process that way). */
+  readonly resumeAsOwner = new WeakSet<object>();
   private heldConnects: ConnectAttempt[] = [];
   /** Per-pair latency drawn at first contact, by `pairKey`. */
   private readonly pairLatency = new Map<string, number>();
@@ -385,14 +387,16 @@ export class SimNetwork {
     if (to.eof && from.eof) this.retire(to); // both FINs delivered: the pair is finished
   }
 
-  /** A partition ended: held connects and chunks (in order, where open) arrive in events of their waiting process. */
+  /** A partition ended: held connects and chunks (in order, where open) arrive; `held` stays set until they land. */
   private releaseHeld(): void {
     const engine = this.world.engine;
     if (this.heldConnects.length > 0) {
       const attempts = this.heldConnects;
       this.heldConnects = [];
       for (const attempt of attempts) {
-        engine.schedule(0, arriveConnect, attempt, EventTag.network, attempt.scope.incarnation);
+        const owner = attempt.scope.incarnation;
+        if (this.resumeAsOwner.has(owner)) engine.schedule(0, arriveConnect, attempt, EventTag.network, owner);
+        else this.arrive(attempt);
       }
     }
     for (const end of [...this.heldEnds]) {
@@ -403,9 +407,8 @@ export class SimNetwork {
         continue;
       }
       if (this.partitions.blocks(from.localIp, end.localIp)) continue;
-      // `held` stays set until the chunks land: a delivery in between queues behind them.
-      this.heldEnds.delete(end);
-      engine.schedule(0, landHeldChunks, end, EventTag.network, end.owner);
+      if (this.resumeAsOwner.has(end.owner)) engine.schedule(0, landHeldChunks, end, EventTag.network, end.owner);
+      else landHeldChunks(end);
     }
   }
 
@@ -539,9 +542,9 @@ export class SimNetwork {
 
   // --- bookkeeping ------------------------------------------------------------------------------
 
-  /** Wakes `end` now when its owner runs, else in an event of its owner (its code resumes as itself). */
+  /** Wakes `end`; in an event of its owner when it must resume as itself and someone else runs. */
   private wakeAsOwner(end: SimConnection): void {
-    if (this.world.engine.currentOwner === end.owner) end.wake();
+    if (this.world.engine.currentOwner === end.owner || !this.resumeAsOwner.has(end.owner)) end.wake();
     else this.world.engine.schedule(0, wakeEnd, end, EventTag.network, end.owner);
   }
 

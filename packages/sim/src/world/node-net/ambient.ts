@@ -7,6 +7,7 @@ import type { World } from "../world.ts";
 import type { NodeNetHost } from "./socket.ts";
 
 const hosts = new WeakMap<object, NodeNetHost>();
+const owners = new WeakMap<NodeNetHost, { readonly world: World; readonly owner: object }>();
 /** The world of the seed that registered last: seeds of one realm run one at a time. */
 let latestWorld: World | null = null;
 
@@ -14,6 +15,16 @@ let latestWorld: World | null = null;
 export function registerNodeHost(world: World, owner: object, host: NodeNetHost): void {
   latestWorld = world;
   hosts.set(owner, host);
+  owners.set(host, { world, owner });
+}
+
+/**
+ * The process of `host` uses Node's sockets: from now on, code the network resumes for it runs in
+ * its own events (a healed partition, a peer's reset), so the calls it makes find its host again.
+ */
+export function markNodeUser(host: NodeNetHost): void {
+  const entry = owners.get(host);
+  if (entry !== undefined) entry.world.network.resumeAsOwner.add(entry.owner);
 }
 
 export function currentNodeHost(): NodeNetHost | null {

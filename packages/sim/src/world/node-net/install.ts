@@ -8,7 +8,7 @@
 import "../../engine/escape-guard.ts";
 import type { EventEmitter } from "node:events";
 import { createRequire, syncBuiltinESMExports } from "node:module";
-import { currentNodeHost } from "./ambient.ts";
+import { currentNodeHost, markNodeUser } from "./ambient.ts";
 import { isSimulatedServer, simAddress, simClose, simConnectionCount, simListen } from "./server.ts";
 import { SimSocket, type NodeNetHost } from "./socket.ts";
 
@@ -22,6 +22,7 @@ const require = createRequire(import.meta.url);
 const agents = new WeakMap<NodeNetHost, import("node:http").Agent>();
 
 export function simConnect(host: NodeNetHost, args: readonly unknown[]): SimSocket {
+  markNodeUser(host);
   const socket = new SimSocket(host);
   return socket.connect(...(args as [number]));
 }
@@ -100,7 +101,8 @@ export function installNodeNet(): void {
             response.sendDate = false;
           });
         }
-        simListen(this, host, args);
+        markNodeUser(host);
+      simListen(this, host, args);
         return this;
       },
   );
