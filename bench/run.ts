@@ -15,6 +15,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   "report-merge": async () => (await import("./report-merge.ts")).benchReportMerge(),
   shrink: async () => (await import("./shrink.ts")).benchShrink(),
   coverage: async () => (await import("./coverage.ts")).benchCoverage(),
+  "node-io": async () => (await import("./node-io.ts")).benchNodeIo(),
   paxos: async () => ({ ...(await (await import("../examples/paxos/bench-paxos.ts")).benchPaxos()) }),
 };
 

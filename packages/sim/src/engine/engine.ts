@@ -161,8 +161,9 @@ export class Engine {
     return new Promise<RunUntilResult>((resolve, reject) => {
       let seenTicks = -1;
       let sinceYield = 0;
+      // Ticks are compared with the previous check, not with the hop: a tick queued before the
+      // hop runs ahead of `quiescent` in the same drain, and the microtasks it queues run after it.
       const hop = (): void => {
-        seenTicks = ticks.count;
         natives.nextTick(quiescent);
       };
       // The real event loop runs only between steps, once the previous step's continuations have
@@ -174,6 +175,7 @@ export class Engine {
       const quiescent = (): void => {
         // User ticks were queued behind ours: their continuations may not have run yet.
         if (ticks.count !== seenTicks) {
+          seenTicks = ticks.count;
           void RESOLVED.then(hop);
           return;
         }
@@ -217,6 +219,7 @@ export class Engine {
           this.steps++;
           this.hash32 = Math.imul(Math.imul(this.hash32 ^ (next.timeUs | 0), FNV_PRIME) ^ next.tag, FNV_PRIME);
           this.currentOwner = next.owner;
+          seenTicks = ticks.count;
           next.callback(next.arg, next.arg2);
         } catch (error) {
           return reject(error);

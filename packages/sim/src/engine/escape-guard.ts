@@ -93,9 +93,9 @@ const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
   "Atomics.waitAsync": "ctx.time.sleep(ms) or a channel",
   worker_threads: "more simulated processes (builder.processes)",
   net: "ctx.network.connect(addr) / ctx.network.bind(addr)",
-  tls: "ctx.network (simulated TCP; encryption has nothing to test here)",
-  http: "a protocol over ctx.network, or a provider interface of your own with a simulated implementation",
-  fetch: "a protocol over ctx.network, or a provider interface of your own with a simulated implementation",
+  tls: "node:net or node:http in plaintext (a simulated process's net and http run over the simulated network; encryption has nothing to test here)",
+  http: "node:http from a simulated process (plaintext: https is not simulated), or a protocol over ctx.network",
+  fetch: "http.request or http.get (a simulated process's node:http runs over the simulated network)",
   dgram: "ctx.network",
   dns: "addresses from ctx.topology",
   fs: "ctx.storage",
@@ -283,6 +283,11 @@ function wrapGetter(target: object, key: string, name: GuardedGlobal, call: stri
   });
 }
 
+/** True while a seed's simulated code runs (a guard is installed and armed). */
+export function simulationArmed(): boolean {
+  return active !== null && active.armed;
+}
+
 let wrappersInstalled = false;
 
 /**
@@ -415,6 +420,11 @@ export class EscapeGuard {
   armed = false;
   /** Virtual answers for guarded calls (the Node runtime of the running seed), or null: every call escapes. */
   virtual: VirtualDispatch | null = null;
+  /**
+   * Set by the campaign's 'uncaughtException' handler: Node then calls `setImmediate` itself to
+   * resume its tick queue, and an escape there would end the whole process instead of the seed.
+   */
+  passNextSetImmediate = false;
   private consolePatches: Patch[] = [];
   private installed = false;
 
@@ -430,6 +440,10 @@ export class EscapeGuard {
    */
   intercept(name: GuardedGlobal, call: string): void {
     if (this.allowed.has(name)) return;
+    if (name === "setImmediate" && this.passNextSetImmediate) {
+      this.passNextSetImmediate = false;
+      return;
+    }
     const actor = this.sink.currentActor();
     const error = new SimulationEscape(
       call,

@@ -235,7 +235,10 @@ export class Campaign {
     const savedListeners = PROCESS_EVENTS.map((name) => [name, process.rawListeners(name)] as const);
     const onUnhandled = (reason: unknown, promise: Promise<unknown>) => this.unhandled.set(promise, reason);
     const onHandled = (promise: Promise<unknown>) => this.unhandled.delete(promise);
-    const onUncaught = (error: unknown) => this.uncaught.push(error);
+    const onUncaught = (error: unknown) => {
+      this.uncaught.push(error);
+      guard.passNextSetImmediate = true;
+    };
     try {
       for (const name of PROCESS_EVENTS) process.removeAllListeners(name);
       process.on("unhandledRejection", onUnhandled);

@@ -4,6 +4,7 @@ import type { Incarnation } from "../engine/incarnation.ts";
 import { MetricQuery } from "../world/metrics/query.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
 import { ActorScope } from "../world/scope.ts";
+import { registerNodeHost } from "../world/node-net/index.ts";
 import type { ProcessClock } from "../world/time.ts";
 import type { World } from "../world/world.ts";
 import type { StateBoard } from "./state-board.ts";
@@ -26,6 +27,7 @@ export class SimContextImpl extends ActorScope implements SimContext {
     private readonly sizes: WorkloadSizes,
   ) {
     super(world, incarnation, null, clock, myIp);
+    registerNodeHost(world, incarnation, this);
   }
 
   get shutdown(): AbortSignal {

@@ -25,6 +25,26 @@ export type BindCompletion = { listener: SimListener; op: PendingOp<Listener> };
 export function deliverChunk(to: SimConnection, data: Uint8Array | null): void {
   to.net.deliver(to, data);
 }
+/** Chunks held by a partition that healed land in an event of their receiver (its code resumes as itself). */
+export function landHeldChunks(end: SimConnection): void {
+  const net = end.net;
+  const from = end.peer;
+  if (end.reset || from === null) {
+    end.held = null;
+    return;
+  }
+  if (net.partitions.blocks(from.localIp, end.localIp)) {
+    if (end.held !== null) net.heldEnds.add(end); // partitioned again at this instant
+    return;
+  }
+  const chunks = end.held ?? [];
+  end.held = null;
+  net.heldEnds.delete(end);
+  for (const data of chunks) {
+    if (end.reset || !end.owner.alive || !from.owner.alive) break;
+    net.land(end, from, data);
+  }
+}
 export function arriveConnect(attempt: ConnectAttempt): void {
   attempt.net.arrive(attempt);
 }

@@ -76,7 +76,7 @@ export class NetworkFaultRolls {
     if (peerRecvClosed) {
       peer!.recvCut = true;
       peer!.eof = true;
-      peer!.wake();
+      this.net.wakeAsOwner(peer!);
     }
     if (localSendClosed) end.sendCut = true;
     return "silent";

@@ -53,9 +53,11 @@ import { failed, isPending, SimConnection, SimListener } from "./connection.ts";
 import { NetworkFaultRolls } from "./fault-rolls.ts";
 import {
   arriveConnect,
+  landHeldChunks,
   completeAccept,
   completeBind,
   deliverChunk,
+  wakeEnd,
   type AcceptPairing,
   type BindCompletion,
   type ConnectAttempt,
@@ -107,7 +109,9 @@ export class SimNetwork {
   /** Live connection ends by ordered IP pair `local -> peer` (insertion order). */
   private readonly byPair = new Map<string, Set<SimConnection>>();
   /** Ends with chunks held by a partition, and connects held on their way. */
-  private readonly heldEnds = new Set<SimConnection>();
+  readonly heldEnds = new Set<SimConnection>();
+  /** Processes whose code must resume as themselves (Node's modules find their process that way). */
+  readonly resumeAsOwner = new WeakSet<object>();
   private heldConnects: ConnectAttempt[] = [];
   /** Per-pair latency drawn at first contact, by `pairKey`. */
   private readonly pairLatency = new Map<string, number>();
@@ -364,7 +368,7 @@ export class SimNetwork {
   }
 
   /** The one place a chunk enters its receiver's inbox (bit flips happen here). */
-  private land(to: SimConnection, from: SimConnection, data: Uint8Array | null): void {
+  land(to: SimConnection, from: SimConnection, data: Uint8Array | null): void {
     if (from.sendCut || to.recvCut) return; // lost to a random close
     if (data === null) to.eof = true;
     else {
@@ -376,12 +380,17 @@ export class SimNetwork {
     if (to.eof && from.eof) this.retire(to); // both FINs delivered: the pair is finished
   }
 
-  /** A partition ended: held connects arrive again, held chunks land in order where their path is open. */
+  /** A partition ended: held connects and chunks (in order, where open) arrive; `held` stays set until they land. */
   private releaseHeld(): void {
+    const engine = this.world.engine;
     if (this.heldConnects.length > 0) {
       const attempts = this.heldConnects;
       this.heldConnects = [];
-      for (const attempt of attempts) this.arrive(attempt);
+      for (const attempt of attempts) {
+        const owner = attempt.scope.incarnation;
+        if (this.resumeAsOwner.has(owner)) engine.schedule(0, arriveConnect, attempt, EventTag.network, owner);
+        else this.arrive(attempt);
+      }
     }
     for (const end of [...this.heldEnds]) {
       const from = end.peer;
@@ -391,13 +400,8 @@ export class SimNetwork {
         continue;
       }
       if (this.partitions.blocks(from.localIp, end.localIp)) continue;
-      const chunks = end.held ?? [];
-      end.held = null;
-      this.heldEnds.delete(end);
-      for (const data of chunks) {
-        if (end.reset || !end.owner.alive || !from.owner.alive) break;
-        this.land(end, from, data);
-      }
+      if (this.resumeAsOwner.has(end.owner)) engine.schedule(0, landHeldChunks, end, EventTag.network, end.owner);
+      else landHeldChunks(end);
     }
   }
 
@@ -408,6 +412,12 @@ export class SimNetwork {
     const ips = new Set<string>();
     for (const key of this.byPair.keys()) ips.add(key.slice(0, key.indexOf("->")));
     return [...ips].sort(compareIps);
+  }
+
+    /** Wakes `end`; in an event of its owner when it must resume as itself and someone else runs. */
+  wakeAsOwner(end: SimConnection): void {
+    if (this.world.engine.currentOwner === end.owner || !this.resumeAsOwner.has(end.owner)) end.wake();
+    else this.world.engine.schedule(0, wakeEnd, end, EventTag.network, end.owner);
   }
 
   /** Resets the pair `end` belongs to. Waits of `crashed` are dropped; everyone else's reject. */
@@ -421,7 +431,7 @@ export class SimNetwork {
       e.held = null;
       this.heldEnds.delete(e);
       if (e.owner === crashed || !e.owner.alive) e.dropRead();
-      else e.wake();
+      else this.wakeAsOwner(e);
       this.unregisterConnection(e);
     }
     // Sever both links so a live end never keeps a dead incarnation's objects reachable.

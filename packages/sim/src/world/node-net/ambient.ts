@@ -1,0 +1,34 @@
+/**
+ * Which simulated process is calling: the owner of the engine event being applied, mapped to the
+ * host (network, clock, IP) registered for it. Null outside a seed, so the real modules answer.
+ */
+import { simulationArmed } from "../../engine/escape-guard.ts";
+import type { World } from "../world.ts";
+import type { NodeNetHost } from "./socket.ts";
+
+const hosts = new WeakMap<object, NodeNetHost>();
+const owners = new WeakMap<NodeNetHost, { readonly world: World; readonly owner: object }>();
+/** The world of the seed that registered last: seeds of one realm run one at a time. */
+let latestWorld: World | null = null;
+
+/** Makes `host` the one Node's modules use for code running on behalf of `owner` (an incarnation). */
+export function registerNodeHost(world: World, owner: object, host: NodeNetHost): void {
+  latestWorld = world;
+  hosts.set(owner, host);
+  owners.set(host, { world, owner });
+}
+
+/**
+ * The process of `host` uses Node's sockets: from now on, code the network resumes for it runs in
+ * its own events (a healed partition, a peer's reset), so the calls it makes find its host again.
+ */
+export function markNodeUser(host: NodeNetHost): void {
+  const entry = owners.get(host);
+  if (entry !== undefined) entry.world.network.resumeAsOwner.add(entry.owner);
+}
+
+export function currentNodeHost(): NodeNetHost | null {
+  if (latestWorld === null || !simulationArmed()) return null;
+  const owner = latestWorld.engine.currentOwner;
+  return owner === null ? null : (hosts.get(owner) ?? null);
+}

@@ -1,0 +1,319 @@
+/**
+ * `SimSocket`: a `net.Socket`-compatible duplex over one connection of a `NetworkProvider`, so
+ * Node code (and Node's own http client and server) runs over the simulated network with its
+ * latency, partial reads, partitions, resets and crashes. Idle timeouts run on the provider's time.
+ */
+import { Duplex } from "node:stream";
+import type { Connection, NetworkProvider, TimeProvider } from "@moonpool/core";
+import { fromIoError, systemError } from "./errors.ts";
+
+/** What sockets and servers of one simulated process use: its network, its clock and its IP. */
+export interface NodeNetHost {
+  readonly network: NetworkProvider;
+  readonly time: TimeProvider;
+  readonly ip: string;
+}
+
+export interface SimConnectOptions {
+  readonly port?: number | string;
+  readonly host?: string;
+  readonly path?: string;
+  readonly timeout?: number;
+  readonly noDelay?: boolean;
+  readonly keepAlive?: boolean;
+}
+
+type ConnectArgs =
+  | [options: SimConnectOptions, listener?: () => void]
+  | [port: number | string, host?: string | (() => void), listener?: () => void];
+
+/** Node's argument forms: `(options[, cb])`, `(port[, host][, cb])`. */
+export function normalizeConnectArgs(args: readonly unknown[]): { options: SimConnectOptions; listener?: () => void } {
+  const last = args[args.length - 1];
+  const listener = typeof last === "function" ? (last as () => void) : undefined;
+  const first = args[0];
+  if (first !== null && typeof first === "object") return { options: first as SimConnectOptions, listener };
+  const host = typeof args[1] === "string" ? args[1] : undefined;
+  return { options: { port: first as number | string, host }, listener };
+}
+
+function splitAddr(addr: string): { address: string; port: number } {
+  const at = addr.lastIndexOf(":");
+  return { address: addr.slice(0, at), port: Number(addr.slice(at + 1)) };
+}
+
+/** `localhost` and the loopback addresses mean this process's own IP: the simulated network has no loopback. */
+export function resolveHost(host: string | undefined, ownIp: string): string | null {
+  if (host === undefined || host === "" || host === "localhost" || host === "127.0.0.1" || host === "::1") return ownIp;
+  return /^\d{1,3}(\.\d{1,3}){3}$/.test(host) ? host : null;
+}
+
+export class SimSocket extends Duplex {
+  connecting = false;
+  /** Idle timeout in ms (0: none), as `net.Socket#timeout`. */
+  timeout: number | undefined = undefined;
+  bytesRead = 0;
+  private written = 0;
+  private conn: Connection | null = null;
+  private connected: Promise<Connection> | null = null;
+  private reading = false;
+  private timeoutGeneration = 0;
+  private lastActivityMs = 0;
+  private hadError = false;
+
+  constructor(
+    private readonly host: NodeNetHost,
+    connection?: Connection,
+  ) {
+    // Node's sockets emit 'close' themselves, with `hadError`.
+    super({ allowHalfOpen: false, emitClose: false, autoDestroy: true, decodeStrings: true });
+    if (connection !== undefined) this.attach(connection);
+  }
+
+  /** `socket.connect(options[, cb])` / `socket.connect(port[, host][, cb])`. */
+  connect(...args: ConnectArgs): this {
+    const { options, listener } = normalizeConnectArgs(args);
+    if (this.conn !== null || this.connecting)
+      throw systemError("EISCONN", "connect", options.host, Number(options.port));
+    if (listener !== undefined) this.once("connect", listener);
+    if (options.timeout !== undefined) this.setTimeout(options.timeout);
+    if (typeof options.path === "string" && options.path !== "") {
+      this.fail(
+        systemError(
+          "EINVAL",
+          "connect",
+          options.path,
+          undefined,
+          "the simulated network has no Unix sockets or pipes; connect to ip:port",
+        ),
+      );
+      return this;
+    }
+    const port = Number(options.port);
+    const ip = resolveHost(options.host, this.host.ip);
+    if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+      throw new RangeError(`Port should be > 0 and < 65536. Received ${String(options.port)}.`);
+    }
+    this.connecting = true;
+    if (ip === null) {
+      this.fail(
+        systemError(
+          "ENOTFOUND",
+          "getaddrinfo",
+          options.host,
+          undefined,
+          "the simulated network resolves no names: connect to a process IP (ctx.topology)",
+        ),
+      );
+      return this;
+    }
+    this.connected = this.host.network.connect(`${ip}:${port}`).then(
+      (conn) => {
+        this.connecting = false;
+        if (this.destroyed) {
+          void conn.close().catch(() => {});
+          return conn;
+        }
+        this.attach(conn);
+        this.emit("connect");
+        this.emit("ready");
+        return conn;
+      },
+      (error: unknown) => {
+        this.connecting = false;
+        this.fail(fromIoError(error, "connect", ip, port));
+        throw error;
+      },
+    );
+    this.connected.catch(() => {});
+    return this;
+  }
+
+  private attach(conn: Connection): void {
+    this.conn = conn;
+    this.connected ??= Promise.resolve(conn);
+    this.touch();
+    // Like Node, a connected socket reads at once (up to its high-water mark, even before a
+    // 'data' listener), so a reset or the peer's end is noticed without a reader.
+    if (this.reading) {
+      // A read asked for before the connection existed (the stream waits for its push).
+      this.reading = false;
+      this._read();
+    } else if (!this.isPaused()) this.read(0);
+  }
+
+  private fail(error: Error): void {
+    this.hadError = true;
+    this.destroy(error);
+  }
+
+  private touch(): void {
+    this.lastActivityMs = this.host.time.now();
+  }
+
+  override _read(): void {
+    if (this.reading) return;
+    this.reading = true;
+    const conn = this.conn;
+    if (conn === null) return; // attach() starts it
+    const pump = (): void => {
+      conn.read().then(
+        (chunk) => {
+          if (this.destroyed) return;
+          this.touch();
+          if (chunk === null) {
+            this.reading = false;
+            this.push(null);
+            return;
+          }
+          this.bytesRead += chunk.length;
+          if (this.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length))) pump();
+          else this.reading = false;
+        },
+        (error: unknown) => {
+          this.reading = false;
+          if (!this.destroyed) this.fail(fromIoError(error, "read"));
+        },
+      );
+    };
+    pump();
+  }
+
+  override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
+    const send = (conn: Connection): void => {
+      this.touch();
+      // Nothing to hand over (Node's http ends a message with an empty write): done at once, as
+      // in Node, rather than after a write clog, which would let the reply overtake 'finish'.
+      if (chunk.length === 0) return callback();
+      conn.write(chunk).then(
+        () => {
+          this.written += chunk.length;
+          callback();
+        },
+        (error: unknown) => callback(fromIoError(error, "write")),
+      );
+    };
+    if (this.conn !== null) send(this.conn);
+    else if (this.connected !== null)
+      this.connected.then(send, () =>
+        callback(systemError("EPIPE", "write", undefined, undefined, "the connect failed")),
+      );
+    else
+      callback(
+        systemError("EPIPE", "write", undefined, undefined, "the socket is not connected; call connect() first"),
+      );
+  }
+
+  override _final(callback: (error?: Error | null) => void): void {
+    const finish = (conn: Connection): void => {
+      conn.close().then(
+        () => callback(),
+        (error: unknown) => callback(fromIoError(error, "shutdown")),
+      );
+    };
+    if (this.conn !== null) finish(this.conn);
+    else if (this.connected !== null) this.connected.then(finish, () => callback());
+    else callback();
+  }
+
+  override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    this.timeoutGeneration++;
+    this.connecting = false;
+    if (error !== null) this.hadError = true;
+    // The provider's close is graceful: the peer reads the end of the stream after what was sent.
+    if (this.conn !== null) void this.conn.close().catch(() => {});
+    callback(error);
+    process.nextTick(() => this.emit("close", this.hadError));
+  }
+
+  /** `socket.setTimeout(ms[, cb])`: 'timeout' after `ms` of simulated time without reads or writes; 0 turns it off. */
+  setTimeout(timeoutMs: number, callback?: () => void): this {
+    if (!(timeoutMs >= 0) || !Number.isFinite(timeoutMs)) {
+      throw new RangeError(
+        `The value of "msecs" is out of range. It must be a non-negative finite number. Received ${String(timeoutMs)}`,
+      );
+    }
+    this.timeout = timeoutMs;
+    const generation = ++this.timeoutGeneration;
+    if (callback !== undefined) {
+      if (timeoutMs === 0) this.removeListener("timeout", callback);
+      else this.once("timeout", callback);
+    }
+    if (timeoutMs === 0 || this.destroyed) return this;
+    this.touch();
+    const time = this.host.time;
+    const wait = (delayMs: number): void => {
+      time.sleep(delayMs).then(
+        () => {
+          if (generation !== this.timeoutGeneration || this.destroyed) return;
+          const remainingMs = timeoutMs - (time.now() - this.lastActivityMs);
+          // Below a microsecond the clock cannot move: that is the deadline.
+          if (remainingMs < 0.001) {
+            this.emit("timeout");
+            // Like Node: the timer is re-armed only by the next activity or setTimeout call.
+            this.timeoutGeneration++;
+          } else wait(remainingMs);
+        },
+        () => {}, // the process is shutting down: nobody waits for this timer any more
+      );
+    };
+    wait(timeoutMs);
+    return this;
+  }
+
+  setNoDelay(_noDelay?: boolean): this {
+    return this;
+  }
+
+  setKeepAlive(_enable?: boolean, _initialDelayMs?: number): this {
+    return this;
+  }
+
+  /** Simulated sockets never hold the real event loop open. */
+  ref(): this {
+    return this;
+  }
+
+  unref(): this {
+    return this;
+  }
+
+  get bytesWritten(): number {
+    return this.written;
+  }
+
+  get pending(): boolean {
+    return this.conn === null || this.connecting;
+  }
+
+  get readyState(): "opening" | "open" | "readOnly" | "writeOnly" | "closed" {
+    if (this.connecting) return "opening";
+    if (this.conn === null || this.destroyed) return "closed";
+    if (this.readable && this.writable) return "open";
+    return this.readable ? "readOnly" : this.writable ? "writeOnly" : "closed";
+  }
+
+  get localAddress(): string | undefined {
+    return this.conn === null ? undefined : splitAddr(this.conn.localAddr).address;
+  }
+  get localPort(): number | undefined {
+    return this.conn === null ? undefined : splitAddr(this.conn.localAddr).port;
+  }
+  get localFamily(): string | undefined {
+    return this.conn === null ? undefined : "IPv4";
+  }
+  get remoteAddress(): string | undefined {
+    return this.conn === null ? undefined : splitAddr(this.conn.peerAddr).address;
+  }
+  get remotePort(): number | undefined {
+    return this.conn === null ? undefined : splitAddr(this.conn.peerAddr).port;
+  }
+  get remoteFamily(): string | undefined {
+    return this.conn === null ? undefined : "IPv4";
+  }
+
+  address(): { address: string; family: string; port: number } | Record<string, never> {
+    if (this.conn === null) return {};
+    return { ...splitAddr(this.conn.localAddr), family: "IPv4" };
+  }
+}
