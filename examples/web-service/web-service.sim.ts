@@ -18,5 +18,5 @@ export const webServiceLostWrite = defineSimulation({
   expectFailure: true,
   description:
     "the same with the planted bug: a failed store write answered 201 (fails on purpose: a created item reads 404)",
-  build: () => webServiceSimulation({ lostWrite: true }).setIterations(50),
+  build: () => webServiceSimulation({ lostWrite: true }).setIterations(20),
 });
