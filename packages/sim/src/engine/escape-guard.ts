@@ -7,8 +7,9 @@
  * One mechanism: permanent wrappers, installed once when this module loads (so before any
  * simulation module is imported: a library that keeps `const rand = Math.random` at import time
  * keeps the wrapper). Outside a seed, and while the engine yields to the real event loop, a wrapper
- * calls the native function; while a seed runs it hands the call to the active guard's
- * `intercept`, which today fails the seed (a virtual value is the other possible answer).
+ * calls the native function; while a seed runs it first asks the seed's virtual runtime
+ * (`nodeRuntime()`, see docs/node-runtime.md) for a virtual answer, and otherwise hands the call to
+ * the active guard's `intercept`, which fails the seed.
  * `console.*` is captured per run: test runners replace the console object between files.
  */
 import { createRequire, syncBuiltinESMExports } from "node:module";
@@ -16,137 +17,9 @@ import { format, promisify } from "node:util";
 import { SimulationEscape } from "@moonpool/core";
 // Taken first: the engine and runner keep the native functions, never the wrappers.
 import "./natives.ts";
+import { type GuardedGlobal, IO_ENTRY_POINTS, REPLACEMENT } from "./guarded-globals.ts";
 
-/** Every guarded global, by the name used in messages and in `allowGlobal(name)`. */
-export const GUARDED_GLOBALS = [
-  "Math.random",
-  "Date.now",
-  "Date",
-  "performance.now",
-  "process.hrtime",
-  "setTimeout",
-  "setInterval",
-  "setImmediate",
-  "AbortSignal.timeout",
-  "crypto.getRandomValues",
-  "crypto.randomUUID",
-  "crypto.randomBytes",
-  "crypto.randomInt",
-  "crypto.randomFill",
-  // Values that depend on the machine, its time zone or locale, or the real passage of time.
-  "Intl.DateTimeFormat",
-  "Date.toLocaleString",
-  "performance.timeOrigin",
-  "performance.mark",
-  "process.uptime",
-  "process.cpuUsage",
-  "process.memoryUsage",
-  "os",
-  "crypto.subtle",
-  "crypto.generateKeyPair",
-  // Real message passing and waiting: delivered by the real event loop, outside simulated time.
-  "MessageChannel",
-  "BroadcastChannel",
-  "Atomics.waitAsync",
-  "worker_threads",
-  // Real I/O, one name per module: its result arrives on the real event loop, outside simulated
-  // time (the engine cannot wait for it), and the outside world does not replay.
-  "net",
-  "tls",
-  "http",
-  "fetch",
-  "dgram",
-  "dns",
-  "fs",
-  "child_process",
-  "process.dlopen",
-] as const;
-export type GuardedGlobal = (typeof GUARDED_GLOBALS)[number];
-
-const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
-  "Math.random": "ctx.random",
-  "Date.now": "ctx.time.now()",
-  Date: "ctx.time.now()",
-  "performance.now": "ctx.time.now()",
-  "process.hrtime": "ctx.time.now()",
-  setTimeout: "ctx.time.sleep(ms) or ctx.time.timeout(ms, p)",
-  setInterval: "a loop around ctx.time.sleep(ms)",
-  setImmediate: "ctx.task.yieldNow()",
-  "AbortSignal.timeout": "channel.recv({ timeoutMs }), ctx.time.timeout(ms, p), or an AbortController aborted after ctx.time.sleep(ms)",
-  "crypto.getRandomValues": "ctx.random",
-  "crypto.randomUUID": "ctx.random",
-  "crypto.randomBytes": "ctx.random",
-  "crypto.randomInt": "ctx.random.randomRange(lo, hi)",
-  "crypto.randomFill": "ctx.random",
-  "Intl.DateTimeFormat": "formatting ctx.time.now() yourself in UTC (toISOString), or an explicit timeZone decided outside the simulation",
-  "Date.toLocaleString": "toISOString() (the machine's time zone and locale do not replay)",
-  "performance.timeOrigin": "ctx.time.now()",
-  "performance.mark": "ctx.time.now() and ctx.trace",
-  "process.uptime": "ctx.time.now()",
-  "process.cpuUsage": "nothing: resource usage of the real process does not replay",
-  "process.memoryUsage": "nothing: resource usage of the real process does not replay",
-  os: "values passed in by the simulation (ctx.topology for addresses)",
-  "crypto.subtle": "node:crypto's synchronous functions with keys derived from ctx.random",
-  "crypto.generateKeyPair": "keys made once outside the simulation and passed in",
-  MessageChannel: "a channel from @moonpool/core (ctx.channel) or ctx.network",
-  BroadcastChannel: "a channel from @moonpool/core (ctx.channel) or ctx.network",
-  "Atomics.waitAsync": "ctx.time.sleep(ms) or a channel",
-  worker_threads: "more simulated processes (builder.processes)",
-  net: "ctx.network.connect(addr) / ctx.network.bind(addr)",
-  tls: "node:net or node:http in plaintext (a simulated process's net and http run over the simulated network; encryption has nothing to test here)",
-  http: "node:http from a simulated process (plaintext: https is not simulated), or a protocol over ctx.network",
-  fetch: "http.request or http.get (a simulated process's node:http runs over the simulated network)",
-  dgram: "ctx.network",
-  dns: "addresses from ctx.topology",
-  fs: "ctx.storage",
-  child_process: "more simulated processes (builder.processes)",
-  "process.dlopen":
-    "a JavaScript implementation behind a provider interface with a simulated implementation (a native addon's threads and I/O run outside simulated time)",
-};
-
-/** Name lookups, the same in `node:dns` and `node:dns/promises`. */
-const DNS_QUERIES = ["lookup", "lookupService", "resolve", "resolve4", "resolve6", "resolveAny", "resolveCname", "resolveMx", "resolveNs", "resolveSrv", "resolveTxt", "reverse"];
-/** Asynchronous file operations, the same names in `node:fs` (callbacks) and `node:fs/promises`. */
-const FS_ASYNC = [
-  "readFile", "writeFile", "appendFile", "open", "opendir", "readdir", "stat", "lstat", "statfs", "mkdir", "mkdtemp", "rm", "rmdir", "unlink",
-  "rename", "copyFile", "cp", "access", "truncate", "symlink", "link", "readlink", "realpath", "chmod", "chown", "lchown", "utimes", "lutimes", "watch",
-];
-
-/**
- * The real-I/O entry points guarded per module. Synchronous reads (readFileSync, statSync,
- * existsSync, ...) stay open: Node's module loader uses them when code `require`s lazily inside a
- * step, and a read-only startup file is the user's call. Everything asynchronous, and every
- * synchronous write, is guarded (`openSync` for writing is checked by its flags, below).
- */
-const IO_ENTRY_POINTS: readonly { readonly module: string; readonly name: GuardedGlobal; readonly functions: readonly string[] }[] = [
-  { module: "node:net", name: "net", functions: ["connect", "createConnection", "createServer"] },
-  { module: "node:tls", name: "tls", functions: ["connect", "createServer"] },
-  { module: "node:http", name: "http", functions: ["request", "get", "createServer"] },
-  { module: "node:https", name: "http", functions: ["request", "get", "createServer"] },
-  { module: "node:dgram", name: "dgram", functions: ["createSocket"] },
-  { module: "node:dns", name: "dns", functions: DNS_QUERIES },
-  { module: "node:dns/promises", name: "dns", functions: DNS_QUERIES },
-  {
-    module: "node:fs",
-    name: "fs",
-    functions: [
-      ...FS_ASYNC, "read", "write", "writev", "readv", "close", "fsync", "fdatasync", "ftruncate", "fstat", "exists",
-      "createReadStream", "createWriteStream", "watchFile",
-      "writeFileSync", "appendFileSync", "mkdirSync", "mkdtempSync", "rmSync", "rmdirSync", "unlinkSync", "renameSync", "copyFileSync", "cpSync",
-      "writeSync", "writevSync", "truncateSync", "ftruncateSync", "symlinkSync", "linkSync", "chmodSync", "fchmodSync", "chownSync", "fchownSync",
-      "lchownSync", "utimesSync", "futimesSync", "lutimesSync", "fsyncSync", "fdatasyncSync",
-    ],
-  },
-  { module: "node:fs/promises", name: "fs", functions: FS_ASYNC },
-  { module: "node:child_process", name: "child_process", functions: ["spawn", "spawnSync", "exec", "execSync", "execFile", "execFileSync", "fork"] },
-  {
-    module: "node:os",
-    name: "os",
-    functions: ["freemem", "totalmem", "uptime", "loadavg", "cpus", "networkInterfaces", "hostname", "availableParallelism", "userInfo"],
-  },
-  { module: "node:crypto", name: "crypto.generateKeyPair", functions: ["generateKeyPair", "generateKeyPairSync", "generateKey", "generateKeySync", "generatePrime", "generatePrimeSync"] },
-  { module: "node:perf_hooks", name: "performance.mark", functions: ["timerify"] },
-];
+export { GUARDED_GLOBALS, type GuardedGlobal } from "./guarded-globals.ts";
 
 export interface EscapeSink {
   /** Name of the actor whose code is running. */
