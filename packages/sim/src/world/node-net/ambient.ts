@@ -8,12 +8,15 @@ import type { NodeNetHost } from "./socket.ts";
 
 const hosts = new WeakMap<object, NodeNetHost>();
 const owners = new WeakMap<NodeNetHost, { readonly world: World; readonly owner: object }>();
-/** The world of the seed that registered last: seeds of one realm run one at a time. */
-let latestWorld: World | null = null;
+/**
+ * The world of the seed that registered last: seeds of one realm run one at a time. Held weakly so
+ * the last seed's world (and every context in it) is collected once its campaign ends.
+ */
+let latestWorld: WeakRef<World> | null = null;
 
 /** Makes `host` the one Node's modules use for code running on behalf of `owner` (an incarnation). */
 export function registerNodeHost(world: World, owner: object, host: NodeNetHost): void {
-  latestWorld = world;
+  latestWorld = new WeakRef(world);
   hosts.set(owner, host);
   owners.set(host, { world, owner });
 }
@@ -28,7 +31,8 @@ export function markNodeUser(host: NodeNetHost): void {
 }
 
 export function currentNodeHost(): NodeNetHost | null {
-  if (latestWorld === null || !simulationArmed()) return null;
-  const owner = latestWorld.engine.currentOwner;
+  const world = latestWorld?.deref();
+  if (world === undefined || !simulationArmed()) return null;
+  const owner = world.engine.currentOwner;
   return owner === null ? null : (hosts.get(owner) ?? null);
 }
