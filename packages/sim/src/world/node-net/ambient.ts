@@ -32,3 +32,11 @@ export function currentNodeHost(): NodeNetHost | null {
   const owner = latestWorld.engine.currentOwner;
   return owner === null ? null : (hosts.get(owner) ?? null);
 }
+
+/**
+ * The seed runs Node's native HTTP/2 session: the engine yields to the real loop after every step from
+ * now on, so the session's writes (native immediates) land between steps, in step order.
+ */
+export function useNativeHttp2(): void {
+  if (latestWorld !== null) latestWorld.engine.yieldEveryStep = true;
+}
