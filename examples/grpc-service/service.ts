@@ -19,8 +19,23 @@ export interface Reply {
   readonly value: string | null;
 }
 
-const serialize = (value: unknown): Buffer => Buffer.from(JSON.stringify(value));
-const deserialize = (bytes: Buffer): any => JSON.parse(bytes.toString("utf8"));
+/** FNV-1a over the JSON text: the simulated network flips bits, and HTTP/2 frames carry no checksum. */
+function checksum(text: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+}
+
+const serialize = (value: unknown): Buffer => {
+  const body = JSON.stringify(value);
+  return Buffer.from(JSON.stringify({ body, sum: checksum(body) }));
+};
+/** A corrupted message throws here, which grpc-js turns into an INTERNAL status for that call. */
+const deserialize = (bytes: Buffer): any => {
+  const { body, sum } = JSON.parse(bytes.toString("utf8")) as { body: string; sum: number };
+  if (checksum(body) !== sum) throw new Error("message checksum mismatch");
+  return JSON.parse(body);
+};
 
 function unary(path: string) {
   return {

@@ -77,7 +77,9 @@ export function installNodeHttp2(): void {
     (previous) =>
       function createSecureServer(this: unknown, ...args: unknown[]) {
         if (currentNodeHost() === null) return previous.apply(this, args);
-        throw new Http2TlsInSimulation("http2.createSecureServer(): a seed has no TLS; use http2.createServer() (h2c) instead");
+        throw new Http2TlsInSimulation(
+          "http2.createSecureServer(): a seed has no TLS; use http2.createServer() (h2c) instead",
+        );
       },
   );
   syncBuiltinESMExports();
