@@ -71,7 +71,6 @@ export class KvClientWorkload implements Workload {
         if (write) uncertain.add((request as { value: string }).value);
       } else {
         const reply = result.reply!;
-        assertAlways(elapsedMs <= DEADLINE_MS + 1, "a call that succeeds answered within its deadline", { elapsedMs });
         if (failedSince !== null) {
           assertSometimes(
             lastBoot !== null && reply.boot !== lastBoot,
