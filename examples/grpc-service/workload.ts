@@ -2,8 +2,8 @@
  * The clients: each writes and reads its own keys through a `@grpc/grpc-js` client with a deadline
  * on every call (virtual time: `Date.now()` is the process's clock). A call that fails
  * (UNAVAILABLE while the server is down or partitioned, DEADLINE_EXCEEDED; a bit the network flipped
- * in a header can give any status) is followed by more
- * calls on the same channel, which grpc-js reconnects on its own (its backoff timers are virtual).
+ * in a header can give any status) is followed by more calls on the same channel, which grpc-js
+ * reconnects on its own (its backoff timers are virtual).
  */
 import { assertAlways, assertSometimes } from "@moonpool/core";
 import type { SimContext, Workload } from "@moonpool/sim";
