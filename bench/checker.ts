@@ -63,7 +63,15 @@ function generate(seed: number, n: number, clients: number, keys: number): Opera
     }
     open.delete(p.client);
     const crashed = rand() < 0.1;
-    done.push({ id: 0, client: p.client, input: p.input, output: crashed ? undefined : p.output, callIndex: p.call, returnIndex: crashed ? Infinity : pos++, crashed });
+    done.push({
+      id: 0,
+      client: p.client,
+      input: p.input,
+      output: crashed ? undefined : p.output,
+      callIndex: p.call,
+      returnIndex: crashed ? Infinity : pos++,
+      crashed,
+    });
   }
   return done.sort((a, b) => a.callIndex - b.callIndex).map((op, id) => ({ ...op, id }));
 }
@@ -73,7 +81,9 @@ function replayMs(model: Model<unknown, OpInput, unknown>, ops: readonly Operati
   const m = model as { init(): unknown; step(s: unknown, i: OpInput, o: unknown): { state: unknown } };
   for (let rep = 0; rep < 5; rep++) {
     let s = m.init();
-    for (const op of [...ops].sort((a, b) => (a.returnIndex === b.returnIndex ? a.callIndex - b.callIndex : a.returnIndex - b.returnIndex))) {
+    for (const op of [...ops].sort((a, b) =>
+      a.returnIndex === b.returnIndex ? a.callIndex - b.callIndex : a.returnIndex - b.returnIndex,
+    )) {
       s = m.step(s, op.input, undefined).state;
     }
   }
@@ -122,7 +132,12 @@ export async function benchChecker(): Promise<Record<string, unknown>> {
     result.knossos = `corpus not found at ${corpus}; set MOONPOOL_KNOSSOS_DIR`;
   }
   const generated: Record<string, unknown>[] = [];
-  for (const [n, clients] of [[1_000, 5], [1_000, 50], [10_000, 5], [10_000, 50]] as const) {
+  for (const [n, clients] of [
+    [1_000, 5],
+    [1_000, 50],
+    [10_000, 5],
+    [10_000, 50],
+  ] as const) {
     const history = generate(n * 31 + clients, n, clients, 8);
     checkLinearizability(kvModel(), history); // warm-up
     const started = performance.now();

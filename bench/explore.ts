@@ -21,7 +21,13 @@ import { availableParallelism } from "node:os";
 import { dungeonSimulation } from "../examples/dungeon/dungeon.ts";
 import { raceSimulation } from "../examples/maze/race.ts";
 
-const EXPLORATION = { workers: 0, maxRunsPerSeed: 2000, branchingFactor: 4, maxFrontier: 512, maxRecipeLen: 32 } as const;
+const EXPLORATION = {
+  workers: 0,
+  maxRunsPerSeed: 2000,
+  branchingFactor: 4,
+  maxFrontier: 512,
+  maxRecipeLen: 32,
+} as const;
 /**
  * The dungeon's chain needs several reseed points per floor (rooms, key, stairs, descent) over
  * eight floors: at 32 the deepest discoveries could not be branched any more.
@@ -54,20 +60,32 @@ function watermark(report: SimulationReport, message: string): number | null {
   return report.assertionDetails.find((d) => d.message === message)?.watermark ?? null;
 }
 
-async function exploreEach(build: () => SimulationBuilder, seeds: number, maxRunsPerSeed: number, stopOnFailure = false, maxRecipeLen: number = EXPLORATION.maxRecipeLen): Promise<Explored> {
+async function exploreEach(
+  build: () => SimulationBuilder,
+  seeds: number,
+  maxRunsPerSeed: number,
+  stopOnFailure = false,
+  maxRecipeLen: number = EXPLORATION.maxRecipeLen,
+): Promise<Explored> {
   const reports: SimulationReport[] = [];
   const firstBugs: (number | null)[] = [];
   let timelines = 0;
   let distinctBugs = 0;
   const start = performance.now();
   for (let seed = 1; seed <= seeds; seed++) {
-    const report: SimulationReport = await build().enableExploration({ ...EXPLORATION, maxRunsPerSeed, stopOnFailure, maxRecipeLen }).setDebugSeeds([seed]).setIterations(1).run();
+    const report: SimulationReport = await build()
+      .enableExploration({ ...EXPLORATION, maxRunsPerSeed, stopOnFailure, maxRecipeLen })
+      .setDebugSeeds([seed])
+      .setIterations(1)
+      .run();
     reports.push(report);
     const x = report.exploration!;
     firstBugs.push(x.perSeed[0]!.firstBugAtTimeline);
     timelines += x.timelines;
     distinctBugs += x.bugsFound;
-    console.error(`  root seed ${seed}: first bug at timeline ${x.perSeed[0]!.firstBugAtTimeline ?? "-"} (${x.timelines} timelines, ${x.bugsFound} distinct bugs)`);
+    console.error(
+      `  root seed ${seed}: first bug at timeline ${x.perSeed[0]!.firstBugAtTimeline ?? "-"} (${x.timelines} timelines, ${x.bugsFound} distinct bugs)`,
+    );
   }
   return { firstBugs, timelines, distinctBugs, wallMs: performance.now() - start, reports };
 }
@@ -112,7 +130,8 @@ function dungeonBudget(): number {
   const text = process.env.MOONPOOL_BENCH_DUNGEON_BUDGET;
   if (text === undefined || text === "") return DUNGEON_RUNS_PER_SEED;
   const n = Number(text);
-  if (!Number.isSafeInteger(n) || n < 1) throw new Error(`MOONPOOL_BENCH_DUNGEON_BUDGET '${text}': expected a positive integer (timelines per root seed)`);
+  if (!Number.isSafeInteger(n) || n < 1)
+    throw new Error(`MOONPOOL_BENCH_DUNGEON_BUDGET '${text}': expected a positive integer (timelines per root seed)`);
   return n;
 }
 
@@ -129,7 +148,13 @@ export async function benchExplore(): Promise<Record<string, unknown>> {
 
   const dungeonRunsPerSeed = dungeonBudget();
   console.error(`dungeon: exploring root seeds 1..${DUNGEON_SEEDS}, ${dungeonRunsPerSeed} timelines each`);
-  const dungeon = await exploreEach(dungeonSimulation, DUNGEON_SEEDS, dungeonRunsPerSeed, false, DUNGEON_MAX_RECIPE_LEN);
+  const dungeon = await exploreEach(
+    dungeonSimulation,
+    DUNGEON_SEEDS,
+    dungeonRunsPerSeed,
+    false,
+    DUNGEON_MAX_RECIPE_LEN,
+  );
   console.error(`dungeon: ${dungeon.timelines} random root seeds (the same timeline budget)`);
   const dungeonRandom = await randomSeeds(dungeonSimulation, dungeon.timelines);
   const deepestExplored = Math.max(...dungeon.reports.map((r) => watermark(r, DUNGEON_DEPTH_ASSERTION) ?? 0));
@@ -137,7 +162,8 @@ export async function benchExplore(): Promise<Record<string, unknown>> {
   console.error(`maze: root seeds 1..${MAZE_WORKERS_SEEDS} with workers: 0 and workers: 2`);
   const inThread = await mazeWithWorkers(0);
   const pooled = await mazeWithWorkers(2);
-  if (JSON.stringify(pooled.explorations) !== JSON.stringify(inThread.explorations)) throw new Error("maze: workers: 2 explored differently from workers: 0");
+  if (JSON.stringify(pooled.explorations) !== JSON.stringify(inThread.explorations))
+    throw new Error("maze: workers: 2 explored differently from workers: 0");
 
   return {
     mazeSeeds: MAZE_SEEDS,

@@ -99,14 +99,16 @@ async function round(chaos: boolean): Promise<number> {
     .runTimeBudget(SIM_BUDGET_MS * 2);
   if (chaos) builder.enableChaos([Chaos.network("swarm")]);
   const report = await builder
-    .workloadFactory((): Workload => ({
-      // Ends the seed once the client is done (its count is on the state board).
-      name: "counter",
-      async run(ctx: SimContext) {
-        while (!ctx.state.contains("messages")) await ctx.time.sleep(1_000);
-        messages += ctx.state.get<number>("messages")!;
-      },
-    }))
+    .workloadFactory(
+      (): Workload => ({
+        // Ends the seed once the client is done (its count is on the state board).
+        name: "counter",
+        async run(ctx: SimContext) {
+          while (!ctx.state.contains("messages")) await ctx.time.sleep(1_000);
+          messages += ctx.state.get<number>("messages")!;
+        },
+      }),
+    )
     .run();
   if (report.failedRuns !== 0) throw new Error(`network bench seed failed:\n${report.toString()}`);
   const wallMs = report.seeds.reduce((sum, s) => sum + s.wallTimeMs, 0);

@@ -31,7 +31,8 @@ const turn = (): Promise<void> => new Promise((resolve) => setImmediate(resolve)
 
 export async function benchSoak(): Promise<Record<string, unknown>> {
   const seeds = Number(process.env.SOAK_SEEDS ?? 20_000);
-  if (!Number.isSafeInteger(seeds) || seeds < CHUNK_SEEDS) throw new RangeError(`SOAK_SEEDS must be an integer >= ${CHUNK_SEEDS}`);
+  if (!Number.isSafeInteger(seeds) || seeds < CHUNK_SEEDS)
+    throw new RangeError(`SOAK_SEEDS must be an integer >= ${CHUNK_SEEDS}`);
   await runChunk(BASE_SEED - 1, WARMUP_SEEDS);
   await turn();
   const heapStartMb = heapAfterGcMb();

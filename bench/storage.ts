@@ -96,9 +96,15 @@ export async function benchStorage(): Promise<Record<string, unknown>> {
   for (let round = 0; round < ROUNDS; round++) {
     baseline.push(await measure(() => DEFAULT_STORAGE_CONFIG));
     swarmed.push(await measure(swarm));
-    console.error(`round ${round + 1}/${ROUNDS}: baseline ${Math.round(baseline[round]!)} pairs/s, swarm ${Math.round(swarmed[round]!)} pairs/s`);
+    console.error(
+      `round ${round + 1}/${ROUNDS}: baseline ${Math.round(baseline[round]!)} pairs/s, swarm ${Math.round(swarmed[round]!)} pairs/s`,
+    );
   }
   const baselineOpsPerSec = Math.round(median(baseline));
   const swarmOpsPerSec = Math.round(median(swarmed));
-  return { baselineOpsPerSec, swarmOpsPerSec, swarmToBaseline: Number((swarmOpsPerSec / baselineOpsPerSec).toFixed(3)) };
+  return {
+    baselineOpsPerSec,
+    swarmOpsPerSec,
+    swarmToBaseline: Number((swarmOpsPerSec / baselineOpsPerSec).toFixed(3)),
+  };
 }

@@ -10,14 +10,21 @@ import { availableParallelism } from "node:os";
 import { WorkerPool } from "../packages/sim/src/runner/pool/worker-pool.ts";
 import { runPoolCampaign } from "../packages/sim/src/runner/pool/pool-campaign.ts";
 
-const SIM_SOURCE = { module: new URL("../examples/leader-election/leader-election.sim.ts", import.meta.url).href, export: "leaderElection" };
+const SIM_SOURCE = {
+  module: new URL("../examples/leader-election/leader-election.sim.ts", import.meta.url).href,
+  export: "leaderElection",
+};
 const SEEDS_PER_ROUND = 160;
 const WARMUP_SEEDS_PER_WORKER = 4;
 const ROUNDS = 3;
 const BASE_SEED = 20_240_601;
 
 /** Wall time of the campaign, and how busy the main thread was meanwhile (its share of the pool's overhead). */
-async function timeCampaign(pool: WorkerPool, seeds: number, baseSeed: number): Promise<{ ms: number; mainThreadUtilization: number }> {
+async function timeCampaign(
+  pool: WorkerPool,
+  seeds: number,
+  baseSeed: number,
+): Promise<{ ms: number; mainThreadUtilization: number }> {
   const elu = performance.eventLoopUtilization();
   const start = performance.now();
   const { report } = await runPoolCampaign(pool, {
@@ -32,7 +39,8 @@ async function timeCampaign(pool: WorkerPool, seeds: number, baseSeed: number): 
     seedTimeoutMs: null,
     signal: new AbortController().signal,
   });
-  if (report.iterations !== seeds || report.failedRuns !== 0) throw new Error(`bench campaign ran ${report.iterations} seeds, ${report.failedRuns} failed`);
+  if (report.iterations !== seeds || report.failedRuns !== 0)
+    throw new Error(`bench campaign ran ${report.iterations} seeds, ${report.failedRuns} failed`);
   return { ms: performance.now() - start, mainThreadUtilization: performance.eventLoopUtilization(elu).utilization };
 }
 
@@ -40,7 +48,8 @@ export async function benchWorkers(): Promise<Record<string, unknown>> {
   const pools = new Map<number, WorkerPool>([1, 2].map((w) => [w, new WorkerPool(w)]));
   try {
     const warmupMs: Record<string, number> = {};
-    for (const [w, pool] of pools) warmupMs[`warmupMs${w}`] = Math.round((await timeCampaign(pool, WARMUP_SEEDS_PER_WORKER * w, BASE_SEED + 1)).ms);
+    for (const [w, pool] of pools)
+      warmupMs[`warmupMs${w}`] = Math.round((await timeCampaign(pool, WARMUP_SEEDS_PER_WORKER * w, BASE_SEED + 1)).ms);
     const bestMs = new Map<number, number>();
     let mainThreadUtilization2 = 0;
     for (let round = 0; round < ROUNDS; round++) {

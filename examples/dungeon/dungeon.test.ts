@@ -109,7 +109,8 @@ function flyPilot(): { game: Dungeon; pilot: Pilot } {
   pilot.game = game;
   for (;;) {
     const result = game.step();
-    if (pilot.draws !== DRAWS_FOR_FIRST_FLOOR + DRAWS_PER_STEP * game.steps) throw new Error(`step ${game.steps}: ${pilot.draws} draws`);
+    if (pilot.draws !== DRAWS_FOR_FIRST_FLOOR + DRAWS_PER_STEP * game.steps)
+      throw new Error(`step ${game.steps}: ${pilot.draws} draws`);
     if (result !== "continue") return { game, pilot };
   }
 }
@@ -121,7 +122,14 @@ describe("dungeon example", () => {
     expect(report.assertionViolations).toEqual([]);
     const status = Object.fromEntries(report.assertionDetails.map((d) => [d.message, d.status]));
     expect(status[BUG]).toBe("PASS");
-    for (const message of ["dungeon level reached", "health remaining", "survived monster hit", "survived a trap", "picked up potion", "stairs without key"]) {
+    for (const message of [
+      "dungeon level reached",
+      "health remaining",
+      "survived monster hit",
+      "survived a trap",
+      "picked up potion",
+      "stairs without key",
+    ]) {
       expect(status[message], message).toBe("PASS");
     }
     expect(status["treasure found"]).toBeUndefined();
@@ -131,7 +139,9 @@ describe("dungeon example", () => {
     expect(ready.status).toBe("MISS");
     expect(ready.frontier).toBeGreaterThanOrEqual(2);
     // The level watermark stays at floor 1 or 2.
-    expect(report.assertionDetails.find((d) => d.message === "dungeon level reached")!.watermark).toBeLessThanOrEqual(2);
+    expect(report.assertionDetails.find((d) => d.message === "dungeon level reached")!.watermark).toBeLessThanOrEqual(
+      2,
+    );
 
     const sites = Object.fromEntries(report.bucketSummaries.map((s) => [s.message, s]));
     expect(sites["room explored"]!.bucketsDiscovered).toBeGreaterThanOrEqual(4);
@@ -214,7 +224,8 @@ describe("dungeon example", () => {
     expect(report.failedRuns).toBe(1);
     expect(report.assertionViolations.join("\n")).toContain(BUG);
     const status = Object.fromEntries(report.assertionDetails.map((d) => [d.message, d.status]));
-    for (const message of ["treasure found", "near treasure", "key found", "ready to descend"]) expect(status[message], message).toBe("PASS");
+    for (const message of ["treasure found", "near treasure", "key found", "ready to descend"])
+      expect(status[message], message).toBe("PASS");
     expect(report.assertionDetails.find((d) => d.message === "dungeon level reached")!.watermark).toBe(FLOORS);
     const floorsOf = (message: string, key: string): unknown[] =>
       report.bucketSummaries

@@ -22,7 +22,14 @@
  * So a run of `steps` steps makes exactly `1 + 4 * steps` draws, and step k's draws sit at
  * positions 1 + 4k .. 4 + 4k of the stream. Never add a draw that depends on what happened.
  */
-import { assertSometimes, assertSometimesAll, assertSometimesEach, assertSometimesGreaterThan, type RandomProvider, type Tracer } from "@moonpool/core";
+import {
+  assertSometimes,
+  assertSometimesAll,
+  assertSometimesEach,
+  assertSometimesGreaterThan,
+  type RandomProvider,
+  type Tracer,
+} from "@moonpool/core";
 
 export const WIDTH = 35;
 export const HEIGHT = 20;
@@ -263,7 +270,8 @@ export class Dungeon {
     this.floors = options.floors ?? FLOORS;
     this.trace = options.trace;
     if (actions.length === 0) throw new RangeError("Dungeon: the action alphabet must not be empty");
-    if (!Number.isSafeInteger(this.floors) || this.floors < 1) throw new RangeError(`Dungeon: floors must be a positive integer, got ${String(this.floors)}`);
+    if (!Number.isSafeInteger(this.floors) || this.floors < 1)
+      throw new RangeError(`Dungeon: floors must be a positive integer, got ${String(this.floors)}`);
     this.actions = actions.slice();
     this.floor = generateFloor(1, new LocalRandom(random.random()), this.floors);
     this.pos = this.floor.start;
@@ -314,7 +322,8 @@ export class Dungeon {
       const room = floor.roomOf[this.pos]!;
       if (room !== this.room && room >= 0) {
         assertSometimesEach("room explored", { floor: level, room }, { hasKey: this.hasKey ? 1 : 0, health: this.hp });
-        if (room === floor.rooms - 1) assertSometimesEach("goal room", { floor: level }, { hasKey: this.hasKey ? 1 : 0, health: this.hp });
+        if (room === floor.rooms - 1)
+          assertSometimesEach("goal room", { floor: level }, { hasKey: this.hasKey ? 1 : 0, health: this.hp });
       }
       this.room = room;
       const tile = floor.grid[this.pos];

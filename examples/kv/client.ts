@@ -6,7 +6,17 @@
  * replica, which is what makes every operation appear to happen at one instant.
  */
 import { assertSometimes, type Providers, type ServiceStub, type Transport } from "@moonpool/core";
-import { compareTs, KV_PORT, KvService, request, ZERO_TS, type Kv, type Reply, type Request, type Timestamp } from "./protocol.ts";
+import {
+  compareTs,
+  KV_PORT,
+  KvService,
+  request,
+  ZERO_TS,
+  type Kv,
+  type Reply,
+  type Request,
+  type Timestamp,
+} from "./protocol.ts";
 
 export interface KvClientOptions {
   /**
@@ -73,7 +83,10 @@ export class KvClient {
     if (reads.length < this.majority) throw new QuorumUnavailable("read", reads.length);
     let newest: { ts: Timestamp; value: string | null } = { ts: ZERO_TS, value: null };
     for (const r of reads) if (compareTs(r.ts, newest.ts) > 0) newest = r;
-    assertSometimes(reads.some((r) => compareTs(r.ts, newest.ts) < 0), "a quorum read found a replica behind");
+    assertSometimes(
+      reads.some((r) => compareTs(r.ts, newest.ts) < 0),
+      "a quorum read found a replica behind",
+    );
     return newest;
   }
 

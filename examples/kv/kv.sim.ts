@@ -9,7 +9,8 @@ import { kvSimulation } from "./simulation.ts";
 
 export const kv = defineSimulation({
   name: "kv",
-  description: "replicated key-value store (ABD quorums) under network chaos and attrition; histories checked for linearizability",
+  description:
+    "replicated key-value store (ABD quorums) under network chaos and attrition; histories checked for linearizability",
   build: () => kvSimulation().setIterations(100),
 });
 

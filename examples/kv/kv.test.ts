@@ -16,14 +16,16 @@ describe("kv example", () => {
     expect(report.failedRuns, report.toString()).toBe(0);
     expect(report.assertionViolations).toEqual([]);
     const status = Object.fromEntries(report.assertionDetails.map((d) => [d.message, d.status]));
-    for (const message of [...SOMETIMES, "client history is linearizable"]) expect(status[message], message).toBe("PASS");
+    for (const message of [...SOMETIMES, "client history is linearizable"])
+      expect(status[message], message).toBe("PASS");
   });
 
   it("finds the planted stale-read bug through the checker, and replays it to the same hash", async () => {
     const report = await kvSimulation({ bug: "stale-read" }).setBaseSeed(1).setIterations(60).run();
     expect(report.failedRuns).toBeGreaterThan(0);
     for (const seed of report.seeds.filter((s) => !s.ok)) {
-      for (const failure of seed.failures) expect(failure.message).toContain('assertAlways("client history is linearizable") failed');
+      for (const failure of seed.failures)
+        expect(failure.message).toContain('assertAlways("client history is linearizable") failed');
     }
     const failing = report.seeds.find((s) => !s.ok)!;
     expect(failing.failures[0]!.message).toMatch(/cannotPlace=c\d: get → /);

@@ -54,7 +54,9 @@ export const KvService = defineService<Kv>("kv", { read: true, write: true });
 export async function request(replica: ServiceStub<Kv>, message: Request): Promise<Reply | null> {
   const options = { timeoutMs: REQUEST_TIMEOUT_MS };
   try {
-    return message.type === "read" ? await replica.read.getReply(message, options) : await replica.write.getReply(message, options);
+    return message.type === "read"
+      ? await replica.read.getReply(message, options)
+      : await replica.write.getReply(message, options);
   } catch (error) {
     // A handler that threw, or a message that did not encode, is a bug in this code: it surfaces.
     if (error instanceof ApplicationError || error instanceof SerializationError) throw error;

@@ -84,7 +84,9 @@ export class Replica {
     while (offset + HEADER_BYTES <= bytes.length) {
       const length = view.getUint32(offset, true);
       if (length === 0 || offset + HEADER_BYTES + length > bytes.length) break;
-      const record = decodeChecksummedJson<LogRecord>(bytes.subarray(offset + HEADER_BYTES, offset + HEADER_BYTES + length));
+      const record = decodeChecksummedJson<LogRecord>(
+        bytes.subarray(offset + HEADER_BYTES, offset + HEADER_BYTES + length),
+      );
       if (record === null) break;
       this.apply(record.key, { ts: record.ts, value: record.value });
       offset += HEADER_BYTES + length;
@@ -126,7 +128,10 @@ export class Replica {
     return { type: "read", ts: v.ts, value: v.value };
   }
 
-  private async write(io: { readonly trace: Tracer }, message: Extract<Request, { type: "write" }>): Promise<Extract<Reply, { type: "written" }>> {
+  private async write(
+    io: { readonly trace: Tracer },
+    message: Extract<Request, { type: "write" }>,
+  ): Promise<Extract<Reply, { type: "written" }>> {
     try {
       if (this.apply(message.key, { ts: message.ts, value: message.value })) {
         // Durable before acknowledged: a crash after the ack must not lose the write.

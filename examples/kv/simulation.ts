@@ -2,7 +2,14 @@
  * The simulation: three replicas and the clients' workload, under network chaos and attrition
  * (one replica at a time shut down or crashed and restarted from its log) during a chaos window.
  */
-import { AttritionVictims, Chaos, SimulationBuilder, type AttritionConfig, type Process, type SimContext } from "@moonpool/sim";
+import {
+  AttritionVictims,
+  Chaos,
+  SimulationBuilder,
+  type AttritionConfig,
+  type Process,
+  type SimContext,
+} from "@moonpool/sim";
 import type { KvClientOptions } from "./client.ts";
 import { Replica } from "./replica.ts";
 import { KvWorkload } from "./workload.ts";

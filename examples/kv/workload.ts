@@ -96,7 +96,8 @@ export class KvWorkload implements Workload {
     assertAlways(result.verdict !== "illegal", "client history is linearizable", {
       operations: ops.length,
       key: stuck?.input.key ?? null,
-      cannotPlace: stuck === undefined ? null : `${stuck.client}: ${stuck.input.f} → ${JSON.stringify(stuck.output ?? null)}`,
+      cannotPlace:
+        stuck === undefined ? null : `${stuck.client}: ${stuck.input.f} → ${JSON.stringify(stuck.output ?? null)}`,
       linearized: part?.longest?.order.length ?? null,
     });
   }

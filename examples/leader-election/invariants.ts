@@ -25,7 +25,11 @@ export class SplitBrainInvariant implements Invariant {
       const first = this.leaders.get(term);
       if (first === undefined) this.leaders.set(term, leader);
       // Constant message (it is the property's identity); the details say which term and who.
-      assertAlways(first === undefined || first === leader, "one leader per term", { term, first: first ?? leader, second: leader });
+      assertAlways(first === undefined || first === leader, "one leader per term", {
+        term,
+        first: first ?? leader,
+        second: leader,
+      });
     }
   }
 

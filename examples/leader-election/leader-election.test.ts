@@ -31,7 +31,10 @@ describe("leader-election example", () => {
     }
 
     const failing = report.seeds.find((s) => !s.ok)!;
-    const replay = await leaderElectionSimulation({ bug: "vote-twice" }).setDebugSeeds([failing.seed]).setIterations(1).run();
+    const replay = await leaderElectionSimulation({ bug: "vote-twice" })
+      .setDebugSeeds([failing.seed])
+      .setIterations(1)
+      .run();
     expect(replay.failedRuns).toBe(1);
     expect(replay.seeds[0]!.traceHash).toBe(failing.traceHash);
     expect(replay.seeds[0]!.failures).toEqual(failing.failures.map((f) => ({ ...f })));

@@ -28,11 +28,14 @@ function positiveInteger(text: string | undefined, what: string, min: number): n
 
 let values: { seeds?: string; seed?: string; bug?: string };
 try {
-  ({ values } = parseArgs({ options: { seeds: { type: "string" }, seed: { type: "string" }, bug: { type: "string" } } }));
+  ({ values } = parseArgs({
+    options: { seeds: { type: "string" }, seed: { type: "string" }, bug: { type: "string" } },
+  }));
 } catch (error) {
   fail((error as Error).message);
 }
-if (values.bug !== undefined && values.bug !== "vote-twice") fail(`unknown --bug '${values.bug}' (the planted bug is 'vote-twice')`);
+if (values.bug !== undefined && values.bug !== "vote-twice")
+  fail(`unknown --bug '${values.bug}' (the planted bug is 'vote-twice')`);
 const bug = values.bug === "vote-twice" ? "vote-twice" : undefined;
 const seeds = positiveInteger(values.seeds, "--seeds", 1);
 const replaySeed = positiveInteger(values.seed, "--seed", 0);
@@ -45,7 +48,9 @@ else builder.untilCoverageStable(10, 200);
 const report = await builder.run();
 report.print();
 
-const hit = report.assertionDetails.filter((d) => (d.kind === "sometimes" || d.kind === "numericSometimes") && d.status === "PASS").length;
+const hit = report.assertionDetails.filter(
+  (d) => (d.kind === "sometimes" || d.kind === "numericSometimes") && d.status === "PASS",
+).length;
 const total = report.assertionDetails.filter((d) => d.kind === "sometimes" || d.kind === "numericSometimes").length;
 const firstFailing = report.seedsFailing[0];
 const summary = [

@@ -46,7 +46,8 @@ describe("maze example", () => {
     expect(hitsAtDepth[2]).toBeGreaterThan(hitsAtDepth[3]!);
     expect(hitsAtDepth[3]).toBeGreaterThan(hitsAtDepth[4]!);
     // Lock 3 needs locks 0 and 2: without them it is never even attempted.
-    for (const bucket of gates.buckets) if (bucket.identity.lock === 3) expect(bucket.identity.locks).toBeGreaterThanOrEqual(2);
+    for (const bucket of gates.buckets)
+      if (bucket.identity.lock === 3) expect(bucket.identity.locks).toBeGreaterThanOrEqual(2);
 
     // Draws: one per step (500 steps per seed) plus one per gate test, and every gate test is
     // preceded by exactly one "gate" assertion.

@@ -12,7 +12,16 @@
  * draw, then one draw per gate tested (`randomRatio() < GATE_PROBABILITY`). Nothing else draws.
  * The workload is pure computation: `run` loops synchronously and never awaits.
  */
-import { assertAlways, assertSometimes, assertSometimesEach, SimulationBuilder, type RandomProvider, type SimContext, type Tracer, type Workload } from "@moonpool/sim";
+import {
+  assertAlways,
+  assertSometimes,
+  assertSometimesEach,
+  SimulationBuilder,
+  type RandomProvider,
+  type SimContext,
+  type Tracer,
+  type Workload,
+} from "@moonpool/sim";
 
 /** Chance of passing one gate. */
 export const GATE_PROBABILITY = 0.05;

@@ -9,7 +9,14 @@
  * reported as `sometimes` signals when they happen, so an explorer that branches on the schedule
  * stream can build on a timeline that got part of the way there.
  */
-import { assertAlways, assertSometimesEach, SimulationBuilder, type SimContext, type TaskScope, type Workload } from "@moonpool/sim";
+import {
+  assertAlways,
+  assertSometimesEach,
+  SimulationBuilder,
+  type SimContext,
+  type TaskScope,
+  type Workload,
+} from "@moonpool/sim";
 
 /** Yields before each step of each task: `a` is quickest, `c` slowest. */
 export const RACE_YIELDS: Readonly<Record<string, number>> = { a: 1, b: 2, c: 3 };
@@ -36,7 +43,8 @@ export class RaceWorkload implements Workload {
       // combination of steps taken while the bug is still possible is a state worth reaching.
       const open = !log.has(`a:${RACE_ANCHOR_STEP}`) && !log.has("b:3");
       if (open) assertSometimesEach("race: a and b not finished", { a: steps.a, b: steps.b, c: steps.c });
-      if (entry === "b:3") assertAlways(!(log.has("c:3") && !log.has(`a:${RACE_ANCHOR_STEP}`)), "race bug: c and b finished before a");
+      if (entry === "b:3")
+        assertAlways(!(log.has("c:3") && !log.has(`a:${RACE_ANCHOR_STEP}`)), "race bug: c and b finished before a");
     };
     const run = async (scope: TaskScope, task: string): Promise<void> => {
       for (let s = 1; s <= RACE_STEPS; s++) {

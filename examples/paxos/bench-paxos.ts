@@ -55,16 +55,26 @@ async function throughput(): Promise<{ seedsPerSec: number; simSecondsPerWallSec
   const start = performance.now();
   const report: SimulationReport = await paxosCampaign().setBaseSeed(1_000).setIterations(THROUGHPUT_SEEDS).run();
   const wallSeconds = (performance.now() - start) / 1000;
-  if (report.failedRuns > 0) throw new Error(`the correct protocol failed ${report.failedRuns} seeds of the throughput campaign:\n${report.toString()}`);
+  if (report.failedRuns > 0)
+    throw new Error(
+      `the correct protocol failed ${report.failedRuns} seeds of the throughput campaign:\n${report.toString()}`,
+    );
   const simSeconds = report.seeds.reduce((sum, s) => sum + s.simulatedTimeMs, 0) / 1000;
-  return { seedsPerSec: round(THROUGHPUT_SEEDS / wallSeconds), simSecondsPerWallSecond: round(simSeconds / wallSeconds) };
+  return {
+    seedsPerSec: round(THROUGHPUT_SEEDS / wallSeconds),
+    simSecondsPerWallSecond: round(simSeconds / wallSeconds),
+  };
 }
 
 async function timelinesWithExploration(bug: PaxosBug): Promise<number | null> {
   let spent = 0;
   for (let seed = 1; spent < BUG_BUDGET; seed++) {
     const maxRunsPerSeed = Math.min(ROOT_BUDGET, BUG_BUDGET - spent);
-    const report = await paxosCampaign({ bug }).enableExploration({ ...EXPLORATION, maxRunsPerSeed }).setDebugSeeds([seed]).setIterations(1).run();
+    const report = await paxosCampaign({ bug })
+      .enableExploration({ ...EXPLORATION, maxRunsPerSeed })
+      .setDebugSeeds([seed])
+      .setIterations(1)
+      .run();
     const root = report.exploration!.perSeed[0]!;
     if (root.firstBugAtTimeline !== null) return spent + root.firstBugAtTimeline;
     spent += root.timelines;
@@ -76,7 +86,10 @@ async function timelinesWithRandomSeeds(bug: PaxosBug): Promise<number | null> {
   for (let ran = 0; ran < BUG_BUDGET; ran += RANDOM_BATCH) {
     const batch = Math.min(RANDOM_BATCH, BUG_BUDGET - ran);
     // Each batch derives its seeds from its own fixed base: the whole sequence is the same every run.
-    const report = await paxosCampaign({ bug }).setBaseSeed(RANDOM_BASE_SEED + ran).setIterations(batch).run();
+    const report = await paxosCampaign({ bug })
+      .setBaseSeed(RANDOM_BASE_SEED + ran)
+      .setIterations(batch)
+      .run();
     const failing = report.seeds.findIndex((s) => !s.ok);
     if (failing >= 0) return ran + failing + 1;
   }
@@ -90,7 +103,9 @@ export async function benchPaxos(): Promise<PaxosBenchResult> {
   for (const name of PAXOS_BUGS) {
     const explored = await timelinesWithExploration(name);
     const random = await timelinesWithRandomSeeds(name);
-    console.error(`  ${name}: exploration ${explored ?? "-"} timelines, random seeds ${random ?? "-"} (budget ${BUG_BUDGET})`);
+    console.error(
+      `  ${name}: exploration ${explored ?? "-"} timelines, random seeds ${random ?? "-"} (budget ${BUG_BUDGET})`,
+    );
     plantedBugs.push({ name, timelinesWithExploration: explored, timelinesWithRandomSeeds: random });
   }
   return { seedsPerSec, simSecondsPerWallSecond, plantedBugs, bugBudget: BUG_BUDGET, rootBudget: ROOT_BUDGET };

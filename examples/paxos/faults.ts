@@ -70,7 +70,8 @@ export class CrashRestartInjector implements FaultInjector {
       const kind: RebootKind = ctx.random.randomRange(0, 4) === 0 ? "graceful" : "crash";
       // At most one node down at a time, whoever took it down (attrition counts the same way).
       if (ctx.deadCount() > 0) continue;
-      if (ctx.rebootWithDelays(victim, kind, CRASH_RECOVERY_MS, CRASH_GRACE_MS)) ctx.trace.info("node_rebooted", { ip: victim, kind });
+      if (ctx.rebootWithDelays(victim, kind, CRASH_RECOVERY_MS, CRASH_GRACE_MS))
+        ctx.trace.info("node_rebooted", { ip: victim, kind });
     }
   }
 }

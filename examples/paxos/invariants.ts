@@ -88,7 +88,12 @@ export class ConsensusInvariant implements Invariant {
       });
       assertAlways(this.proposed.has(value), "validity: a chosen value was proposed", { slot, value });
       const acceptors = this.acceptances.get(key)?.size ?? 0;
-      assertAlways(acceptors >= this.majority, "a chosen value was accepted by a majority", { slot, ballot: formatBallot(ballot), value, acceptors });
+      assertAlways(acceptors >= this.majority, "a chosen value was accepted by a majority", {
+        slot,
+        ballot: formatBallot(ballot),
+        value,
+        acceptors,
+      });
     }
   }
 
@@ -133,7 +138,10 @@ export class AcceptorInvariant implements Invariant {
         });
         continue;
       }
-      assertAlways(!this.damagedIps.has(ip), "an acceptor with a damaged log never votes", { node: event.num("node") ?? -1, fact: event.name });
+      assertAlways(!this.damagedIps.has(ip), "an acceptor with a damaged log never votes", {
+        node: event.num("node") ?? -1,
+        fact: event.name,
+      });
       const ballot = field(event.num("ballot"), event, "ballot");
       if (event.name === "accepted") {
         assertAlways(ballot >= highest, "acceptor never accepts below its promise", {

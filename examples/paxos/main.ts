@@ -24,15 +24,23 @@ function fail(message: string): never {
 let values: { id?: string; peers?: string; data?: string; "trace-level"?: string; bug?: string };
 try {
   ({ values } = parseArgs({
-    options: { id: { type: "string" }, peers: { type: "string" }, data: { type: "string" }, "trace-level": { type: "string" }, bug: { type: "string" } },
+    options: {
+      id: { type: "string" },
+      peers: { type: "string" },
+      data: { type: "string" },
+      "trace-level": { type: "string" },
+      bug: { type: "string" },
+    },
   }));
 } catch (error) {
   fail((error as Error).message);
 }
-if (values.id === undefined || values.peers === undefined || values.data === undefined) fail("--id, --peers and --data are required");
+if (values.id === undefined || values.peers === undefined || values.data === undefined)
+  fail("--id, --peers and --data are required");
 const peers = values.peers.split(",").map((p) => p.trim());
 const id = Number(values.id);
-if (!Number.isSafeInteger(id) || id < 1 || id > peers.length) fail(`--id must be 1..${peers.length} (a position in --peers), got '${values.id}'`);
+if (!Number.isSafeInteger(id) || id < 1 || id > peers.length)
+  fail(`--id must be 1..${peers.length} (a position in --peers), got '${values.id}'`);
 let myIp: string;
 try {
   for (const peer of peers) parseAddr(peer);
@@ -41,8 +49,10 @@ try {
   fail(`--peers: ${(error as Error).message}`);
 }
 const level = values["trace-level"] ?? "info";
-if (!["trace", "debug", "info", "warn", "error"].includes(level)) fail(`--trace-level must be trace, debug, info, warn or error, got '${level}'`);
-if (values.bug !== undefined && !(PAXOS_BUGS as readonly string[]).includes(values.bug)) fail(`--bug must be one of ${PAXOS_BUGS.join(", ")}`);
+if (!["trace", "debug", "info", "warn", "error"].includes(level))
+  fail(`--trace-level must be trace, debug, info, warn or error, got '${level}'`);
+if (values.bug !== undefined && !(PAXOS_BUGS as readonly string[]).includes(values.bug))
+  fail(`--bug must be one of ${PAXOS_BUGS.join(", ")}`);
 
 const ctx = createNodeContext({
   myIp,
@@ -50,7 +60,11 @@ const ctx = createNodeContext({
   storageRoot: values.data,
   traceLevel: level as "info",
 });
-const node = new PaxosNode({ id, addresses: peers, options: values.bug === undefined ? {} : { bug: values.bug as PaxosBug } });
+const node = new PaxosNode({
+  id,
+  addresses: peers,
+  options: values.bug === undefined ? {} : { bug: values.bug as PaxosBug },
+});
 try {
   await node.run(ctx);
   ctx.trace.info("stopped", { node: id });

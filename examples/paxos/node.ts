@@ -180,8 +180,15 @@ export class PaxosNode {
   private firstUnknown = 0;
 
   constructor(config: PaxosConfig) {
-    if (!Number.isSafeInteger(config.id) || config.id < 1 || config.id > MAX_NODES || config.id > config.addresses.length) {
-      throw new RangeError(`PaxosNode: id must be 1..${Math.min(MAX_NODES, config.addresses.length)} (an index into addresses, from 1), got ${config.id}`);
+    if (
+      !Number.isSafeInteger(config.id) ||
+      config.id < 1 ||
+      config.id > MAX_NODES ||
+      config.id > config.addresses.length
+    ) {
+      throw new RangeError(
+        `PaxosNode: id must be 1..${Math.min(MAX_NODES, config.addresses.length)} (an index into addresses, from 1), got ${config.id}`,
+      );
     }
     this.id = config.id;
     this.addresses = config.addresses.slice();
@@ -410,16 +417,32 @@ export class PaxosNode {
     // Past every ballot a rejection reported, and past every round this node ever reserved. The
     // planted bug counts up from its in-memory round only, one round per attempt, and after a
     // restart that count starts again from 0: its early ballots are ballots it already used.
-    const round = (this.bug === "ballot-reuse-after-restart" ? this.round : Math.max(this.round, ballotRound(this.highestSeen))) + 1;
+    const round =
+      (this.bug === "ballot-reuse-after-restart" ? this.round : Math.max(this.round, ballotRound(this.highestSeen))) +
+      1;
     // The round is reserved on disk before it is used: a reboot then never reuses a ballot.
-    if (this.bug !== "ballot-reuse-after-restart" && !(await this.persist(io, { t: "round", round }))) return "no-quorum";
+    if (this.bug !== "ballot-reuse-after-restart" && !(await this.persist(io, { t: "round", round })))
+      return "no-quorum";
     this.round = round;
     const ballot = makeBallot(round, this.id);
     const fromSlot = this.firstUnknown;
-    const replies = await this.gather(io, this.everyone(), { type: "prepare", ballot, fromSlot }, (r) => r.type === "promise" && r.ok);
-    const promises = replies.filter((r): r is Extract<Reply, { type: "promise"; ok: true }> => r.type === "promise" && r.ok);
-    for (const r of replies) if (r.type === "promise" && !r.ok) this.highestSeen = Math.max(this.highestSeen, r.promised);
-    const outcome: PhaseOutcome = promises.length >= this.majority ? "won" : replies.some((r) => r.type === "promise" && !r.ok) ? "rejected" : "no-quorum";
+    const replies = await this.gather(
+      io,
+      this.everyone(),
+      { type: "prepare", ballot, fromSlot },
+      (r) => r.type === "promise" && r.ok,
+    );
+    const promises = replies.filter(
+      (r): r is Extract<Reply, { type: "promise"; ok: true }> => r.type === "promise" && r.ok,
+    );
+    for (const r of replies)
+      if (r.type === "promise" && !r.ok) this.highestSeen = Math.max(this.highestSeen, r.promised);
+    const outcome: PhaseOutcome =
+      promises.length >= this.majority
+        ? "won"
+        : replies.some((r) => r.type === "promise" && !r.ok)
+          ? "rejected"
+          : "no-quorum";
     this.transition("prepare", outcome);
     if (outcome !== "won") return outcome;
 
@@ -433,7 +456,8 @@ export class PaxosNode {
         if (best !== undefined && best.value !== value) conflicting = true;
         // The highest ballot's value is the only one that may already be chosen; the planted bug
         // keeps whichever report came in first.
-        const better = this.bug === "adopt-first-reported-value" ? best === undefined : best === undefined || b > best.ballot;
+        const better =
+          this.bug === "adopt-first-reported-value" ? best === undefined : best === undefined || b > best.ballot;
         if (better) reported.set(slot, { ballot: b, value });
       }
     }
@@ -454,10 +478,17 @@ export class PaxosNode {
     const bare = buggify("paxos: accept to a bare quorum");
     assertSometimes(bare, "accept sent to a bare quorum");
     const targets = bare ? this.bareQuorum(io) : this.everyone();
-    const replies = await this.gather(io, targets, { type: "accept", ballot, slot, value }, (r) => r.type === "accepted" && r.ok);
+    const replies = await this.gather(
+      io,
+      targets,
+      { type: "accept", ballot, slot, value },
+      (r) => r.type === "accepted" && r.ok,
+    );
     const accepts = replies.filter((r) => r.type === "accepted" && r.ok).length;
-    for (const r of replies) if (r.type === "accepted" && !r.ok) this.highestSeen = Math.max(this.highestSeen, r.promised);
-    const outcome: PhaseOutcome = accepts >= this.majority ? "won" : replies.some((r) => r.type === "accepted" && !r.ok) ? "rejected" : "no-quorum";
+    for (const r of replies)
+      if (r.type === "accepted" && !r.ok) this.highestSeen = Math.max(this.highestSeen, r.promised);
+    const outcome: PhaseOutcome =
+      accepts >= this.majority ? "won" : replies.some((r) => r.type === "accepted" && !r.ok) ? "rejected" : "no-quorum";
     this.transition("accept", outcome);
     return outcome;
   }
@@ -484,7 +515,12 @@ export class PaxosNode {
    * of reach, or once every target answered or timed out. Stragglers finish on their own. Silence
    * is a `null` reply; an error is a bug in this code and rejects.
    */
-  private gather(io: Io, targets: readonly number[], request: RequestMessage<"prepare" | "accept">, good: (r: Reply) => boolean): Promise<Reply[]> {
+  private gather(
+    io: Io,
+    targets: readonly number[],
+    request: RequestMessage<"prepare" | "accept">,
+    good: (r: Reply) => boolean,
+  ): Promise<Reply[]> {
     return new Promise<Reply[]>((resolve, reject) => {
       const replies: Reply[] = [];
       let pending = targets.length;
@@ -528,7 +564,11 @@ export class PaxosNode {
   private transition(phase: "prepare" | "accept", outcome: PhaseOutcome): void {
     const silent = this.silentPeers.size;
     const faultRegime = silent === 0 ? "all-peers" : silent < this.majority ? "degraded" : "isolated";
-    assertSometimesEach("paxos transition", { phase: `${phase}-${outcome}`, faultRegime }, { decidedSlots: Math.min(this.chosen.size, QUALITY_MAX) });
+    assertSometimesEach(
+      "paxos transition",
+      { phase: `${phase}-${outcome}`, faultRegime },
+      { decidedSlots: Math.min(this.chosen.size, QUALITY_MAX) },
+    );
   }
 
   // --- learner ---------------------------------------------------------------------------------
@@ -536,7 +576,12 @@ export class PaxosNode {
   private learn(slot: number, value: string): void {
     const known = this.chosen.get(slot);
     // Local half of agreement: a node is never told two different values for one slot.
-    assertAlways(known === undefined || known === value, "a node learns one value per slot", { node: this.id, slot, known: known ?? "", value });
+    assertAlways(known === undefined || known === value, "a node learns one value per slot", {
+      node: this.id,
+      slot,
+      known: known ?? "",
+      value,
+    });
     if (known !== undefined) return;
     this.chosen.set(slot, value);
     if (!this.slotOfValue.has(value)) this.slotOfValue.set(value, slot);

@@ -18,7 +18,8 @@ import { paxosCampaign } from "./simulation.ts";
 
 export const paxos = defineSimulation({
   name: "paxos",
-  description: "Multi-decree Paxos on 3 nodes: network, storage and attrition swarm, isolation and crash-restarts, recovery tail",
+  description:
+    "Multi-decree Paxos on 3 nodes: network, storage and attrition swarm, isolation and crash-restarts, recovery tail",
   build: () => paxosCampaign().untilCoverageStable(20, 1_000),
 });
 
@@ -44,4 +45,7 @@ export const paxosBallotReuseAfterRestart = defineSimulation({
 
 export const paxosNoPromiseCheck = plantedBug("no-promise-check", "an acceptor accepts below its promise");
 export const paxosIgnoreAcceptedValues = plantedBug("ignore-accepted-values", "two values chosen in one slot");
-export const paxosAdoptFirstReportedValue = plantedBug("adopt-first-reported-value", "two values chosen in one slot, after a sequence");
+export const paxosAdoptFirstReportedValue = plantedBug(
+  "adopt-first-reported-value",
+  "two values chosen in one slot, after a sequence",
+);

@@ -84,7 +84,12 @@ function statuses(report: SimulationReport): Record<string, string> {
 }
 
 function rebootsOf(report: SimulationReport): number {
-  return report.seeds.reduce((n, s) => n + (s.chaos.reboots === null ? 0 : s.chaos.reboots.graceful + s.chaos.reboots.crash + s.chaos.reboots.crashAndWipe), 0);
+  return report.seeds.reduce(
+    (n, s) =>
+      n +
+      (s.chaos.reboots === null ? 0 : s.chaos.reboots.graceful + s.chaos.reboots.crash + s.chaos.reboots.crashAndWipe),
+    0,
+  );
 }
 
 describe("paxos example", () => {
@@ -99,21 +104,26 @@ describe("paxos example", () => {
     expect(replay.seeds[0]!.traceHash).toBe(report.seeds[0]!.traceHash);
   });
 
-  it.each(Object.keys(PAXOS_STAGES).filter((s) => s !== "smoke") as PaxosStage[])("chaos axis '%s' passes 12 seeds on its own", async (stage) => {
-    const report = await PAXOS_STAGES[stage]().setBaseSeed(100).setIterations(12).run();
-    expect(report.failedRuns, report.toString()).toBe(0);
-    expect(report.assertionViolations).toEqual([]);
-    const reboots = rebootsOf(report);
-    if (stage === "attrition") {
-      // Attrition alone acts every 1-5 s: about one seed in two sees a reboot in the 3 s window.
-      expect(reboots).toBeGreaterThan(0);
-      expect(report.bucketSummaries.find((b) => b.message === "attrition_reboot_kind")?.bucketsDiscovered).toBeGreaterThan(0);
-    } else if (stage === "reboots" || stage === "campaign") {
-      expect(reboots).toBeGreaterThan(12 * 2); // several crash-restart cycles per seed (3 seeds in 4)
-    } else {
-      expect(reboots).toBe(0);
-    }
-  });
+  it.each(Object.keys(PAXOS_STAGES).filter((s) => s !== "smoke") as PaxosStage[])(
+    "chaos axis '%s' passes 12 seeds on its own",
+    async (stage) => {
+      const report = await PAXOS_STAGES[stage]().setBaseSeed(100).setIterations(12).run();
+      expect(report.failedRuns, report.toString()).toBe(0);
+      expect(report.assertionViolations).toEqual([]);
+      const reboots = rebootsOf(report);
+      if (stage === "attrition") {
+        // Attrition alone acts every 1-5 s: about one seed in two sees a reboot in the 3 s window.
+        expect(reboots).toBeGreaterThan(0);
+        expect(
+          report.bucketSummaries.find((b) => b.message === "attrition_reboot_kind")?.bucketsDiscovered,
+        ).toBeGreaterThan(0);
+      } else if (stage === "reboots" || stage === "campaign") {
+        expect(reboots).toBeGreaterThan(12 * 2); // several crash-restart cycles per seed (3 seeds in 4)
+      } else {
+        expect(reboots).toBe(0);
+      }
+    },
+  );
 
   it("the correct protocol passes 100 fixed seeds of the full campaign and reaches every sometimes signal", async () => {
     const report = await paxosCampaign().setBaseSeed(1).setIterations(100).run();
@@ -134,29 +144,40 @@ describe("paxos example", () => {
     expect(report.tableOverflow).toMatchObject({ droppedSiteCalls: 0, droppedBucketCalls: 0 });
   });
 
-  it.each(FINDABLE_BUGS)("exploration finds planted bug $bug from root seed $seed within $budget timelines (first at $firstAt), its recipe replays, and the correct protocol passes the same search", async ({ bug, seed, budget, firstAt }) => {
-    const report = await paxosCampaign({ bug }).enableExploration({ ...EXPLORATION, maxRunsPerSeed: budget }).setDebugSeeds([seed]).setIterations(1).run();
-    const exploration = report.exploration!;
-    const first = exploration.perSeed[0]!.firstBugAtTimeline;
-    expect(first, `measured: timeline ${firstAt} of ${budget}`).not.toBeNull();
-    expect(first!).toBeLessThanOrEqual(budget);
-    expect(report.failedRuns).toBe(1);
-    const recipe = exploration.bugRecipes[0]!;
-    // A continuation's recipe, or the empty recipe when the root's own timeline failed.
-    expect(recipe.recipe).toMatch(/^(sim\+schedule:\d+@\d+( -> sim\+schedule:\d+@\d+)*)?$/);
+  it.each(FINDABLE_BUGS)(
+    "exploration finds planted bug $bug from root seed $seed within $budget timelines (first at $firstAt), its recipe replays, and the correct protocol passes the same search",
+    async ({ bug, seed, budget, firstAt }) => {
+      const report = await paxosCampaign({ bug })
+        .enableExploration({ ...EXPLORATION, maxRunsPerSeed: budget })
+        .setDebugSeeds([seed])
+        .setIterations(1)
+        .run();
+      const exploration = report.exploration!;
+      const first = exploration.perSeed[0]!.firstBugAtTimeline;
+      expect(first, `measured: timeline ${firstAt} of ${budget}`).not.toBeNull();
+      expect(first!).toBeLessThanOrEqual(budget);
+      expect(report.failedRuns).toBe(1);
+      const recipe = exploration.bugRecipes[0]!;
+      // A continuation's recipe, or the empty recipe when the root's own timeline failed.
+      expect(recipe.recipe).toMatch(/^(sim\+schedule:\d+@\d+( -> sim\+schedule:\d+@\d+)*)?$/);
 
-    // A fresh builder reproduces the failing timeline: same failure, same trace.
-    const replay = await paxosCampaign({ bug }).replayTimeline(recipe.seed, recipe.recipe).run();
-    expect(replay.failedRuns).toBe(1);
-    expect(replay.seeds[0]!.traceHash).toBe(recipe.traceHash);
-    expect(replay.assertionViolations.join("\n")).toContain(recipe.property);
+      // A fresh builder reproduces the failing timeline: same failure, same trace.
+      const replay = await paxosCampaign({ bug }).replayTimeline(recipe.seed, recipe.recipe).run();
+      expect(replay.failedRuns).toBe(1);
+      expect(replay.seeds[0]!.traceHash).toBe(recipe.traceHash);
+      expect(replay.assertionViolations.join("\n")).toContain(recipe.property);
 
-    // The correct protocol passes the same exploration of the same root.
-    const correct = await paxosCampaign().enableExploration({ ...EXPLORATION, maxRunsPerSeed: budget }).setDebugSeeds([seed]).setIterations(1).run();
-    expect(correct.exploration!.timelines).toBe(budget);
-    expect(correct.exploration!.bugsFound).toBe(0);
-    expect(correct.failedRuns).toBe(0);
-  });
+      // The correct protocol passes the same exploration of the same root.
+      const correct = await paxosCampaign()
+        .enableExploration({ ...EXPLORATION, maxRunsPerSeed: budget })
+        .setDebugSeeds([seed])
+        .setIterations(1)
+        .run();
+      expect(correct.exploration!.timelines).toBe(budget);
+      expect(correct.exploration!.bugsFound).toBe(0);
+      expect(correct.failedRuns).toBe(0);
+    },
+  );
 
   it("the campaign is deterministic under full chaos: every draw of five seeds matches across two runs", async () => {
     const determinism = await paxosCampaign().setBaseSeed(5).setIterations(5).checkDeterminism();

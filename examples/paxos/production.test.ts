@@ -28,10 +28,14 @@ interface RunningNode {
 
 async function freePorts(count: number): Promise<number[]> {
   const servers = await Promise.all(
-    Array.from({ length: count }, () => new Promise<ReturnType<typeof createServer>>((resolve) => {
-      const server = createServer();
-      server.listen(0, "127.0.0.1", () => resolve(server));
-    })),
+    Array.from(
+      { length: count },
+      () =>
+        new Promise<ReturnType<typeof createServer>>((resolve) => {
+          const server = createServer();
+          server.listen(0, "127.0.0.1", () => resolve(server));
+        }),
+    ),
   );
   const ports = servers.map((s) => (s.address() as { port: number }).port);
   await Promise.all(servers.map((s) => new Promise((resolve) => s.close(resolve))));
@@ -39,10 +43,14 @@ async function freePorts(count: number): Promise<number[]> {
 }
 
 function startNode(id: number, peers: readonly string[], dataDir: string): RunningNode {
-  const child = spawn(process.execPath, ["--import", "tsx", MAIN, "--id", String(id), "--peers", peers.join(","), "--data", dataDir], {
-    cwd: ROOT,
-    stdio: ["ignore", "ignore", "pipe"],
-  });
+  const child = spawn(
+    process.execPath,
+    ["--import", "tsx", MAIN, "--id", String(id), "--peers", peers.join(","), "--data", dataDir],
+    {
+      cwd: ROOT,
+      stdio: ["ignore", "ignore", "pipe"],
+    },
+  );
   const events: Record<string, unknown>[] = [];
   let buffered = "";
   child.stderr!.setEncoding("utf8");
@@ -86,7 +94,11 @@ async function waitUntilServing(addr: string): Promise<void> {
   throw new Error(`node at ${addr} did not start within ${STARTUP_DEADLINE_MS} ms`);
 }
 
-async function propose(addresses: readonly string[], value: string, first: number): Promise<{ slot: number; ballot: number }> {
+async function propose(
+  addresses: readonly string[],
+  value: string,
+  first: number,
+): Promise<{ slot: number; ballot: number }> {
   for (let attempt = 0; attempt < 10; attempt++) {
     const reply = await request(addresses[(first + attempt) % addresses.length]!, { type: "propose", value });
     if (reply?.type === "proposed" && reply.ok) return { slot: reply.slot, ballot: reply.ballot };

@@ -49,7 +49,8 @@ try {
 }
 const stage = (values.stage ?? "campaign") as PaxosStage;
 if (!(stage in PAXOS_STAGES)) fail(`unknown --stage '${values.stage}'`);
-if (values.bug !== undefined && !(PAXOS_BUGS as readonly string[]).includes(values.bug)) fail(`unknown --bug '${values.bug}'`);
+if (values.bug !== undefined && !(PAXOS_BUGS as readonly string[]).includes(values.bug))
+  fail(`unknown --bug '${values.bug}'`);
 const bug = values.bug as PaxosBug | undefined;
 const seeds = integer(values.seeds, "--seeds", 1);
 const replaySeed = integer(values.seed, "--seed", 0);
@@ -62,13 +63,22 @@ else if (replaySeed !== undefined) builder.setDebugSeeds([replaySeed]).setIterat
 else if (seeds !== undefined) builder.setIterations(seeds);
 else builder.untilCoverageStable(10, 500);
 if (explore !== undefined && values.recipe === undefined) {
-  builder.enableExploration({ workers: 0, maxRunsPerSeed: explore, branchingFactor: 4, maxFrontier: 512, maxRecipeLen: 32 });
+  builder.enableExploration({
+    workers: 0,
+    maxRunsPerSeed: explore,
+    branchingFactor: 4,
+    maxFrontier: 512,
+    maxRecipeLen: 32,
+  });
 }
 
 const report: SimulationReport = await builder.run();
 report.print();
 
-const sometimes = report.assertionDetails.filter((d) => d.kind !== "always" && d.kind !== "alwaysOrUnreachable" && d.kind !== "unreachable" && d.kind !== "numericAlways");
+const sometimes = report.assertionDetails.filter(
+  (d) =>
+    d.kind !== "always" && d.kind !== "alwaysOrUnreachable" && d.kind !== "unreachable" && d.kind !== "numericAlways",
+);
 const hit = sometimes.filter((d) => d.status === "PASS").length;
 const flags = [`--stage ${stage}`, ...(bug !== undefined ? [`--bug ${bug}`] : [])].join(" ");
 const bugRecipe = report.exploration?.bugRecipes[0];

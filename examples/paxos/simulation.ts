@@ -12,7 +12,14 @@
  * Iteration settings (how many seeds, which ones, exploration) are left to the caller: `run.ts`,
  * `paxos.sim.ts`, the tests and the benchmark each choose theirs.
  */
-import { AttritionVictims, Chaos, SimulationBuilder, type AttritionConfig, type Process, type SimContext } from "@moonpool/sim";
+import {
+  AttritionVictims,
+  Chaos,
+  SimulationBuilder,
+  type AttritionConfig,
+  type Process,
+  type SimContext,
+} from "@moonpool/sim";
 import { CrashRestartInjector, IsolateNodeInjector, PaxosFaultInjector } from "./faults.ts";
 import { AcceptorInvariant, ConsensusInvariant } from "./invariants.ts";
 import { PaxosNode, type PaxosOptions } from "./node.ts";
@@ -100,7 +107,10 @@ export function paxosSimulation(options: PaxosSimulationOptions = {}): Simulatio
   if (options.buggifyKnobs === true) builder.enableChaos([Chaos.buggifyKnobs()]);
   const isolation = options.isolation !== false;
   const reboots = options.reboots === true;
-  if (isolation && reboots) builder.faultFactory(() => new PaxosFaultInjector([new IsolateNodeInjector(PAXOS_GROUP), new CrashRestartInjector(PAXOS_GROUP)]));
+  if (isolation && reboots)
+    builder.faultFactory(
+      () => new PaxosFaultInjector([new IsolateNodeInjector(PAXOS_GROUP), new CrashRestartInjector(PAXOS_GROUP)]),
+    );
   else if (isolation) builder.faultFactory(() => new IsolateNodeInjector(PAXOS_GROUP));
   else if (reboots) builder.faultFactory(() => new CrashRestartInjector(PAXOS_GROUP));
   if (options.swarmOperations === true) builder.swarmOperations();
@@ -141,15 +151,27 @@ export const PAXOS_STAGES = {
   /** + every network parameter drawn per seed. */
   "network-random": (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "random" }),
   /** + network fault families switched off at random per seed (swarm), knobs spiked by buggify. */
-  "network-swarm": (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "swarm", buggifyKnobs: true }),
+  "network-swarm": (options: PaxosOptions = {}) =>
+    paxosSimulation({ ...options, network: "swarm", buggifyKnobs: true }),
   /** + storage faults drawn per seed (sync failures, stalls, corruption of written sectors...). */
-  "storage-random": (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "swarm", storage: "random" }),
+  "storage-random": (options: PaxosOptions = {}) =>
+    paxosSimulation({ ...options, network: "swarm", storage: "random" }),
   /** + storage fault families swarmed, both surfaces' knobs spiked. */
-  "storage-swarm": (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "swarm", storage: "swarm", buggifyKnobs: true }),
+  "storage-swarm": (options: PaxosOptions = {}) =>
+    paxosSimulation({ ...options, network: "swarm", storage: "swarm", buggifyKnobs: true }),
   /** + built-in attrition: one node at a time shut down or crashed, restarted from its disk. */
-  attrition: (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "swarm", storage: "swarm", buggifyKnobs: true, attrition: "random" }),
+  attrition: (options: PaxosOptions = {}) =>
+    paxosSimulation({ ...options, network: "swarm", storage: "swarm", buggifyKnobs: true, attrition: "random" }),
   /** + frequent crash-restart cycles (`CrashRestartInjector`): several reboots per seed. */
-  reboots: (options: PaxosOptions = {}) => paxosSimulation({ ...options, network: "swarm", storage: "swarm", buggifyKnobs: true, attrition: "random", reboots: true }),
+  reboots: (options: PaxosOptions = {}) =>
+    paxosSimulation({
+      ...options,
+      network: "swarm",
+      storage: "swarm",
+      buggifyKnobs: true,
+      attrition: "random",
+      reboots: true,
+    }),
   /** + attrition swarmed and the operation alphabet swarmed: the full campaign (`paxosCampaign`). */
   campaign: (options: PaxosOptions = {}) => paxosCampaign(options),
 } as const satisfies Record<string, (options?: PaxosOptions) => SimulationBuilder>;

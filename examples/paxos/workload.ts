@@ -29,7 +29,16 @@ import {
   type Tracer,
   type Workload,
 } from "@moonpool/sim";
-import { AdaptiveTimeout, ask, ballotNode, PAXOS_PORT, PaxosService, type Paxos, type Reply, type Request } from "./protocol.ts";
+import {
+  AdaptiveTimeout,
+  ask,
+  ballotNode,
+  PAXOS_PORT,
+  PaxosService,
+  type Paxos,
+  type Reply,
+  type Request,
+} from "./protocol.ts";
 
 export const Op = Object.freeze({ Propose: 0, Read: 1, Retry: 2 });
 export type OpId = (typeof Op)[keyof typeof Op];
@@ -85,7 +94,12 @@ export class LogModel {
   /** A node said `value` is chosen in `slot`. */
   decided(value: string, slot: number, how: "ack" | "read"): void {
     const previous = this.observed.get(slot);
-    assertAlways(previous === undefined || previous === value, "client: a slot never changes its value", { slot, previous: previous ?? "", value, how });
+    assertAlways(previous === undefined || previous === value, "client: a slot never changes its value", {
+      slot,
+      previous: previous ?? "",
+      value,
+      how,
+    });
     assertAlways(this.proposals.has(value), "client: answers name proposed values", { slot, value });
     if (previous === undefined) this.observed.set(slot, value);
     this.highestSlot = Math.max(this.highestSlot, slot);
@@ -133,7 +147,8 @@ export class PaxosWorkload implements Workload {
     const transport = new Transport(ctx);
     this.transport = transport;
     this.nodes = addresses.map((address) => transport.stub(PaxosService, address));
-    if (this.nodes.length === 0) throw new Error(`no '${this.options.group}' processes: register them with .processes(n, ...)`);
+    if (this.nodes.length === 0)
+      throw new Error(`no '${this.options.group}' processes: register them with .processes(n, ...)`);
   }
 
   async run(ctx: SimContext): Promise<void> {
@@ -162,19 +177,25 @@ export class PaxosWorkload implements Workload {
       this.publish(ctx, value);
       let ok = false;
       while (!ok && ctx.time.now() < tailDeadline) {
-        ok = (await this.proposeWithRetries(ctx, value, ctx.random.randomRange(0, this.nodes.length), "tail", tailDeadline)).ok;
+        ok = (
+          await this.proposeWithRetries(ctx, value, ctx.random.randomRange(0, this.nodes.length), "tail", tailDeadline)
+        ).ok;
       }
       if (ok) this.tailDecided += 1;
     }
     // Liveness needs a majority of voting acceptors: a node whose disk was damaged stops voting
     // for good (node.ts), and with two of them no quorum can ever form again. Asked only on failure.
     const voting = this.tailDecided === this.tailProposals ? this.nodes.length : await this.votingNodes(ctx);
-    assertAlways(this.tailDecided === this.tailProposals || voting <= this.nodes.length / 2, "the healed cluster decides new slots", {
-      decided: this.tailDecided,
-      proposed: this.tailProposals,
-      deadlineMs: this.tailDeadlineMs,
-      voting,
-    });
+    assertAlways(
+      this.tailDecided === this.tailProposals || voting <= this.nodes.length / 2,
+      "the healed cluster decides new slots",
+      {
+        decided: this.tailDecided,
+        proposed: this.tailProposals,
+        deadlineMs: this.tailDeadlineMs,
+        voting,
+      },
+    );
 
     // Ambiguous proposals get one more chance on the healed cluster: each ends up decided (it was
     // in the log all along, or it is added now), which settles what the model could not know.
@@ -198,7 +219,9 @@ export class PaxosWorkload implements Workload {
     // The retained model after the processes stopped: every acknowledged value has its slot.
     for (const [value, state] of this.model.proposals) {
       if (state !== "acked") continue;
-      assertAlways([...this.model.observed.values()].includes(value), "client: an acknowledged value has a slot", { value });
+      assertAlways([...this.model.observed.values()].includes(value), "client: an acknowledged value has a slot", {
+        value,
+      });
     }
   }
 
@@ -213,7 +236,12 @@ export class PaxosWorkload implements Workload {
   }
 
   /** One client: a fixed number of operations, or until the chaos window ends. */
-  private async clientSession(io: TaskScope, client: number, enabled: readonly OpId[], chaosEnd: number): Promise<void> {
+  private async clientSession(
+    io: TaskScope,
+    client: number,
+    enabled: readonly OpId[],
+    chaosEnd: number,
+  ): Promise<void> {
     let leader = io.random.randomRange(0, this.nodes.length);
     for (let i = 0; i < this.opsPerClient && io.time.now() < chaosEnd; i++) {
       // Two draws per step whatever the operation, so recipes keep their meaning across swarms.
@@ -230,7 +258,13 @@ export class PaxosWorkload implements Workload {
         const ambiguous = this.model.ambiguousValues();
         if (ambiguous.length > 0) {
           const value = ambiguous[pick % ambiguous.length]!;
-          const result = await this.proposeWithRetries(io, value, pick % this.nodes.length, "retry", io.time.now() + OPERATION_BUDGET_MS);
+          const result = await this.proposeWithRetries(
+            io,
+            value,
+            pick % this.nodes.length,
+            "retry",
+            io.time.now() + OPERATION_BUDGET_MS,
+          );
           assertSometimes(result.ok, "an ambiguous proposal was retried to an answer");
         }
       } else {
@@ -297,7 +331,11 @@ export class PaxosWorkload implements Workload {
     assertSometimesGreaterThan(depth, 2, "deep client retry chain");
     if (reply?.type !== "proposed" || !reply.ok) {
       this.model.ambiguous(value);
-      assertSometimesAll("failover made progress", { oldLeaderUnavailable, newQuorumFormed: false, clientCompleted: false });
+      assertSometimesAll("failover made progress", {
+        oldLeaderUnavailable,
+        newQuorumFormed: false,
+        clientCompleted: false,
+      });
       return { ok: false, depth };
     }
     this.model.decided(value, reply.slot, "ack");

@@ -9,7 +9,13 @@
  *   exponential backoff with full jitter. The load stays under capacity once the trigger ends,
  *   the queue drains and goodput recovers.
  */
-import { ConnectionFailed, MaybeDelivered, type RandomProvider, type ServiceStub, type TimeProvider } from "@moonpool/core";
+import {
+  ConnectionFailed,
+  MaybeDelivered,
+  type RandomProvider,
+  type ServiceStub,
+  type TimeProvider,
+} from "@moonpool/core";
 import type { MetricsProvider } from "@moonpool/core";
 import type { Work } from "./service.ts";
 
@@ -38,7 +44,10 @@ export class RetryingClient {
     this.requests = io.metrics.counter("requests_total", { help: "Attempts sent", labelNames: ["attempt"] });
     this.successes = io.metrics.counter("success_total", { help: "Requests answered in time" });
     this.failures = io.metrics.counter("failed_total", { help: "Requests given up" });
-    this.latency = io.metrics.histogram("latency_ms", { help: "Time to a successful answer, retries included, ms", buckets: [10, 25, 50, 100, 250, 500, 1000] });
+    this.latency = io.metrics.histogram("latency_ms", {
+      help: "Time to a successful answer, retries included, ms",
+      buckets: [10, 25, 50, 100, 250, 500, 1000],
+    });
   }
 
   /** One logical request: attempts until an answer, or the policy gives up. */

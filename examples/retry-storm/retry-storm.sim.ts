@@ -9,7 +9,8 @@ import { retryStormSimulation } from "./simulation.ts";
 
 export const retryStorm = defineSimulation({
   name: "retry-storm",
-  description: "open-loop load, a slow-dependency trigger, retries with a budget and jittered backoff: goodput recovers",
+  description:
+    "open-loop load, a slow-dependency trigger, retries with a budget and jittered backoff: goodput recovers",
   build: () => retryStormSimulation("budgeted").setIterations(30),
 });
 

@@ -6,7 +6,9 @@ describe("retry-storm example", () => {
     const report = await retryStormSimulation("naive").setBaseSeed(1).setIterations(2).run();
     expect(report.failedRuns).toBe(2);
     for (const seed of report.seeds) {
-      expect(seed.failures.map((f) => f.message).join("\n")).toContain('assertAlways("goodput recovers after the trigger") failed');
+      expect(seed.failures.map((f) => f.message).join("\n")).toContain(
+        'assertAlways("goodput recovers after the trigger") failed',
+      );
     }
     const graph = report.seeds[0]!.attachments!.find((a) => a.name === "load")!.text;
     const lines = graph.split("\n");

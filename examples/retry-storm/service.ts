@@ -47,7 +47,8 @@ export class WorkServer {
           const t = this.trigger();
           const now = ctx.time.now();
           const slow = t !== undefined && now >= t.startMs && now < t.endMs;
-          const workMs = (slow ? SPIKE_SERVICE_MS : BASE_SERVICE_MS) * (0.8 + 0.4 * ctx.random.randomRange(0, 1_000) / 1_000);
+          const workMs =
+            (slow ? SPIKE_SERVICE_MS : BASE_SERVICE_MS) * (0.8 + (0.4 * ctx.random.randomRange(0, 1_000)) / 1_000);
           await ctx.time.sleep(workMs);
           served.inc();
           return { id: request.id };

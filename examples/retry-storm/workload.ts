@@ -38,7 +38,7 @@ export class LoadGenerator implements Workload {
     const inFlight = new Set<Promise<void>>();
     while (ctx.time.now() < RUN_MS) {
       // Exponential inter-arrival times: a Poisson stream that does not wait for answers.
-      const u = (ctx.random.randomRange(1, 1_000_001)) / 1_000_001;
+      const u = ctx.random.randomRange(1, 1_000_001) / 1_000_001;
       await ctx.time.sleep((-Math.log(u) * 1_000) / ARRIVALS_PER_SEC);
       const request = client.request();
       inFlight.add(request);
@@ -80,7 +80,15 @@ export class LoadGenerator implements Workload {
         { label: "goodput", points: rate("success_total") },
         { label: "retries", points: rate("requests_total", { attempt: "retry" }) },
       ],
-      { title: `load (${this.policy} retries), per ${GRAPH_STEP_MS} ms window`, unit: "req/s", marks, fromMs: 0, toMs: RUN_MS, widthCols: 64, heightRows: 10 },
+      {
+        title: `load (${this.policy} retries), per ${GRAPH_STEP_MS} ms window`,
+        unit: "req/s",
+        marks,
+        fromMs: 0,
+        toMs: RUN_MS,
+        widthCols: 64,
+        heightRows: 10,
+      },
     );
     const p99 = [];
     for (let at = GRAPH_STEP_MS; at <= RUN_MS; at += GRAPH_STEP_MS) {

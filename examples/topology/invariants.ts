@@ -33,14 +33,18 @@ export class FailureDomainInvariant implements Invariant {
         if (ip !== undefined) domain.waiting.delete(ip);
         if (domain.waiting.size === 0) {
           this.lost.delete(key);
-          for (const scope of DOMAIN_SCOPES) assertSometimes(domain.scope === scope, `a ${scope} was lost and recovered`);
+          for (const scope of DOMAIN_SCOPES)
+            assertSometimes(domain.scope === scope, `a ${scope} was lost and recovered`);
         }
       }
     }
     for (const e of query.since("history", this.history)) {
       if (e.str("type") !== "ok" || e.str("f") !== "get") continue;
       const scopes = new Set([...this.lost.values()].map((d) => d.scope));
-      assertSometimes(scopes.has("zone") || scopes.has("datacenter"), "a read was answered while a zone or datacenter was down");
+      assertSometimes(
+        scopes.has("zone") || scopes.has("datacenter"),
+        "a read was answered while a zone or datacenter was down",
+      );
     }
   }
 

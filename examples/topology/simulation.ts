@@ -7,15 +7,35 @@
  */
 import { Replica } from "@moonpool/example-kv/replica.ts";
 import { KvWorkload } from "@moonpool/example-kv/workload.ts";
-import { AttritionVictims, Chaos, SimulationBuilder, type AttritionConfig, type Process, type SimContext } from "@moonpool/sim";
+import {
+  AttritionVictims,
+  Chaos,
+  SimulationBuilder,
+  type AttritionConfig,
+  type Process,
+  type SimContext,
+} from "@moonpool/sim";
 import { FailureDomainInvariant } from "./invariants.ts";
 
 export const CHAOS_MS = 4_000;
 export const LAYOUT = { datacenters: 3, zonesPerDatacenter: 2, machinesPerZone: 1, processesPerMachine: 1 } as const;
 
 /** One attrition pool per domain kind (overlapping pools each keep their own budget). */
-function domainAttrition(scope: "machine" | "zone" | "datacenter", maxDead: number, victims: AttritionVictims): AttritionConfig {
-  return { maxDead, probGraceful: 1, probCrash: 2, probWipe: 0, recoveryDelayMs: [300, 1_500], gracePeriodMs: [50, 300], scope, victims };
+function domainAttrition(
+  scope: "machine" | "zone" | "datacenter",
+  maxDead: number,
+  victims: AttritionVictims,
+): AttritionConfig {
+  return {
+    maxDead,
+    probGraceful: 1,
+    probCrash: 2,
+    probWipe: 0,
+    recoveryDelayMs: [300, 1_500],
+    gracePeriodMs: [50, 300],
+    scope,
+    victims,
+  };
 }
 
 class SimulatedReplica implements Process {

@@ -5,14 +5,7 @@
  * data, and the whole log by replaying the server's `append_block` facts. Written only against
  * `@moonpool/core`: the same server runs on real sockets.
  */
-import {
-  assertSometimes,
-  BrokenPromise,
-  crc32c,
-  defineService,
-  Transport,
-  type NodeContext,
-} from "@moonpool/core";
+import { assertSometimes, BrokenPromise, crc32c, defineService, Transport, type NodeContext } from "@moonpool/core";
 
 export const LOG_PORT = 7300;
 /** The largest block the server takes; larger ones are refused with an application error. */

@@ -32,16 +32,31 @@ export function assertUnreachable(message: string, details?: AssertionDetails): 
   activeSimulation()?.booleanAssertion("unreachable", true, message, details);
 }
 
-export function assertAlwaysGreaterThan(left: number, right: number, message: string, details?: AssertionDetails): void {
+export function assertAlwaysGreaterThan(
+  left: number,
+  right: number,
+  message: string,
+  details?: AssertionDetails,
+): void {
   activeSimulation()?.numericAssertion("always", "gt", left, right, message, details);
 }
-export function assertAlwaysGreaterThanOrEqualTo(left: number, right: number, message: string, details?: AssertionDetails): void {
+export function assertAlwaysGreaterThanOrEqualTo(
+  left: number,
+  right: number,
+  message: string,
+  details?: AssertionDetails,
+): void {
   activeSimulation()?.numericAssertion("always", "ge", left, right, message, details);
 }
 export function assertAlwaysLessThan(left: number, right: number, message: string, details?: AssertionDetails): void {
   activeSimulation()?.numericAssertion("always", "lt", left, right, message, details);
 }
-export function assertAlwaysLessThanOrEqualTo(left: number, right: number, message: string, details?: AssertionDetails): void {
+export function assertAlwaysLessThanOrEqualTo(
+  left: number,
+  right: number,
+  message: string,
+  details?: AssertionDetails,
+): void {
   activeSimulation()?.numericAssertion("always", "le", left, right, message, details);
 }
 

@@ -61,7 +61,9 @@ export class TaskCancelled extends MoonpoolError {
 /** `send` on a channel after `close()`. */
 export class ChannelClosed extends MoonpoolError {
   constructor(readonly channelName: string) {
-    super(`send on channel '${channelName}' after close(); a closed channel takes no more values (check channel.closed, or close it only once the last sender is done)`);
+    super(
+      `send on channel '${channelName}' after close(); a closed channel takes no more values (check channel.closed, or close it only once the last sender is done)`,
+    );
   }
 }
 

@@ -35,7 +35,9 @@ export class FramedConnection {
 
   send(payload: Uint8Array): Promise<void> {
     if (payload.length > this.maxFrameBytes) {
-      return Promise.reject(new IoError("EMSGSIZE", `frame of ${payload.length} bytes exceeds maxFrameBytes ${this.maxFrameBytes}`));
+      return Promise.reject(
+        new IoError("EMSGSIZE", `frame of ${payload.length} bytes exceeds maxFrameBytes ${this.maxFrameBytes}`),
+      );
     }
     return this.connection.write(encodeFrame(payload));
   }

@@ -53,19 +53,29 @@ const METRIC_NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_NAME = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
 
 /** Checks a metric's name and options; shared by every provider so they fail alike. */
-export function checkMetricDefinition(kind: "counter" | "gauge" | "histogram", name: string, options: HistogramOptions = {}): void {
+export function checkMetricDefinition(
+  kind: "counter" | "gauge" | "histogram",
+  name: string,
+  options: HistogramOptions = {},
+): void {
   if (typeof name !== "string" || !METRIC_NAME.test(name)) {
-    throw new InvalidConfiguration(`${kind} name ${JSON.stringify(name)}: use letters, digits, '_' and ':' (not first a digit), e.g. "requests_total"`);
+    throw new InvalidConfiguration(
+      `${kind} name ${JSON.stringify(name)}: use letters, digits, '_' and ':' (not first a digit), e.g. "requests_total"`,
+    );
   }
   for (const label of options.labelNames ?? []) {
     if (!LABEL_NAME.test(label) || label.startsWith("__")) {
-      throw new InvalidConfiguration(`${kind} ${name}: label name ${JSON.stringify(label)} must be letters, digits and '_', not starting with "__"`);
+      throw new InvalidConfiguration(
+        `${kind} ${name}: label name ${JSON.stringify(label)} must be letters, digits and '_', not starting with "__"`,
+      );
     }
   }
   if (kind === "histogram" && options.buckets !== undefined) {
     const b = options.buckets;
     if (b.length === 0 || b.some((v, i) => !Number.isFinite(v) || (i > 0 && v <= b[i - 1]!))) {
-      throw new InvalidConfiguration(`histogram ${name}: buckets must be finite and strictly ascending, got [${b.join(", ")}]`);
+      throw new InvalidConfiguration(
+        `histogram ${name}: buckets must be finite and strictly ascending, got [${b.join(", ")}]`,
+      );
     }
   }
 }
@@ -87,12 +97,17 @@ export class MetricDefinitions {
   private readonly byName = new Map<string, MetricDefinition>();
 
   /** The definition of `name`, registered now or found; `created` tells which. */
-  define(kind: MetricKind, name: string, options: HistogramOptions = {}): { definition: MetricDefinition; created: boolean } {
+  define(
+    kind: MetricKind,
+    name: string,
+    options: HistogramOptions = {},
+  ): { definition: MetricDefinition; created: boolean } {
     checkMetricDefinition(kind, name, options);
     const existing = this.byName.get(name);
     const labelNames = [...(options.labelNames ?? [])].sort();
     if (existing !== undefined) {
-      if (existing.kind !== kind) throw new InvalidConfiguration(`metric ${name} is already a ${existing.kind}; a ${kind} needs another name`);
+      if (existing.kind !== kind)
+        throw new InvalidConfiguration(`metric ${name} is already a ${existing.kind}; a ${kind} needs another name`);
       if (existing.labelNames.join(",") !== labelNames.join(",")) {
         throw new InvalidConfiguration(
           `metric ${name} was declared with labels [${existing.labelNames.join(", ")}], now [${labelNames.join(", ")}]: declare it the same way everywhere`,
@@ -121,12 +136,18 @@ export class MetricDefinitions {
 }
 
 /** Checks one update's labels against the declared names; returns them in a canonical order. */
-export function checkMetricLabels(name: string, declared: readonly string[], labels: MetricLabels | undefined): MetricLabels {
+export function checkMetricLabels(
+  name: string,
+  declared: readonly string[],
+  labels: MetricLabels | undefined,
+): MetricLabels {
   if (labels === undefined) return {};
   const out: Record<string, string> = {};
   for (const key of Object.keys(labels).sort()) {
     if (!declared.includes(key)) {
-      throw new InvalidConfiguration(`metric ${name}: label ${JSON.stringify(key)} is not declared; add it to labelNames (declared: ${declared.join(", ") || "none"})`);
+      throw new InvalidConfiguration(
+        `metric ${name}: label ${JSON.stringify(key)} is not declared; add it to labelNames (declared: ${declared.join(", ") || "none"})`,
+      );
     }
     out[key] = String(labels[key]);
   }

@@ -123,19 +123,31 @@ const PATH_HINT = 'use a relative path of "/"-separated names such as "wal/segme
  * no NUL. So a path can never leave the provider's root.
  */
 export function checkStoragePath(path: unknown): IoError | null {
-  if (typeof path !== "string") return new IoError("EINVAL", `a storage path must be a string, got ${typeof path}; ${PATH_HINT}`);
+  if (typeof path !== "string")
+    return new IoError("EINVAL", `a storage path must be a string, got ${typeof path}; ${PATH_HINT}`);
   if (path.length === 0) return new IoError("EINVAL", `empty storage path; ${PATH_HINT}`);
   if (path.length > MAX_STORAGE_PATH_LENGTH) {
-    return new IoError("ENAMETOOLONG", `storage path of ${path.length} characters is longer than ${MAX_STORAGE_PATH_LENGTH}`);
+    return new IoError(
+      "ENAMETOOLONG",
+      `storage path of ${path.length} characters is longer than ${MAX_STORAGE_PATH_LENGTH}`,
+    );
   }
-  if (path.includes("\0") || path.includes("\\")) return new IoError("EINVAL", `storage path ${JSON.stringify(path)} contains NUL or "\\"; ${PATH_HINT}`);
-  if (path.startsWith("/")) return new IoError("EINVAL", `storage path ${JSON.stringify(path)} is absolute; ${PATH_HINT}`);
+  if (path.includes("\0") || path.includes("\\"))
+    return new IoError("EINVAL", `storage path ${JSON.stringify(path)} contains NUL or "\\"; ${PATH_HINT}`);
+  if (path.startsWith("/"))
+    return new IoError("EINVAL", `storage path ${JSON.stringify(path)} is absolute; ${PATH_HINT}`);
   for (const name of path.split("/")) {
     if (name === "" || name === "." || name === "..") {
-      return new IoError("EINVAL", `storage path ${JSON.stringify(path)} has an empty, "." or ".." segment; ${PATH_HINT}`);
+      return new IoError(
+        "EINVAL",
+        `storage path ${JSON.stringify(path)} has an empty, "." or ".." segment; ${PATH_HINT}`,
+      );
     }
     if (utf8Length(name) > MAX_STORAGE_NAME_BYTES) {
-      return new IoError("ENAMETOOLONG", `storage path segment ${JSON.stringify(name.slice(0, 32))}... is longer than ${MAX_STORAGE_NAME_BYTES} UTF-8 bytes`);
+      return new IoError(
+        "ENAMETOOLONG",
+        `storage path segment ${JSON.stringify(name.slice(0, 32))}... is longer than ${MAX_STORAGE_NAME_BYTES} UTF-8 bytes`,
+      );
     }
   }
   return null;
@@ -144,15 +156,20 @@ export function checkStoragePath(path: unknown): IoError | null {
 /** Why `options` cannot open a file, as an `IoError("EINVAL")` (e.g. `create` without `write` or `append`), or null. */
 export function checkOpenOptions(options: unknown): IoError | null {
   if (typeof options !== "object" || options === null) {
-    return new IoError("EINVAL", "open(path, options) needs an options object such as { read: true } (see OpenOptions presets)");
+    return new IoError(
+      "EINVAL",
+      "open(path, options) needs an options object such as { read: true } (see OpenOptions presets)",
+    );
   }
   const o = options as OpenOptions;
   const writable = o.write === true || o.append === true;
-  if (o.read !== true && !writable) return new IoError("EINVAL", "open options allow no access: set read, write or append");
+  if (o.read !== true && !writable)
+    return new IoError("EINVAL", "open options allow no access: set read, write or append");
   if ((o.create === true || o.createNew === true || o.truncate === true) && !writable) {
     return new IoError("EINVAL", "open options create, createNew and truncate need write or append");
   }
-  if (o.truncate === true && o.append === true) return new IoError("EINVAL", "open options truncate and append cannot be combined");
+  if (o.truncate === true && o.append === true)
+    return new IoError("EINVAL", "open options truncate and append cannot be combined");
   return null;
 }
 
@@ -162,22 +179,31 @@ function isByteCount(n: unknown): n is number {
 
 /** Why `(offset, length)` is not a valid read range, as an `IoError("EINVAL")`, or null. */
 export function checkReadRange(offset: unknown, length: unknown): IoError | null {
-  if (!isByteCount(offset)) return new IoError("EINVAL", `read offset must be a non-negative safe integer, got ${String(offset)}`);
+  if (!isByteCount(offset))
+    return new IoError("EINVAL", `read offset must be a non-negative safe integer, got ${String(offset)}`);
   if (!isByteCount(length) || length > MAX_STORAGE_IO_BYTES) {
-    return new IoError("EINVAL", `read length must be an integer in 0 ..= ${MAX_STORAGE_IO_BYTES}, got ${String(length)}`);
+    return new IoError(
+      "EINVAL",
+      `read length must be an integer in 0 ..= ${MAX_STORAGE_IO_BYTES}, got ${String(length)}`,
+    );
   }
   return null;
 }
 
 /** Why `(offset, bytes)` is not a valid write, as an `IoError("EINVAL")`, or null. */
 export function checkWriteArgs(offset: unknown, bytes: unknown): IoError | null {
-  if (!isByteCount(offset)) return new IoError("EINVAL", `write offset must be a non-negative safe integer, got ${String(offset)}`);
-  if (!(bytes instanceof Uint8Array)) return new IoError("EINVAL", "write(offset, bytes) needs a Uint8Array (a Buffer is one)");
-  if (bytes.length > MAX_STORAGE_IO_BYTES) return new IoError("EINVAL", `one write is limited to ${MAX_STORAGE_IO_BYTES} bytes, got ${bytes.length}`);
+  if (!isByteCount(offset))
+    return new IoError("EINVAL", `write offset must be a non-negative safe integer, got ${String(offset)}`);
+  if (!(bytes instanceof Uint8Array))
+    return new IoError("EINVAL", "write(offset, bytes) needs a Uint8Array (a Buffer is one)");
+  if (bytes.length > MAX_STORAGE_IO_BYTES)
+    return new IoError("EINVAL", `one write is limited to ${MAX_STORAGE_IO_BYTES} bytes, got ${bytes.length}`);
   return null;
 }
 
 /** Why `sizeBytes` is not a valid `setLength` argument, as an `IoError("EINVAL")`, or null. */
 export function checkLength(sizeBytes: unknown): IoError | null {
-  return isByteCount(sizeBytes) ? null : new IoError("EINVAL", `setLength(sizeBytes) needs a non-negative safe integer, got ${String(sizeBytes)}`);
+  return isByteCount(sizeBytes)
+    ? null
+    : new IoError("EINVAL", `setLength(sizeBytes) needs a non-negative safe integer, got ${String(sizeBytes)}`);
 }

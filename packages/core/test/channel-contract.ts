@@ -60,7 +60,13 @@ export function channelContractSuite(name: string, harness: ChannelHarness): voi
         } catch (e) {
           error = e;
         }
-        return { drained, idle: await idle.join(), closed: ch.closed, isChannelClosed: error instanceof ChannelClosed, message: (error as Error).message };
+        return {
+          drained,
+          idle: await idle.join(),
+          closed: ch.closed,
+          isChannelClosed: error instanceof ChannelClosed,
+          message: (error as Error).message,
+        };
       });
       expect(out).toMatchObject({ drained: [1, 2, undefined], idle: undefined, closed: true, isChannelClosed: true });
       expect(out.message).toMatch(/send on channel 'c' after close\(\)/);
@@ -100,7 +106,12 @@ export function channelContractSuite(name: string, harness: ChannelHarness): voi
         ch.send("for the last");
         return { timedOut, patient: patientGot, served: (await served).value, size: ch.size };
       });
-      expect(out).toEqual({ timedOut: { error: "TimeoutError" }, patient: "late reply", served: "for the last", size: 0 });
+      expect(out).toEqual({
+        timedOut: { error: "TimeoutError" },
+        patient: "late reply",
+        served: "for the last",
+        size: 0,
+      });
       expect(new TimeoutError(5).message).toMatch(/timed out after 5 ms/);
     });
 
@@ -129,7 +140,12 @@ export function channelContractSuite(name: string, harness: ChannelHarness): voi
         const refused = await settle(ch.recv({ signal: controller.signal }));
         return { aborted, refused, size: ch.size, next: await ch.recv() };
       });
-      expect(out).toEqual({ aborted: { error: "AbortError" }, refused: { error: "AbortError" }, size: 1, next: "kept" });
+      expect(out).toEqual({
+        aborted: { error: "AbortError" },
+        refused: { error: "AbortError" },
+        size: 1,
+        next: "kept",
+      });
     });
 
     it("refuses a timeoutMs that is not a finite duration with a RangeError", async () => {
@@ -139,7 +155,9 @@ export function channelContractSuite(name: string, harness: ChannelHarness): voi
           try {
             await task.channel<number>("t").recv({ timeoutMs });
           } catch (error) {
-            names.push(`${(error as Error).name}: ${(error as Error).message.includes("timeoutMs must be a finite number")}`);
+            names.push(
+              `${(error as Error).name}: ${(error as Error).message.includes("timeoutMs must be a finite number")}`,
+            );
           }
         }
         return names;

@@ -33,7 +33,9 @@ describe("prometheusMetrics (production, over prom-client)", () => {
     expect(() => c.inc(1, { other: "x" })).toThrow(/label "other" is not declared; add it to labelNames/);
     expect(() => c.inc(-1)).toThrow(InvalidConfiguration);
     expect(() => metrics.gauge("ops_total")).toThrow(/already a counter/);
-    expect(() => metrics.counter("ops_total", { labelNames: ["other"] })).toThrow(/declared with labels \[kind\], now \[other\]/);
+    expect(() => metrics.counter("ops_total", { labelNames: ["other"] })).toThrow(
+      /declared with labels \[kind\], now \[other\]/,
+    );
     expect(() => metrics.counter("9lives")).toThrow(/use letters, digits/);
     expect(() => metrics.histogram("h", { buckets: [2, 1] })).toThrow(/strictly ascending/);
   });

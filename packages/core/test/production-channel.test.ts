@@ -60,7 +60,9 @@ describe("ProductionChannel", () => {
     expect(channel.name).toBe("numbers");
     for (const n of [1, 2, 3, 4]) channel.send(n);
     expect(channel.size).toBe(4);
-    expect([await channel.recv(), await channel.recv(), await channel.recv(), await channel.recv()]).toEqual([1, 2, 3, 4]);
+    expect([await channel.recv(), await channel.recv(), await channel.recv(), await channel.recv()]).toEqual([
+      1, 2, 3, 4,
+    ]);
     expect(channel.size).toBe(0);
   });
 
@@ -171,7 +173,9 @@ describe("ProductionChannel", () => {
   it("send(undefined) throws a TypeError and queues nothing", async () => {
     const channel = rootTask().channel<string | undefined>("strict");
     expect(() => channel.send(undefined)).toThrow(TypeError);
-    expect(() => channel.send(undefined)).toThrow(/send\(undefined\) on channel 'strict'.*send null or a wrapper object/);
+    expect(() => channel.send(undefined)).toThrow(
+      /send\(undefined\) on channel 'strict'.*send null or a wrapper object/,
+    );
     expect(channel.size).toBe(0);
     // A waiting receiver is not woken by the rejected send.
     const waiting = channel.recv();

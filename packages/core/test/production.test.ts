@@ -131,7 +131,18 @@ describe("addresses", () => {
   });
 
   it("rejects malformed addresses with IoError EINVAL and a hint", () => {
-    for (const bad of ["127.0.0.1", "localhost:80", "127.0.0.1:", "127.0.0.1:65536", "1.2.3:80", "::1:80", "[::1]80", "127.0.0.1:0", "127.0.0.1:-1", ""]) {
+    for (const bad of [
+      "127.0.0.1",
+      "localhost:80",
+      "127.0.0.1:",
+      "127.0.0.1:65536",
+      "1.2.3:80",
+      "::1:80",
+      "[::1]80",
+      "127.0.0.1:0",
+      "127.0.0.1:-1",
+      "",
+    ]) {
       let caught: unknown;
       try {
         parseAddr(bad);
@@ -389,7 +400,12 @@ describe("ProductionTime", () => {
 
   it("settles like the promise when it settles first", async () => {
     const time = new ProductionTime();
-    expect(await time.timeout(60_000, time.sleep(1).then(() => 42))).toBe(42);
+    expect(
+      await time.timeout(
+        60_000,
+        time.sleep(1).then(() => 42),
+      ),
+    ).toBe(42);
     const boom = new Error("boom");
     expect(await rejection(time.timeout(60_000, Promise.reject(boom)))).toBe(boom);
   });
@@ -604,7 +620,9 @@ describe("ProductionRandom", () => {
         expect(Number.isSafeInteger(x) && x >= lo && x < hi, `[${lo}, ${hi}) gave ${x}`).toBe(true);
       }
     }
-    const negative = Array.from({ length: 200 }, () => random.randomRange(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER));
+    const negative = Array.from({ length: 200 }, () =>
+      random.randomRange(Number.MIN_SAFE_INTEGER, Number.MAX_SAFE_INTEGER),
+    );
     expect(negative.some((x) => x < 0) && negative.some((x) => x > 0)).toBe(true);
   });
 
@@ -651,9 +669,23 @@ describe("ConsoleTracer", () => {
     tracer.child({ task: "t1" }).error("broken", { why: null });
     expect(lines).toHaveLength(2);
     const first = JSON.parse(lines[0]!) as Record<string, unknown>;
-    expect(first).toMatchObject({ level: "info", event: "value_chosen", node: "10.0.0.1", value: 7, big: "12345678901234567890", _level: "shadowed", ok: true });
+    expect(first).toMatchObject({
+      level: "info",
+      event: "value_chosen",
+      node: "10.0.0.1",
+      value: 7,
+      big: "12345678901234567890",
+      _level: "shadowed",
+      ok: true,
+    });
     expect(typeof first.ts).toBe("string");
-    expect(JSON.parse(lines[1]!)).toMatchObject({ level: "error", event: "broken", node: "10.0.0.1", task: "t1", why: null });
+    expect(JSON.parse(lines[1]!)).toMatchObject({
+      level: "error",
+      event: "broken",
+      node: "10.0.0.1",
+      task: "t1",
+      why: null,
+    });
   });
 
   it("rejects an unknown level", () => {
@@ -681,7 +713,9 @@ describe("productionProviders and createNodeContext", () => {
     const ctx = createNodeContext({ myIp: LOOPBACK, tracer: new ConsoleTracer({ write: () => {} }) });
     expect(ctx.myIp).toBe(LOOPBACK);
     const handle = ctx.task.spawn("worker", (scope) => {
-      return new Promise<unknown>((resolve) => scope.signal.addEventListener("abort", () => resolve(scope.signal.reason)));
+      return new Promise<unknown>((resolve) =>
+        scope.signal.addEventListener("abort", () => resolve(scope.signal.reason)),
+      );
     });
     await new Promise((r) => setImmediate(r));
     expect(ctx.shutdown.aborted).toBe(false);
@@ -695,7 +729,10 @@ describe("productionProviders and createNodeContext", () => {
   it("shutdown: true installs SIGTERM/SIGINT handlers that dispose() removes", () => {
     const before = [process.listenerCount("SIGTERM"), process.listenerCount("SIGINT")];
     const ctx = createNodeContext({ myIp: LOOPBACK, shutdown: true });
-    expect([process.listenerCount("SIGTERM"), process.listenerCount("SIGINT")]).toEqual([before[0]! + 1, before[1]! + 1]);
+    expect([process.listenerCount("SIGTERM"), process.listenerCount("SIGINT")]).toEqual([
+      before[0]! + 1,
+      before[1]! + 1,
+    ]);
     ctx.dispose();
     expect([process.listenerCount("SIGTERM"), process.listenerCount("SIGINT")]).toEqual(before);
   });

@@ -345,7 +345,8 @@ export function storageContractSuite(name: string, createHarness: () => Promise<
     it("many small files: create, list, delete", async () => {
       await run(async (s) => {
         const handles: StorageFile[] = [];
-        for (let i = 0; i < 20; i++) handles.push(await s.open(`many/${String(i).padStart(2, "0")}`, OpenOptions.createNewWrite));
+        for (let i = 0; i < 20; i++)
+          handles.push(await s.open(`many/${String(i).padStart(2, "0")}`, OpenOptions.createNewWrite));
         for (const [i, h] of handles.entries()) await h.write(0, text(String(i)));
         await Promise.all(handles.map((h) => h.close()));
         expect((await s.list("many/")).length).toBe(20);

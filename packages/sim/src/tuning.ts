@@ -64,4 +64,9 @@ export {
 export { DEFAULT_LINK_LATENCY, DOMAIN_LEVELS } from "./runner/locality.ts";
 // Clock chaos: random ranges, swarm families, knobs and the fault kinds.
 export { RANDOM_CLOCK_RANGES, SWARM_CLOCK_FAMILIES, CLOCK_KNOBS, describeClockChaos } from "./chaos/clock-chaos.ts";
-export { CLOCK_FAULT_KINDS, CLOCK_RATE_ERROR_LIMIT, EXACT_CLOCK_CONFIG, SAMPLE_CLOCK_CONFIG } from "./world/clock-config.ts";
+export {
+  CLOCK_FAULT_KINDS,
+  CLOCK_RATE_ERROR_LIMIT,
+  EXACT_CLOCK_CONFIG,
+  SAMPLE_CLOCK_CONFIG,
+} from "./world/clock-config.ts";

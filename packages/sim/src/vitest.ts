@@ -23,9 +23,11 @@ export interface SimulationTestOptions {
 }
 
 function builderOf(simulation: SimulationUnderTest): SimulationBuilder {
-  const built = isSimulationDefinition(simulation) ? simulation.build()
-    : typeof simulation === "function" ? simulation()
-    : simulation;
+  const built = isSimulationDefinition(simulation)
+    ? simulation.build()
+    : typeof simulation === "function"
+      ? simulation()
+      : simulation;
   if (!(built instanceof SimulationBuilder)) {
     throw new InvalidConfiguration(
       "runSimulationTest: pass a SimulationBuilder, a defineSimulation(...) or a function that returns a builder",
@@ -44,9 +46,8 @@ function userFrames(stack: string | undefined): string[] {
 
 function pinHint(failed: SeedResult): string {
   const recipe = failed.failures.find((f) => f.recipe !== undefined)?.recipe;
-  const options = recipe === undefined
-    ? `{ seed: ${failed.seed} }`
-    : `{ seed: ${failed.seed}, recipe: ${JSON.stringify(recipe)} }`;
+  const options =
+    recipe === undefined ? `{ seed: ${failed.seed} }` : `{ seed: ${failed.seed}, recipe: ${JSON.stringify(recipe)} }`;
   return `Pin it as a regression test: runSimulationTest(simulation, ${options})`;
 }
 

@@ -13,8 +13,12 @@ const simSrc = path.join(repoRoot, "packages/sim/src");
 const coreSrc = path.join(repoRoot, "packages/core/src");
 
 /** Each entry: its source file (under packages/), the file listing its surface, the entry as a test imports it. */
-const entry = (name: string, file: string, snapshot: string, load: () => Promise<unknown>) =>
-  ({ name, file: path.join(repoRoot, "packages", file), snapshot, load });
+const entry = (name: string, file: string, snapshot: string, load: () => Promise<unknown>) => ({
+  name,
+  file: path.join(repoRoot, "packages", file),
+  snapshot,
+  load,
+});
 const ENTRIES = [
   entry("@moonpool/core", "core/src/index.ts", "core", () => import("@moonpool/core")),
   entry("@moonpool/sim", "sim/src/api.ts", "sim", () => import("@moonpool/sim")),
@@ -30,11 +34,22 @@ function resolveModule(specifier: string, from: string): string {
 
 /** Every name a module exports, values and types alike, read from its export statements. */
 export function exportedNames(file: string): Set<string> {
-  const source = readFileSync(file, "utf8").replace(/\/\*[\s\S]*?\*\//g, "").replace(/^\s*\/\/.*$/gm, "");
+  const source = readFileSync(file, "utf8")
+    .replace(/\/\*[\s\S]*?\*\//g, "")
+    .replace(/^\s*\/\/.*$/gm, "");
   const names = new Set<string>();
   for (const m of source.matchAll(/^export\s+(?:type\s+)?\{([^}]*)\}/gm)) {
-    for (const spec of m[1]!.split(",").map((s) => s.replace(/\/\/.*$/gm, "").trim()).filter((s) => s !== "")) {
-      names.add(spec.replace(/^type\s+/, "").split(/\s+as\s+/).pop()!.trim());
+    for (const spec of m[1]!
+      .split(",")
+      .map((s) => s.replace(/\/\/.*$/gm, "").trim())
+      .filter((s) => s !== "")) {
+      names.add(
+        spec
+          .replace(/^type\s+/, "")
+          .split(/\s+as\s+/)
+          .pop()!
+          .trim(),
+      );
     }
   }
   for (const m of source.matchAll(/^export\s+\*\s+from\s+"([^"]+)"/gm)) {

@@ -1,17 +1,48 @@
 /** Bucket hashing without string building gives exactly the hashes of the string form. */
 import { describe, expect, it } from "vitest";
-import { fnv1a, FNV_OFFSET_32, IdentityHasher, MIX_OFFSET_32, mixHash, valueText } from "../src/chaos/assertions/hashing.ts";
+import {
+  fnv1a,
+  FNV_OFFSET_32,
+  IdentityHasher,
+  MIX_OFFSET_32,
+  mixHash,
+  valueText,
+} from "../src/chaos/assertions/hashing.ts";
 
 describe("IdentityHasher", () => {
   it("matches fnv1a and mixHash over valueText for every kind of value", () => {
-    const values: unknown[] = [0, -0, 1, -1, 7, 10, 99, 100, 12345, -98765, 2 ** 31, 2 ** 40 + 3, 999_999_999_999_999, 1e15, 1e21, 1.5, -0.25, NaN, Infinity, -Infinity];
+    const values: unknown[] = [
+      0,
+      -0,
+      1,
+      -1,
+      7,
+      10,
+      99,
+      100,
+      12345,
+      -98765,
+      2 ** 31,
+      2 ** 40 + 3,
+      999_999_999_999_999,
+      1e15,
+      1e21,
+      1.5,
+      -0.25,
+      NaN,
+      Infinity,
+      -Infinity,
+    ];
     values.push(true, false, "", "a", "gate", "ü\u0000x", "1", undefined, null);
     const hasher = new IdentityHasher();
     for (const value of values) {
       const text = valueText(value);
       hasher.start(FNV_OFFSET_32, MIX_OFFSET_32);
       hasher.value(value);
-      expect([hasher.hash1, hasher.hash2], `value ${String(value)}`).toEqual([fnv1a(FNV_OFFSET_32, text), mixHash(MIX_OFFSET_32, text)]);
+      expect([hasher.hash1, hasher.hash2], `value ${String(value)}`).toEqual([
+        fnv1a(FNV_OFFSET_32, text),
+        mixHash(MIX_OFFSET_32, text),
+      ]);
     }
   });
 

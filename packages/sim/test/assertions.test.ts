@@ -56,9 +56,18 @@ describe("assertAlways", () => {
     expect(violations[0]).toContain('assertAlways("balance non-negative") failed');
     expect(violations[0]).toContain("account=7");
     const d = detail(table, "balance non-negative")!;
-    expect(d).toMatchObject({ kind: "always", passCount: 1, failCount: 2, status: "FAIL", watermark: null, frontier: null });
+    expect(d).toMatchObject({
+      kind: "always",
+      passCount: 1,
+      failCount: 2,
+      status: "FAIL",
+      watermark: null,
+      frontier: null,
+    });
     expect(d.firstFailure).toMatchObject({ seed: 42, details: { account: 7, balance: -3 } });
-    expect(table.validateContracts().assertionViolations).toEqual(['assertAlways("balance non-negative") failed 2 times out of 3']);
+    expect(table.validateContracts().assertionViolations).toEqual([
+      'assertAlways("balance non-negative") failed 2 times out of 3',
+    ]);
     expect(table.results()["balance non-negative"]).toEqual({ totalChecks: 3, successes: 1 });
   });
 
@@ -147,11 +156,18 @@ describe("assertSometimes", () => {
     table.booleanAssertion("sometimes", true, "retry happened");
     stream.calls = 20;
     table.booleanAssertion("sometimes", true, "retry happened");
-    expect(table.endSeed()).toEqual([{ kind: "firstPass", message: "retry happened", key: "retry happened", segment: 1, drawCount: 17, seed: 9 }]);
+    expect(table.endSeed()).toEqual([
+      { kind: "firstPass", message: "retry happened", key: "retry happened", segment: 1, drawCount: 17, seed: 9 },
+    ]);
     // The explorer's rarity measure: how often the discovered state has been seen (site calls).
     expect(table.visits("retry happened")).toBe(3);
     expect(table.visits("unknown")).toBe(0);
-    expect(detail(table, "retry happened")).toMatchObject({ kind: "sometimes", passCount: 2, failCount: 1, status: "PASS" });
+    expect(detail(table, "retry happened")).toMatchObject({
+      kind: "sometimes",
+      passCount: 2,
+      failCount: 1,
+      status: "PASS",
+    });
     expect(table.coverageViolations()).toEqual([]);
   });
 
@@ -232,13 +248,17 @@ describe("numeric always", () => {
     table.numericAssertion("always", "le", 3, 5, "dead <= processes");
     table.numericAssertion("always", "le", 6, 5, "dead <= processes", { group: "acceptor" });
     table.endSeed();
-    expect(violations).toEqual(['assertAlwaysLessThanOrEqualTo("dead <= processes") failed: left=6 right=5 {group=acceptor}']);
+    expect(violations).toEqual([
+      'assertAlwaysLessThanOrEqualTo("dead <= processes") failed: left=6 right=5 {group=acceptor}',
+    ]);
     const d = detail(table, "dead <= processes")!;
     expect(d).toMatchObject({ kind: "numericAlways", comparison: "le", passCount: 1, failCount: 1, status: "FAIL" });
     expect(d.firstFailure).toMatchObject({ seed: 3, details: { left: 6, right: 5, group: "acceptor" } });
     // The report watermark (lt/le minimise left - right): the best left is 3.
     expect(d.watermark).toBe(3);
-    expect(table.assertionViolations()).toEqual(['assertAlwaysLessThanOrEqualTo("dead <= processes") failed once out of 2']);
+    expect(table.assertionViolations()).toEqual([
+      'assertAlwaysLessThanOrEqualTo("dead <= processes") failed once out of 2',
+    ]);
   });
 
   it("all four comparisons, including boundaries", () => {
@@ -291,7 +311,13 @@ describe("numeric sometimes", () => {
       at.push(d.drawCount);
     }
     expect(at).toEqual([0, 10, 40, 50]); // 1, 5, 9, 40
-    expect(detail(table, "decided slots")).toMatchObject({ kind: "numericSometimes", passCount: 1, failCount: 6, watermark: 40, status: "PASS" });
+    expect(detail(table, "decided slots")).toMatchObject({
+      kind: "numericSometimes",
+      passCount: 1,
+      failCount: 6,
+      watermark: 40,
+      status: "PASS",
+    });
   });
 
   it("tracks the distance, not the left operand: both operands growing is not progress", () => {
@@ -314,8 +340,18 @@ describe("numeric sometimes", () => {
     table.numericAssertion("sometimes", "lt", 2, 3, "healthy replicas low"); // -1: better, passes
     table.numericAssertion("sometimes", "le", 0.5, 0.25, "ratio low"); // fractional values
     table.numericAssertion("sometimes", "le", 0.2, 0.25, "ratio low");
-    expect(table.endSeed().map((d) => d.message)).toEqual(["healthy replicas low", "healthy replicas low", "ratio low", "ratio low"]);
-    expect(detail(table, "healthy replicas low")).toMatchObject({ watermark: 2, passCount: 1, failCount: 2, status: "PASS" });
+    expect(table.endSeed().map((d) => d.message)).toEqual([
+      "healthy replicas low",
+      "healthy replicas low",
+      "ratio low",
+      "ratio low",
+    ]);
+    expect(detail(table, "healthy replicas low")).toMatchObject({
+      watermark: 2,
+      passCount: 1,
+      failCount: 2,
+      status: "PASS",
+    });
     expect(detail(table, "ratio low")).toMatchObject({ watermark: 0.2, status: "PASS" });
   });
 
@@ -330,7 +366,9 @@ describe("numeric sometimes", () => {
     expect(table.endSeed()).toEqual([]);
     seeded(table, 3);
     table.numericAssertion("sometimes", "ge", 11, 0, "depth");
-    expect(table.endSeed()).toEqual([{ kind: "watermark", message: "depth", key: "depth", segment: 0, drawCount: 0, seed: 3 }]);
+    expect(table.endSeed()).toEqual([
+      { kind: "watermark", message: "depth", key: "depth", segment: 0, drawCount: 0, seed: 3 },
+    ]);
   });
 
   it("never passing: MISS and a coverage violation (but still guides)", () => {
@@ -369,8 +407,16 @@ describe("assertSometimesAll", () => {
       ["frontier", 4],
       ["combination", 5],
     ]);
-    expect(detail(table, msg)).toMatchObject({ kind: "sometimesAll", passCount: 6, frontier: 2, propositions: 3, status: "MISS" });
-    expect(table.coverageViolations()).toEqual([`assertSometimesAll("${msg}") never had all 3 propositions true together (best 2 of 3, 6 checks)`]);
+    expect(detail(table, msg)).toMatchObject({
+      kind: "sometimesAll",
+      passCount: 6,
+      frontier: 2,
+      propositions: 3,
+      status: "MISS",
+    });
+    expect(table.coverageViolations()).toEqual([
+      `assertSometimesAll("${msg}") never had all 3 propositions true together (best 2 of 3, 6 checks)`,
+    ]);
     expect(table.allSometimesReached()).toBe(false);
 
     call(true, true, true, 6);
@@ -447,7 +493,12 @@ describe("assertSometimesEach", () => {
     q(4, 0); // better first key
     q(99999, -5); // clamped to 32767, 0
     q(40000, 0); // clamps to the same: not better
-    expect(table.endSeed().map((d) => d.kind)).toEqual(["newBucket", "betterQuality", "betterQuality", "betterQuality"]);
+    expect(table.endSeed().map((d) => d.kind)).toEqual([
+      "newBucket",
+      "betterQuality",
+      "betterQuality",
+      "betterQuality",
+    ]);
     const bucket = table.bucketSummaries()[0]!.buckets[0]!;
     expect(bucket).toEqual({ identity: { phase: 2 }, hits: 7, bestQuality: { decided: 32767, depth: 0 } });
   });
@@ -540,7 +591,11 @@ describe("bounded site table", () => {
     expect(table.endSeed().map((d) => d.message)).toEqual(["one", "two"]);
     expect(table.siteCount).toBe(2);
     expect(table.details().map((d) => d.message)).toEqual(["one", "two"]);
-    expect(table.overflow()).toMatchObject({ maxSites: 2, droppedSiteCalls: 3, droppedSiteMessages: ["three", "four"] });
+    expect(table.overflow()).toMatchObject({
+      maxSites: 2,
+      droppedSiteCalls: 3,
+      droppedSiteMessages: ["three", "four"],
+    });
   });
 
   it("an always failure on a dropped site still fails the seed and is reported", () => {
@@ -570,7 +625,9 @@ describe("kind mismatch (one message, two assertion functions)", () => {
     table.booleanAssertion("always", true, "shared");
     table.booleanAssertion("always", false, "shared");
     table.endSeed();
-    expect(violations).toEqual(['assertAlways("shared") reuses a message first used by assertSometimes: give each assertion its own message']);
+    expect(violations).toEqual([
+      'assertAlways("shared") reuses a message first used by assertSometimes: give each assertion its own message',
+    ]);
     // The site keeps its first kind and its counts are not mixed.
     expect(detail(table, "shared")).toMatchObject({ kind: "sometimes", passCount: 1, failCount: 0 });
     expect(table.assertionViolations()).toEqual([

@@ -37,13 +37,19 @@ class TolerantJournal implements Process {
 function builder(baseSeed: number, iterations: number): SimulationBuilder {
   return new SimulationBuilder()
     .processes(3, () => new TolerantJournal("journal"))
-    .cluster({ datacenters: 1, zonesPerDatacenter: 2, machinesPerZone: 2, processesPerMachine: 1 }, () => new TolerantJournal("node"))
+    .cluster(
+      { datacenters: 1, zonesPerDatacenter: 2, machinesPerZone: 2, processesPerMachine: 1 },
+      () => new TolerantJournal("node"),
+    )
     .workloadFactory(() => ({ name: "clock", run: (ctx) => ctx.time.sleep(12_000) }))
     .chaosDuration(10_000)
     .enableChaos([
       Chaos.network("swarm"),
       Chaos.storage("swarm"),
-      Chaos.attrition({ maxDead: 1, probGraceful: 1, probCrash: 2, probWipe: 1, victims: AttritionVictims.group("journal") }, "swarm"),
+      Chaos.attrition(
+        { maxDead: 1, probGraceful: 1, probCrash: 2, probWipe: 1, victims: AttritionVictims.group("journal") },
+        "swarm",
+      ),
       Chaos.attrition({ maxDead: 2, probGraceful: 1, probCrash: 1, probWipe: 0, scope: "zone" }, "swarm"),
       Chaos.buggifyKnobs(),
     ])

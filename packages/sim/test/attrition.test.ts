@@ -26,7 +26,10 @@ function starts(faults: readonly TraceEvent[]): TraceEvent[] {
 }
 
 /** Replays a seed's lifecycle events and checks at every instant that each pool stays within its budget. */
-function checkBudgets(faults: readonly TraceEvent[], pools: readonly { ips: ReadonlySet<string>; maxDead: number }[]): number {
+function checkBudgets(
+  faults: readonly TraceEvent[],
+  pools: readonly { ips: ReadonlySet<string>; maxDead: number }[],
+): number {
   const dead = new Set<string>();
   let peak = 0;
   for (const f of faults) {
@@ -58,8 +61,27 @@ describe("attrition budgets and victims", () => {
       .workloadFactory(() => sleeper(20_000))
       .chaosDuration(16_000)
       .enableChaos([
-        Chaos.attrition({ ...base, maxDead: 1, victims: AttritionVictims.group("acceptor"), recoveryDelayMs: [500, 4_000], gracePeriodMs: [100, 1_000] }, "random"),
-        Chaos.attrition({ ...base, maxDead: 2, probWipe: 0, victims: AttritionVictims.tagged("rack", "b"), recoveryDelayMs: [500, 6_000], gracePeriodMs: [100, 1_000] }, "random"),
+        Chaos.attrition(
+          {
+            ...base,
+            maxDead: 1,
+            victims: AttritionVictims.group("acceptor"),
+            recoveryDelayMs: [500, 4_000],
+            gracePeriodMs: [100, 1_000],
+          },
+          "random",
+        ),
+        Chaos.attrition(
+          {
+            ...base,
+            maxDead: 2,
+            probWipe: 0,
+            victims: AttritionVictims.tagged("rack", "b"),
+            recoveryDelayMs: [500, 6_000],
+            gracePeriodMs: [100, 1_000],
+          },
+          "random",
+        ),
       ])
       .invariantFn("rec", (q) => rec.observe(q))
       .beforeIteration(rec.before)
@@ -95,7 +117,9 @@ describe("attrition budgets and victims", () => {
     expect(peakAcceptors).toBe(1);
     expect(peakRackB).toBe(2);
     for (const n of Object.values(kinds)) expect(n).toBeGreaterThan(1_000);
-    expect(report.assertionDetails.find((d) => d.message === ATTRITION_ASSERTIONS.maxDeadEnforced)?.status).toBe("PASS");
+    expect(report.assertionDetails.find((d) => d.message === ATTRITION_ASSERTIONS.maxDeadEnforced)?.status).toBe(
+      "PASS",
+    );
     const kindBuckets = report.bucketSummaries.find((b) => b.message === ATTRITION_ASSERTIONS.rebootKind);
     expect(kindBuckets?.bucketsDiscovered).toBe(3);
     const targeted = report.bucketSummaries.find((b) => b.message === ATTRITION_ASSERTIONS.processTargeted);
@@ -153,7 +177,12 @@ describe("correlated failure domains", () => {
           run: (ctx) => ctx.time.sleep(30_000),
         }))
         .chaosDuration(25_000)
-        .enableChaos([Chaos.attrition({ ...base, maxDead: 16, scope, recoveryDelayMs: [2_000, 8_000], gracePeriodMs: [0, 500] }, "random")])
+        .enableChaos([
+          Chaos.attrition(
+            { ...base, maxDead: 16, scope, recoveryDelayMs: [2_000, 8_000], gracePeriodMs: [0, 500] },
+            "random",
+          ),
+        ])
         .invariantFn("rec", (q) => rec.observe(q))
         .beforeIteration(rec.before)
         .setBaseSeed(77)
@@ -174,7 +203,9 @@ describe("correlated failure domains", () => {
           }
         }
         // Walk events in order so the dead set before each domain reboot is known.
-        const events = [...seed.faults, ...seed.events].sort((a, b) => a.timeMs - b.timeMs || (a.name === "attrition_domain_reboot" ? -1 : 1));
+        const events = [...seed.faults, ...seed.events].sort(
+          (a, b) => a.timeMs - b.timeMs || (a.name === "attrition_domain_reboot" ? -1 : 1),
+        );
         for (const e of events) {
           if (e.name === "attrition_domain_reboot") {
             domainReboots++;
@@ -186,7 +217,9 @@ describe("correlated failure domains", () => {
             expect(e.str("ips")!.split(",")).toEqual(expected);
             const rebooted = (byTime.get(e.timeMs) ?? []).map((f) => f.str("ip"));
             expect(rebooted).toEqual(expected);
-            const kinds = new Set((byTime.get(e.timeMs) ?? []).map((f) => `${f.str("kind")}${f.bool("wipe") ? "+wipe" : ""}`));
+            const kinds = new Set(
+              (byTime.get(e.timeMs) ?? []).map((f) => `${f.str("kind")}${f.bool("wipe") ? "+wipe" : ""}`),
+            );
             expect(kinds.size).toBe(1);
             continue;
           }
@@ -220,7 +253,9 @@ describe("correlated failure domains", () => {
       .run();
     expect(report.failedRuns, report.toString()).toBe(0);
     for (const seed of rec.seeds) expect(seed.faults).toEqual([]);
-    expect(report.assertionDetails.find((d) => d.message === ATTRITION_ASSERTIONS.maxDeadEnforcedGroup)?.status).toBe("PASS");
+    expect(report.assertionDetails.find((d) => d.message === ATTRITION_ASSERTIONS.maxDeadEnforcedGroup)?.status).toBe(
+      "PASS",
+    );
   });
 });
 
@@ -342,25 +377,77 @@ describe("builder validation", () => {
     expect(() => Chaos.attrition(base, "sometimes" as never)).toThrow(InvalidConfiguration);
     expect(() => AttritionVictims.group("")).toThrow(InvalidConfiguration);
     expect(() => AttritionVictims.tagged("", "v")).toThrow(InvalidConfiguration);
-    expect(() => new SimulationBuilder().enableChaos([{ surface: "attrition", mode: "random", config: { ...base, maxDead: -2 } } as never])).toThrow(/maxDead/);
+    expect(() =>
+      new SimulationBuilder().enableChaos([
+        { surface: "attrition", mode: "random", config: { ...base, maxDead: -2 } } as never,
+      ]),
+    ).toThrow(/maxDead/);
   });
 
   it("rejects combinations at build time", () => {
-    expect(message(attempt((b) => procs(b).enableChaos([Chaos.attrition(base, "random")])))).toMatch(/needs a chaos window: add .chaosDuration\(ms\)/);
-    expect(message(attempt((b) => b.chaosDuration(10).enableChaos([Chaos.attrition(base, "random")])))).toMatch(/there are none: add .processes/);
-    expect(message(attempt((b) => procs(b).chaosDuration(10).enableChaos([Chaos.attrition({ ...base, scope: "zone" }, "random")])))).toMatch(/scope "zone" needs failure domains: lay the processes out with .cluster/);
-    expect(message(attempt((b) => procs(b).chaosDuration(10).enableChaos([Chaos.attrition({ ...base, victims: AttritionVictims.group("proposer") }, "random")])))).toMatch(
-      /no process group is named 'proposer'; groups: 'acceptor'/,
+    expect(message(attempt((b) => procs(b).enableChaos([Chaos.attrition(base, "random")])))).toMatch(
+      /needs a chaos window: add .chaosDuration\(ms\)/,
     );
-    expect(message(attempt((b) => procs(b).chaosDuration(10).enableChaos([Chaos.attrition({ ...base, victims: AttritionVictims.tagged("role", "z") }, "random")])))).toMatch(
-      /no process group has tag role=z/,
+    expect(message(attempt((b) => b.chaosDuration(10).enableChaos([Chaos.attrition(base, "random")])))).toMatch(
+      /there are none: add .processes/,
     );
-    const cluster = (b: SimulationBuilder) => b.cluster({ datacenters: 1, zonesPerDatacenter: 2, machinesPerZone: 1, processesPerMachine: 1 }, () => new Idle("node"));
-    expect(message(attempt((b) => cluster(procs(b)).chaosDuration(10).enableChaos([Chaos.attrition({ ...base, scope: "machine", victims: AttritionVictims.group("acceptor") }, "random")])))).toMatch(
-      /reboots domains of the cluster group 'node', and none of these victims is in it/,
-    );
+    expect(
+      message(
+        attempt((b) =>
+          procs(b)
+            .chaosDuration(10)
+            .enableChaos([Chaos.attrition({ ...base, scope: "zone" }, "random")]),
+        ),
+      ),
+    ).toMatch(/scope "zone" needs failure domains: lay the processes out with .cluster/);
+    expect(
+      message(
+        attempt((b) =>
+          procs(b)
+            .chaosDuration(10)
+            .enableChaos([Chaos.attrition({ ...base, victims: AttritionVictims.group("proposer") }, "random")]),
+        ),
+      ),
+    ).toMatch(/no process group is named 'proposer'; groups: 'acceptor'/);
+    expect(
+      message(
+        attempt((b) =>
+          procs(b)
+            .chaosDuration(10)
+            .enableChaos([Chaos.attrition({ ...base, victims: AttritionVictims.tagged("role", "z") }, "random")]),
+        ),
+      ),
+    ).toMatch(/no process group has tag role=z/);
+    const cluster = (b: SimulationBuilder) =>
+      b.cluster(
+        { datacenters: 1, zonesPerDatacenter: 2, machinesPerZone: 1, processesPerMachine: 1 },
+        () => new Idle("node"),
+      );
+    expect(
+      message(
+        attempt((b) =>
+          cluster(procs(b))
+            .chaosDuration(10)
+            .enableChaos([
+              Chaos.attrition({ ...base, scope: "machine", victims: AttritionVictims.group("acceptor") }, "random"),
+            ]),
+        ),
+      ),
+    ).toMatch(/reboots domains of the cluster group 'node', and none of these victims is in it/);
     // Valid: domain scope over the cluster, tag and group victims that exist.
-    expect(attempt((b) => cluster(procs(b)).chaosDuration(10).enableChaos([Chaos.attrition({ ...base, scope: "machine" }, "random")]))).toBeNull();
-    expect(attempt((b) => cluster(procs(b)).chaosDuration(10).enableChaos([Chaos.attrition({ ...base, victims: AttritionVictims.tagged("role", "y") }, "swarm")]))).toBeNull();
+    expect(
+      attempt((b) =>
+        cluster(procs(b))
+          .chaosDuration(10)
+          .enableChaos([Chaos.attrition({ ...base, scope: "machine" }, "random")]),
+      ),
+    ).toBeNull();
+    expect(
+      attempt((b) =>
+        cluster(procs(b))
+          .chaosDuration(10)
+          .enableChaos([Chaos.attrition({ ...base, victims: AttritionVictims.tagged("role", "y") }, "swarm")]),
+      ),
+    ).toBeNull();
   });
 });

@@ -218,7 +218,7 @@ describe("swarmOpEnabled", () => {
       let z = (((BigInt(seed) ^ 0x6f706d61736b7372n ^ (BigInt(op) << 32n)) & MASK) + 0x9e3779b97f4a7c15n) & MASK;
       z = ((z ^ (z >> 30n)) * 0xbf58476d1ce4e5b9n) & MASK;
       z = ((z ^ (z >> 27n)) * 0x94d049bb133111ebn) & MASK;
-      return ((z ^ (z >> 31n)) >> 63n) === 1n;
+      return (z ^ (z >> 31n)) >> 63n === 1n;
     };
     for (const seed of [0, 1, 42, 2 ** 40 + 3, Number.MAX_SAFE_INTEGER]) {
       for (const op of [0, 1, 7, 128, 255]) expect(swarmOpEnabled(seed, op)).toBe(reference(seed, op));

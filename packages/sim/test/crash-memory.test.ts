@@ -7,7 +7,10 @@ const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
 describe("crash semantics and memory", () => {
   it("10,000 crashed incarnations run no finally block and their memory is reclaimed (--expose-gc)", () => {
-    const out = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", fixture, "10000"], { cwd: repoRoot, encoding: "utf8" });
+    const out = execFileSync(process.execPath, ["--expose-gc", "--import", "tsx", fixture, "10000"], {
+      cwd: repoRoot,
+      encoding: "utf8",
+    });
     const r = JSON.parse(out.trim().split("\n").pop()!);
     expect(r.finallyRan).toBe(0);
     expect(r.resumed).toBe(0);

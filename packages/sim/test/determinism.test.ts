@@ -53,17 +53,19 @@ class RacingWorkload implements Workload {
 }
 
 function campaign(seeds: number[], mode: "fast" | "paranoid" = "fast") {
-  return new SimulationBuilder()
-    // The subject here is the engine (scheduling, stepping modes), and this workload has no
-    // timeouts: it opts out of the baseline network faults. network-chaos-determinism.test.ts
-    // covers determinism under every network chaos mode.
-    .networkFaults("none")
-    .processes(1, () => new EchoServer())
-    .workloadFactory(() => new RacingWorkload())
-    .setDebugSeeds(seeds)
-    .setIterations(seeds.length)
-    .steppingMode(mode)
-    .run();
+  return (
+    new SimulationBuilder()
+      // The subject here is the engine (scheduling, stepping modes), and this workload has no
+      // timeouts: it opts out of the baseline network faults. network-chaos-determinism.test.ts
+      // covers determinism under every network chaos mode.
+      .networkFaults("none")
+      .processes(1, () => new EchoServer())
+      .workloadFactory(() => new RacingWorkload())
+      .setDebugSeeds(seeds)
+      .setIterations(seeds.length)
+      .steppingMode(mode)
+      .run()
+  );
 }
 
 const SEEDS = Array.from({ length: 100 }, (_, i) => i * 7919 + 1);

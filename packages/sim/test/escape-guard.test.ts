@@ -16,8 +16,16 @@ import { CONSOLE_EVENT_NAME, SimulationBuilder, TraceCursor, type SimContext, ty
 
 const workload = (run: (ctx: SimContext) => Promise<void>): Workload => ({ name: "w", run });
 
-async function runOnce(run: (ctx: SimContext) => Promise<void>, configure: (b: SimulationBuilder) => SimulationBuilder = (b) => b) {
-  return configure(new SimulationBuilder().workloadFactory(() => workload(run)).setDebugSeeds([11]).setIterations(1)).run();
+async function runOnce(
+  run: (ctx: SimContext) => Promise<void>,
+  configure: (b: SimulationBuilder) => SimulationBuilder = (b) => b,
+) {
+  return configure(
+    new SimulationBuilder()
+      .workloadFactory(() => workload(run))
+      .setDebugSeeds([11])
+      .setIterations(1),
+  ).run();
 }
 
 describe("escape guard", () => {
@@ -86,16 +94,22 @@ describe("escape guard", () => {
     });
   }
 
-  it("leaves synchronous reads open (module loading uses them) and lets allowGlobal(\"fs\") through", async () => {
+  it('leaves synchronous reads open (module loading uses them) and lets allowGlobal("fs") through', async () => {
     const reads = await runOnce(async () => void readFileSync(fileURLToPath(import.meta.url)));
     expect(reads.failedRuns).toBe(0);
     const dir = mkdtempSync(join(tmpdir(), "moonpool-escape-"));
     try {
       const file = join(dir, "allowed.txt");
-      const allowed = await runOnce(async () => writeFileSync(file, "written"), (b) => b.allowGlobal("fs"));
+      const allowed = await runOnce(
+        async () => writeFileSync(file, "written"),
+        (b) => b.allowGlobal("fs"),
+      );
       expect(allowed.failedRuns).toBe(0);
       expect(readFileSync(file, "utf8")).toBe("written");
-      const stillGuarded = await runOnce(async () => void dgram.createSocket("udp4"), (b) => b.allowGlobal("fs"));
+      const stillGuarded = await runOnce(
+        async () => void dgram.createSocket("udp4"),
+        (b) => b.allowGlobal("fs"),
+      );
       expect(stillGuarded.failedRuns).toBe(1);
     } finally {
       rmSync(dir, { recursive: true, force: true });
@@ -103,9 +117,15 @@ describe("escape guard", () => {
   });
 
   it("allows a named global when the builder relaxes it, and keeps guarding the others", async () => {
-    const allowed = await runOnce(async () => void Math.random(), (b) => b.allowGlobal("Math.random"));
+    const allowed = await runOnce(
+      async () => void Math.random(),
+      (b) => b.allowGlobal("Math.random"),
+    );
     expect(allowed.failedRuns).toBe(0);
-    const other = await runOnce(async () => void Date.now(), (b) => b.allowGlobal("Math.random"));
+    const other = await runOnce(
+      async () => void Date.now(),
+      (b) => b.allowGlobal("Math.random"),
+    );
     expect(other.failedRuns).toBe(1);
   });
 
@@ -154,7 +174,8 @@ describe("console capture", () => {
       },
       (b) =>
         b.invariantFn("collect", (q) => {
-          for (const e of q.since(CONSOLE_EVENT_NAME, cursor)) lines.push({ source: e.source, text: e.str("text")!, timeMs: e.timeMs });
+          for (const e of q.since(CONSOLE_EVENT_NAME, cursor))
+            lines.push({ source: e.source, text: e.str("text")!, timeMs: e.timeMs });
         }),
     );
     expect(report.failedRuns).toBe(0);
@@ -175,10 +196,11 @@ describe("quiescence under Vitest, which swaps process.nextTick around console o
       await null;
       await deepWork(depth - 1);
     };
-    const tickChain = (n: number) => new Promise<void>((resolve) => {
-      const step = (k: number) => (k === 0 ? resolve() : process.nextTick(() => step(k - 1)));
-      step(n);
-    });
+    const tickChain = (n: number) =>
+      new Promise<void>((resolve) => {
+        const step = (k: number) => (k === 0 ? resolve() : process.nextTick(() => step(k - 1)));
+        step(n);
+      });
     const report = await new SimulationBuilder()
       .workloadFactory(() =>
         workload(async (ctx) => {

@@ -5,7 +5,16 @@
  * `stopOnFailure`.
  */
 import { describe, expect, it } from "vitest";
-import { InvalidConfiguration, RecipeParseError, SimulationBuilder, assertAlways, formatRecipe, parseRecipe, type SimContext, type Workload } from "../src/index.ts";
+import {
+  InvalidConfiguration,
+  RecipeParseError,
+  SimulationBuilder,
+  assertAlways,
+  formatRecipe,
+  parseRecipe,
+  type SimContext,
+  type Workload,
+} from "../src/index.ts";
 import { RandomStream, STREAM_KEYS, seedStreams } from "../src/engine/rng.ts";
 import { GatedBug } from "./fixtures/gated-explore.sim.ts";
 import { RaceWorkload, raceSimulation } from "../../../examples/maze/race.ts";
@@ -23,7 +32,9 @@ describe("recipe text with streams", () => {
       { count: 3, seed: 4, streams: "sim" },
     ]);
     expect(formatRecipe(recipe)).toBe(text);
-    expect(() => parseRecipe("order:1@2")).toThrow(/unknown streams 'order' in segment 1.*one of sim, schedule, sim\+schedule/);
+    expect(() => parseRecipe("order:1@2")).toThrow(
+      /unknown streams 'order' in segment 1.*one of sim, schedule, sim\+schedule/,
+    );
     expect(() => parseRecipe("1@2 -> schedule:3@4")).toThrow(RecipeParseError);
     expect(() => parseRecipe("1@2 -> schedule:3@4")).toThrow(/mixes untagged segments/);
   });
@@ -71,7 +82,10 @@ describe("recipes written before schedules were explorable", () => {
 describe("schedule branches", () => {
   const replayRace = async (seed: number, recipe: string) => {
     const workload = new RaceWorkload();
-    const report = await new SimulationBuilder().workloadFactory(() => workload).replayTimeline(seed, recipe).run();
+    const report = await new SimulationBuilder()
+      .workloadFactory(() => workload)
+      .replayTimeline(seed, recipe)
+      .run();
     return { log: workload.log.join(" "), hash: report.seeds[0]!.traceHash };
   };
 
@@ -94,7 +108,11 @@ describe("schedule branches", () => {
   it("a workload that never draws from sim still gets explored: the race bug is found and replays", async () => {
     const found: string[] = [];
     for (const seed of [1, 2, 3, 4]) {
-      const report = await raceSimulation().enableExploration(exploration(150, true)).setDebugSeeds([seed]).setIterations(1).run();
+      const report = await raceSimulation()
+        .enableExploration(exploration(150, true))
+        .setDebugSeeds([seed])
+        .setIterations(1)
+        .run();
       const x = report.exploration!;
       for (const bug of x.bugRecipes) {
         expect(bug.recipe).toMatch(/^sim\+schedule:/);
@@ -109,7 +127,8 @@ describe("schedule branches", () => {
   });
 
   it("exploration of the race is deterministic and differs between roots", async () => {
-    const explore = (seed: number) => raceSimulation().enableExploration(exploration(60)).setDebugSeeds([seed]).setIterations(1).run();
+    const explore = (seed: number) =>
+      raceSimulation().enableExploration(exploration(60)).setDebugSeeds([seed]).setIterations(1).run();
     const [a, b, c] = [await explore(5), await explore(5), await explore(6)];
     expect(JSON.stringify(b.exploration)).toBe(JSON.stringify(a.exploration));
     expect(JSON.stringify(c.exploration)).not.toBe(JSON.stringify(a.exploration));
@@ -127,7 +146,9 @@ class SilentBug implements Workload {
 
 describe("fresh timelines", () => {
   const silent = (maxRunsPerSeed: number, stopOnFailure = false) =>
-    new SimulationBuilder().workloadFactory(() => new SilentBug()).enableExploration(exploration(maxRunsPerSeed, stopOnFailure));
+    new SimulationBuilder()
+      .workloadFactory(() => new SilentBug())
+      .enableExploration(exploration(maxRunsPerSeed, stopOnFailure));
 
   it("a root with an empty frontier spends its whole budget on fresh timelines, which find what random seeds find", async () => {
     const report = await silent(200).setDebugSeeds([11]).setIterations(1).run();
@@ -137,12 +158,20 @@ describe("fresh timelines", () => {
     expect(x.perSeed[0]!.firstBugAtTimeline).not.toBeNull();
     const bug = x.bugRecipes[0]!;
     expect(bug.recipe).toMatch(/^sim\+schedule:0@\d+$/);
-    const replay = await new SimulationBuilder().workloadFactory(() => new SilentBug()).replayTimeline(bug.seed, bug.recipe).run();
+    const replay = await new SimulationBuilder()
+      .workloadFactory(() => new SilentBug())
+      .replayTimeline(bug.seed, bug.recipe)
+      .run();
     expect(replay.seeds[0]!.traceHash).toBe(bug.traceHash);
   });
 
   it("a root whose frontier has entries branches from them instead", async () => {
-    const report = await new SimulationBuilder().workloadFactory(() => new GatedBug()).enableExploration(exploration(120)).setDebugSeeds([2]).setIterations(1).run();
+    const report = await new SimulationBuilder()
+      .workloadFactory(() => new GatedBug())
+      .enableExploration(exploration(120))
+      .setDebugSeeds([2])
+      .setIterations(1)
+      .run();
     const x = report.exploration!;
     expect(x.timelines).toBe(120);
     expect(x.freshTimelines).toBeLessThan(x.timelines - 1);
@@ -152,7 +181,11 @@ describe("fresh timelines", () => {
 describe("stopOnFailure", () => {
   it("ends a root at its first failing timeline; off, the root spends its budget", async () => {
     const build = (stopOnFailure: boolean) =>
-      new SimulationBuilder().workloadFactory(() => new SilentBug()).enableExploration(exploration(200, stopOnFailure)).setDebugSeeds([11]).setIterations(1);
+      new SimulationBuilder()
+        .workloadFactory(() => new SilentBug())
+        .enableExploration(exploration(200, stopOnFailure))
+        .setDebugSeeds([11])
+        .setIterations(1);
     const stopped = (await build(true).run()).exploration!;
     const full = (await build(false).run()).exploration!;
     const first = full.perSeed[0]!.firstBugAtTimeline!;
@@ -164,7 +197,11 @@ describe("stopOnFailure", () => {
   });
 
   it("must be a boolean", () => {
-    expect(() => new SimulationBuilder().enableExploration({ stopOnFailure: "yes" as unknown as boolean })).toThrow(InvalidConfiguration);
-    expect(() => new SimulationBuilder().enableExploration({ stopOnFailure: 1 as unknown as boolean })).toThrow(/stopOnFailure.*true or false/);
+    expect(() => new SimulationBuilder().enableExploration({ stopOnFailure: "yes" as unknown as boolean })).toThrow(
+      InvalidConfiguration,
+    );
+    expect(() => new SimulationBuilder().enableExploration({ stopOnFailure: 1 as unknown as boolean })).toThrow(
+      /stopOnFailure.*true or false/,
+    );
   });
 });

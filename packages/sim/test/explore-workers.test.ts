@@ -29,7 +29,11 @@ const LOADER_OR_CLOCK_FIELDS = new Set(["wallTimeMs", "totalWallTimeMs", "stack"
 function view(value: unknown): unknown {
   if (Array.isArray(value)) return value.map(view);
   if (value !== null && typeof value === "object") {
-    return Object.fromEntries(Object.entries(value).filter(([k]) => !LOADER_OR_CLOCK_FIELDS.has(k)).map(([k, v]) => [k, view(v)]));
+    return Object.fromEntries(
+      Object.entries(value)
+        .filter(([k]) => !LOADER_OR_CLOCK_FIELDS.has(k))
+        .map(([k, v]) => [k, view(v)]),
+    );
   }
   return value;
 }
@@ -105,27 +109,46 @@ describe("exploration with workers: misconfigurations", () => {
   it("a source whose export is missing, or is not a simulation, fails before any seed runs", async () => {
     const portsBefore = openPorts();
     let seedsStarted = 0;
-    const missing = await gated(2, "noSuchExport").beforeIteration(() => seedsStarted++).run().catch((error: unknown) => error);
+    const missing = await gated(2, "noSuchExport")
+      .beforeIteration(() => seedsStarted++)
+      .run()
+      .catch((error: unknown) => error);
     expect(missing).toBeInstanceOf(InvalidConfiguration);
     expect((missing as Error).message).toMatch(/has no export 'noSuchExport'; its exports: .*gatedSimulation/);
     expect(seedsStarted).toBe(0);
-    await expect(gated(2, "notASimulation").run()).rejects.toThrow(/export 'notASimulation' is a number; expected a function returning a SimulationBuilder/);
-    await expect(gated(2, "returnsNothing").run()).rejects.toThrow(/export 'returnsNothing' returned undefined, not a SimulationBuilder/);
+    await expect(gated(2, "notASimulation").run()).rejects.toThrow(
+      /export 'notASimulation' is a number; expected a function returning a SimulationBuilder/,
+    );
+    await expect(gated(2, "returnsNothing").run()).rejects.toThrow(
+      /export 'returnsNothing' returned undefined, not a SimulationBuilder/,
+    );
     expect(openPorts(), "the pool is closed after a failed run()").toBe(portsBefore);
   });
 
   it("a module that does not load, or a relative path, is refused clearly", async () => {
     const missing = new URL("./fixtures/no-such-module.sim.ts", import.meta.url).href;
-    const run = gatedSimulation().enableExploration({ workers: 1 }).simulationSource(missing, "x").setIterations(1).setBaseSeed(1).run();
+    const run = gatedSimulation()
+      .enableExploration({ workers: 1 })
+      .simulationSource(missing, "x")
+      .setIterations(1)
+      .setBaseSeed(1)
+      .run();
     await expect(run).rejects.toThrow(/no-such-module\.sim\.ts.*the module failed to load/);
-    expect(() => new SimulationBuilder().simulationSource("./fixtures/gated-explore.sim.ts", "gatedSimulation")).toThrow(/is relative/);
+    expect(() =>
+      new SimulationBuilder().simulationSource("./fixtures/gated-explore.sim.ts", "gatedSimulation"),
+    ).toThrow(/is relative/);
     expect(() => new SimulationBuilder().simulationSource(GATED, "")).toThrow(/exportName must name/);
   });
 
   it("a source that builds a different simulation than this builder is refused, naming the differences", async () => {
-    const error = await gated(2).runTimeBudget(5_000).run().catch((e: unknown) => e);
+    const error = await gated(2)
+      .runTimeBudget(5_000)
+      .run()
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(InvalidConfiguration);
-    expect((error as Error).message).toMatch(/builds a different simulation than this builder .*runTimeBudgetMs: 5000 vs 3600000/);
+    expect((error as Error).message).toMatch(
+      /builds a different simulation than this builder .*runTimeBudgetMs: 5000 vs 3600000/,
+    );
   });
 });
 
@@ -133,12 +156,17 @@ describe("splitIntoShares", () => {
   it("cuts a batch into contiguous shares of near-equal size, never mixing base tables", () => {
     const a = {} as never;
     const b = {} as never;
-    const jobs = (base: never, n: number) => Array.from({ length: n }, (_, i) => ({ recipe: [{ count: i, seed: 1 }], base }));
+    const jobs = (base: never, n: number) =>
+      Array.from({ length: n }, (_, i) => ({ recipe: [{ count: i, seed: 1 }], base }));
     const sizes = (shares: unknown[][]) => shares.map((s) => s.length);
     expect(sizes(splitIntoShares(jobs(a, 4), 2))).toEqual([2, 2]);
     expect(sizes(splitIntoShares(jobs(a, 5), 2))).toEqual([3, 2]);
     expect(sizes(splitIntoShares(jobs(a, 2), 8))).toEqual([1, 1]);
     expect(sizes(splitIntoShares([...jobs(a, 3), ...jobs(b, 1)], 2))).toEqual([2, 1, 1]);
-    expect(splitIntoShares(jobs(a, 5), 3).flat().map((j) => j.recipe[0]!.count)).toEqual([0, 1, 2, 3, 4]);
+    expect(
+      splitIntoShares(jobs(a, 5), 3)
+        .flat()
+        .map((j) => j.recipe[0]!.count),
+    ).toEqual([0, 1, 2, 3, 4]);
   });
 });

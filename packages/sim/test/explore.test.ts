@@ -28,7 +28,11 @@ describe("explorer", () => {
     expect(report.failedRuns).toBeGreaterThanOrEqual(1);
     for (const bug of x.bugRecipes) expect(bug.recipe).toMatch(/^sim\+schedule:\d+@\d+( -> sim\+schedule:\d+@\d+)*$/);
 
-    const random = await new SimulationBuilder().workloadFactory(() => new GatedBug()).setBaseSeed(1).setIterations(x.timelines).run();
+    const random = await new SimulationBuilder()
+      .workloadFactory(() => new GatedBug())
+      .setBaseSeed(1)
+      .setIterations(x.timelines)
+      .run();
     expect(random.failedRuns).toBe(0);
   });
 
@@ -37,7 +41,10 @@ describe("explorer", () => {
     const bugs = report.exploration!.bugRecipes;
     expect(bugs.length).toBeGreaterThan(0);
     for (const bug of bugs) {
-      const replay = await new SimulationBuilder().workloadFactory(() => new GatedBug()).replayTimeline(bug.seed, bug.recipe).run();
+      const replay = await new SimulationBuilder()
+        .workloadFactory(() => new GatedBug())
+        .replayTimeline(bug.seed, bug.recipe)
+        .run();
       expect(replay.failedRuns).toBe(1);
       expect(replay.seeds[0]!.traceHash).toBe(bug.traceHash);
       expect(replay.seeds[0]!.failures[0]!.property).toBe("gated bug: three gates passed");
@@ -51,7 +58,10 @@ describe("explorer", () => {
     expect(failing.length).toBeGreaterThan(0);
     for (const seed of failing) {
       expect(seed.recipe).toMatch(/^sim\+schedule:/);
-      const replay = await new SimulationBuilder().workloadFactory(() => new GatedBug()).replayTimeline(seed.seed, seed.recipe!).run();
+      const replay = await new SimulationBuilder()
+        .workloadFactory(() => new GatedBug())
+        .replayTimeline(seed.seed, seed.recipe!)
+        .run();
       expect(replay.seeds[0]!.traceHash).toBe(seed.traceHash);
       expect(replay.seeds[0]!.simulatedTimeMs).toBe(seed.simulatedTimeMs);
     }
@@ -69,11 +79,14 @@ describe("explorer", () => {
       .setIterations(3)
       .run();
     const byRecipe = new Map(report.exploration!.bugRecipes.map((b) => [`${b.seed}|${b.recipe}`, b.traceHash]));
-    const explored = report.seeds.flatMap((s) => s.failures.filter((f) => f.recipe !== undefined).map((f) => ({ seed: s.seed, f })));
+    const explored = report.seeds.flatMap((s) =>
+      s.failures.filter((f) => f.recipe !== undefined).map((f) => ({ seed: s.seed, f })),
+    );
     expect(explored.length).toBeGreaterThan(0);
     for (const { seed, f } of explored) expect(f.traceHash, f.message).toBe(byRecipe.get(`${seed}|${f.recipe}`));
     // A root's own failures carry neither: they are the record's timeline.
-    for (const s of report.seeds) for (const f of s.failures) if (f.recipe === undefined) expect(f.traceHash).toBeUndefined();
+    for (const s of report.seeds)
+      for (const f of s.failures) if (f.recipe === undefined) expect(f.traceHash).toBeUndefined();
   });
 
   it("is deterministic: the same campaign twice gives the same bugs and statistics", async () => {
@@ -110,9 +123,13 @@ describe("explorer", () => {
   });
 
   it("refuses workload(instance) with exploration, and bad options", () => {
-    expect(() => new SimulationBuilder().workload(new GatedBug()).enableExploration().build()).toThrow(/workloadFactory/);
+    expect(() => new SimulationBuilder().workload(new GatedBug()).enableExploration().build()).toThrow(
+      /workloadFactory/,
+    );
     expect(() => new SimulationBuilder().enableExploration({ branchingFactor: 0 })).toThrow(InvalidConfiguration);
-    expect(() => new SimulationBuilder().enableExploration({ maxDepth: 3 } as never)).toThrow(/unknown option 'maxDepth'/);
+    expect(() => new SimulationBuilder().enableExploration({ maxDepth: 3 } as never)).toThrow(
+      /unknown option 'maxDepth'/,
+    );
   });
 });
 
@@ -151,7 +168,11 @@ describe("checkDeterminism", () => {
   });
 
   it("passes a deterministic campaign", async () => {
-    const result = await new SimulationBuilder().workloadFactory(stable).setBaseSeed(1).setIterations(5).checkDeterminism();
+    const result = await new SimulationBuilder()
+      .workloadFactory(stable)
+      .setBaseSeed(1)
+      .setIterations(5)
+      .checkDeterminism();
     expect(result.seedsChecked).toBe(5);
     expect(result.deterministic).toBe(true);
     expect(result.violation).toBeNull();

@@ -1,7 +1,18 @@
 import { describe, expect, it } from "vitest";
-import { InvalidConfiguration, SimulationBuilder, WorkloadCount, type Process, type SimContext, type Workload } from "../src/index.ts";
+import {
+  InvalidConfiguration,
+  SimulationBuilder,
+  WorkloadCount,
+  type Process,
+  type SimContext,
+  type Workload,
+} from "../src/index.ts";
 
-const workload = (name: string, run: (ctx: SimContext) => Promise<void>, extra: Partial<Workload> = {}): Workload => ({ name, run, ...extra });
+const workload = (name: string, run: (ctx: SimContext) => Promise<void>, extra: Partial<Workload> = {}): Workload => ({
+  name,
+  run,
+  ...extra,
+});
 const proc = (name: string, run: (ctx: SimContext) => Promise<void>): Process => ({ name, run });
 
 function one(w: () => Workload, configure: (b: SimulationBuilder) => SimulationBuilder = (b) => b) {
@@ -28,7 +39,11 @@ describe("seed lifecycle", () => {
           },
         },
       );
-    const report = await new SimulationBuilder().workloads(WorkloadCount.fixed(2), make).setDebugSeeds([1]).setIterations(1).run();
+    const report = await new SimulationBuilder()
+      .workloads(WorkloadCount.fixed(2), make)
+      .setDebugSeeds([1])
+      .setIterations(1)
+      .run();
     expect(report.failedRuns).toBe(0);
     expect(order.slice(0, 2).sort()).toEqual(["setup0", "setup1"]);
     expect(order.slice(2, 4).sort()).toEqual(["run0", "run1"]);
@@ -165,7 +180,9 @@ describe("seed lifecycle", () => {
   });
 
   it("check() and Process.run() errors fail the seed and are reported", async () => {
-    const checkFail = await one(() => workload("w", (ctx) => ctx.time.sleep(1), { check: async () => Promise.reject(new Error("model mismatch")) }));
+    const checkFail = await one(() =>
+      workload("w", (ctx) => ctx.time.sleep(1), { check: async () => Promise.reject(new Error("model mismatch")) }),
+    );
     expect(checkFail.seeds[0]!.failures.map((f) => f.kind)).toEqual(["check"]);
     expect(checkFail.seeds[0]!.failures[0]!.message).toContain("model mismatch");
 
@@ -244,18 +261,31 @@ describe("configuration errors", () => {
   it("rejects impossible builder configurations with actionable messages", async () => {
     await expect(new SimulationBuilder().run()).rejects.toThrow(/no workloads.*workloadFactory/);
     expect(() => new SimulationBuilder().processes(0, () => proc("p", async () => {}))).toThrow(InvalidConfiguration);
-    expect(() => new SimulationBuilder().processes([3, 2], () => proc("p", async () => {}))).toThrow(/min 3 is greater than max 2/);
+    expect(() => new SimulationBuilder().processes([3, 2], () => proc("p", async () => {}))).toThrow(
+      /min 3 is greater than max 2/,
+    );
     expect(() => new SimulationBuilder().tags({ role: ["a"] })).toThrow(/tags\(\) must be called after processes\(\)/);
-    expect(() => new SimulationBuilder().processes(1, () => proc("p", async () => {})).processes(1, () => proc("p", async () => {}))).toThrow(/already registered/);
+    expect(() =>
+      new SimulationBuilder()
+        .processes(1, () => proc("p", async () => {}))
+        .processes(1, () => proc("p", async () => {})),
+    ).toThrow(/already registered/);
     expect(() => new SimulationBuilder().allowGlobal("Math.sqrt")).toThrow(/valid names: Math.random/);
     expect(() => new SimulationBuilder().setIterations(0)).toThrow(/positive integer/);
     expect(() => new SimulationBuilder().setDebugSeeds([-1])).toThrow(/non-negative safe integer/);
-    expect(() => new SimulationBuilder().workloads(WorkloadCount.random(3, 3), () => workload("w", async () => {}))).toThrow(/0 <= lo < hi/);
-    expect(() => new SimulationBuilder().processes(1, () => ({ name: "x" }) as unknown as Process)).toThrow(/async 'run\(ctx\)'/);
+    expect(() =>
+      new SimulationBuilder().workloads(WorkloadCount.random(3, 3), () => workload("w", async () => {})),
+    ).toThrow(/0 <= lo < hi/);
+    expect(() => new SimulationBuilder().processes(1, () => ({ name: "x" }) as unknown as Process)).toThrow(
+      /async 'run\(ctx\)'/,
+    );
   });
 
   it("refuses a second concurrent run() in the same realm", async () => {
-    const slow = new SimulationBuilder().workloadFactory(() => workload("w", (ctx) => ctx.time.sleep(10))).setIterations(50).setBaseSeed(1);
+    const slow = new SimulationBuilder()
+      .workloadFactory(() => workload("w", (ctx) => ctx.time.sleep(10)))
+      .setIterations(50)
+      .setBaseSeed(1);
     const first = slow.run();
     await expect(slow.run()).rejects.toThrow(/another simulation is already running/);
     expect((await first).iterations).toBe(50);

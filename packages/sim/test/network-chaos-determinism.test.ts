@@ -3,7 +3,13 @@
  * hashes (and identical configurations and fault timelines), and different seeds differ.
  */
 import { describe, expect, it } from "vitest";
-import { Chaos, SimulationBuilder, type Chaos as ChaosEntry, type SimulationReport, type SteppingMode } from "../src/index.ts";
+import {
+  Chaos,
+  SimulationBuilder,
+  type Chaos as ChaosEntry,
+  type SimulationReport,
+  type SteppingMode,
+} from "../src/index.ts";
 import { EchoClient, EchoServer } from "./fixtures/chaos-echo.ts";
 
 const SEEDS = Array.from({ length: 100 }, (_, i) => i * 104_729 + 7);
@@ -15,7 +21,11 @@ const MODES: Record<string, readonly ChaosEntry[]> = {
   "swarm+knobs": [Chaos.network("swarm"), Chaos.buggifyKnobs()],
 };
 
-function campaign(entries: readonly ChaosEntry[], seeds: readonly number[], stepping: SteppingMode = "fast"): Promise<SimulationReport> {
+function campaign(
+  entries: readonly ChaosEntry[],
+  seeds: readonly number[],
+  stepping: SteppingMode = "fast",
+): Promise<SimulationReport> {
   return new SimulationBuilder()
     .enableChaos(entries)
     .chaosDuration(1_500)
@@ -37,7 +47,11 @@ describe("determinism under network chaos", () => {
       expect(second.seeds.map((s) => s.simDraws)).toEqual(first.seeds.map((s) => s.simDraws));
       expect(second.seeds.map((s) => JSON.stringify(s.chaos))).toEqual(first.seeds.map((s) => JSON.stringify(s.chaos)));
       expect(new Set(first.seeds.map((s) => s.traceHash)).size).toBe(SEEDS.length);
-      expect(first.seeds.every((s) => s.chaos.network.mode === (mode === "baseline" ? "baseline" : mode.replace("+knobs", "")))).toBe(true);
+      expect(
+        first.seeds.every(
+          (s) => s.chaos.network.mode === (mode === "baseline" ? "baseline" : mode.replace("+knobs", "")),
+        ),
+      ).toBe(true);
     });
   }
 

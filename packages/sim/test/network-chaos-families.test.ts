@@ -64,7 +64,9 @@ describe("latency shapes", () => {
   });
 
   it("a write-latency shape from the configuration decides delivery time", async () => {
-    const h = harness(3, { latency: { ...NETWORK_BASELINE.latency, write: { shape: "uniform", rangeUs: [5_000, 5_001] } } });
+    const h = harness(3, {
+      latency: { ...NETWORK_BASELINE.latency, write: { shape: "uniform", rangeUs: [5_000, 5_001] } },
+    });
     let sentAt = 0;
     const srv = serveOnce(h, async (conn) => {
       await conn.read();
@@ -138,7 +140,10 @@ describe("connect failure", () => {
   });
 
   it("probabilistic: with p = 1 the connect hangs (connect_hang) until shutdown rejects it: never orphaned", async () => {
-    const { h, cli, stop } = await connectOutcome({ connectFailureMode: "probabilistic", connectFailureProbability: 1 });
+    const { h, cli, stop } = await connectOutcome({
+      connectFailureMode: "probabilistic",
+      connectFailureProbability: 1,
+    });
     expect(cli.done).toBe(false);
     expect(stop).toBe("idle");
     expect(h.faults(K.connectHang)).toHaveLength(1);
@@ -197,7 +202,11 @@ describe("partial writes and reads", () => {
     expect(bytesOf(chunks)).toEqual(Array.from(sent));
     const events = h.faults(K.partialRead);
     expect(events.length).toBeGreaterThan(100);
-    expect(events[0]!.fields).toMatchObject({ from: CLIENT_IP, to: SERVER_IP, remainingBytes: 1000 - events[0]!.num("readBytes")! });
+    expect(events[0]!.fields).toMatchObject({
+      from: CLIENT_IP,
+      to: SERVER_IP,
+      remainingBytes: 1000 - events[0]!.num("readBytes")!,
+    });
   });
 
   it("takeBytes splits buffered chunks without losing or reordering a byte", () => {
@@ -268,11 +277,16 @@ describe("bit flips", () => {
     received.forEach((r, i) => {
       const body = r.subarray(8);
       const sentCrc = new DataView(r.buffer, r.byteOffset).getUint32(4, true);
-      const distance = Array.from(r).reduce((n, b, j) => n + ((b ^ messages[i]![j]!).toString(2).replaceAll("0", "").length), 0);
+      const distance = Array.from(r).reduce(
+        (n, b, j) => n + (b ^ messages[i]![j]!).toString(2).replaceAll("0", "").length,
+        0,
+      );
       if (distance > 0) corrupted++;
       hamming += distance;
       // The checksum fails exactly when something changed (a flip may hit the header or the body).
-      expect(crc32(body) !== sentCrc || new DataView(r.buffer, r.byteOffset).getUint32(0, true) !== messages[i]!.length - 8).toBe(distance > 0);
+      expect(
+        crc32(body) !== sentCrc || new DataView(r.buffer, r.byteOffset).getUint32(0, true) !== messages[i]!.length - 8,
+      ).toBe(distance > 0);
     });
     const events = h.faults(K.bitFlip);
     expect(events.length).toBeGreaterThan(30);
@@ -327,14 +341,24 @@ describe("random close", () => {
     expect(cli.value).toContain("explicit");
     expect(srv.value).toBe("ECONNRESET");
     const [event] = h.faults(K.randomClose);
-    expect(event!.fields).toMatchObject({ explicit: true, from: CLIENT_IP, to: SERVER_IP, localSendClosed: false, peerRecvClosed: false });
+    expect(event!.fields).toMatchObject({
+      explicit: true,
+      from: CLIENT_IP,
+      to: SERVER_IP,
+      localSendClosed: false,
+      peerRecvClosed: false,
+    });
   });
 
   it("silent: the peer reads end of stream and/or our later writes fail with EPIPE, as the event says", async () => {
     const outcomes = new Set<string>();
     for (let seed = 1; seed <= 30 && outcomes.size < 3; seed++) {
       // One random close per seed (long cooldown), on the client's first write.
-      const h = harness(seed, { randomCloseProbability: 1, randomCloseExplicitRatio: 0, randomCloseCooldownUs: 10_000_000 });
+      const h = harness(seed, {
+        randomCloseProbability: 1,
+        randomCloseExplicitRatio: 0,
+        randomCloseCooldownUs: 10_000_000,
+      });
       const srv = serveOnce(h, async (conn) => {
         await h.server.time.sleep(40);
         return conn.read();
@@ -348,7 +372,11 @@ describe("random close", () => {
           (e: unknown) => ioCode(e),
         );
       });
-      await run(h.world, () => cli.done && (srv.done || h.faults(K.randomClose)[0]?.bool("peerRecvClosed") === false), 10_000_000);
+      await run(
+        h.world,
+        () => cli.done && (srv.done || h.faults(K.randomClose)[0]?.bool("peerRecvClosed") === false),
+        10_000_000,
+      );
       const event = h.faults(K.randomClose)[0]!;
       const peerRecvClosed = event.bool("peerRecvClosed")!;
       const localSendClosed = event.bool("localSendClosed")!;
@@ -400,7 +428,11 @@ describe("random close", () => {
 describe("clogging", () => {
   it("a write clog holds the write and its bytes for the clog duration (clog side=write)", async () => {
     const fixedWrite: LatencyDistribution = { shape: "uniform", rangeUs: [100, 100] };
-    const h = harness(1, { latency: { ...NETWORK_BASELINE.latency, write: fixedWrite }, clogProbability: 1, clogDurationUs: [50_000, 50_000] });
+    const h = harness(1, {
+      latency: { ...NETWORK_BASELINE.latency, write: fixedWrite },
+      clogProbability: 1,
+      clogDurationUs: [50_000, 50_000],
+    });
     let sentAt = 0;
     const srv = serveOnce(h, async (conn) => {
       await conn.read();
@@ -416,7 +448,9 @@ describe("clogging", () => {
     expect(cli.value).toBe(50_000); // the write resolved when the clog cleared
     expect(srv.value).toBe(50_100); // delivery after the clog, plus the write latency
     const events = h.faults(K.clog);
-    expect(events.some((e) => e.str("side") === "write" && e.str("from") === CLIENT_IP && e.num("durationMs") === 50)).toBe(true);
+    expect(
+      events.some((e) => e.str("side") === "write" && e.str("from") === CLIENT_IP && e.num("durationMs") === 50),
+    ).toBe(true);
   });
 
   it("a read clog holds a read although bytes are buffered (clog side=read)", async () => {
@@ -510,7 +544,11 @@ describe("clock drift", () => {
 describe("buggified sleep delay", () => {
   it("adds max · u^1000 to the sleeps it picks: mostly nothing, sometimes long; sleep_delayed events", () => {
     const world = new World({ seed: 4 });
-    const delay = buggifiedSleepDelay(world, { ...NETWORK_BASELINE, buggifiedDelayProbability: 1, buggifiedDelayMaxUs: 100_000 });
+    const delay = buggifiedSleepDelay(world, {
+      ...NETWORK_BASELINE,
+      buggifiedDelayProbability: 1,
+      buggifiedDelayMaxUs: 100_000,
+    });
     const delays = Array.from({ length: 20_000 }, () => delay("10.0.1.1"));
     expect(Math.max(...delays)).toBeLessThanOrEqual(100_000);
     const nonZero = delays.filter((d) => d > 0);
@@ -545,7 +583,17 @@ describe("buggified sleep delay", () => {
 
 describe("gating", () => {
   it("gated families never fire without an active simulation (NEVER_FIRES), even at probability 1", async () => {
-    const h = harness(1, { connectFailureMode: "alwaysFail", partialReadMaxBytes: 2, partialWriteMaxBytes: 2, bitFlipProbability: 1, randomCloseProbability: 1 }, { fires: () => false });
+    const h = harness(
+      1,
+      {
+        connectFailureMode: "alwaysFail",
+        partialReadMaxBytes: 2,
+        partialWriteMaxBytes: 2,
+        bitFlipProbability: 1,
+        randomCloseProbability: 1,
+      },
+      { fires: () => false },
+    );
     const sent = payload(200);
     const srv = serveOnce(h, readChunks);
     const cli = connectOnce(h, async (conn) => {

@@ -68,7 +68,8 @@ describe("network configuration per seed", () => {
 
   it("random: every parameter drawn per seed within the documented ranges, all modes, strategies and shapes reached", () => {
     const seen = { modes: new Set<string>(), strategies: new Set<string>(), shapes: new Set<string>() };
-    const within = (x: number, [lo, hi, scale]: readonly [number, number, number]) => x >= lo * scale - 1e-12 && x <= (hi - 1) * scale + 1e-12;
+    const within = (x: number, [lo, hi, scale]: readonly [number, number, number]) =>
+      x >= lo * scale - 1e-12 && x <= (hi - 1) * scale + 1e-12;
     const r = RANDOM_NETWORK_RANGES;
     const configs = new Set<string>();
     for (const seed of SEEDS_1000.slice(0, 300)) {
@@ -85,7 +86,9 @@ describe("network configuration per seed", () => {
       expect(within(c.randomCloseExplicitRatio, r.randomCloseExplicitRatio)).toBe(true);
       expect(within(c.buggifiedDelayProbability, r.buggifiedDelayProbability)).toBe(true);
       expect(within(c.connectFailureProbability, r.connectFailureProbability)).toBe(true);
-      expect(within(c.partialWriteMaxBytes, r.partialWriteMaxBytes) && within(c.partialReadMaxBytes, r.partialReadMaxBytes)).toBe(true);
+      expect(
+        within(c.partialWriteMaxBytes, r.partialWriteMaxBytes) && within(c.partialReadMaxBytes, r.partialReadMaxBytes),
+      ).toBe(true);
       expect(c.clockDriftEnabled && within(c.clockDriftMaxUs, r.clockDriftMaxUs)).toBe(true);
       expect(c.buggifiedDelayEnabled && within(c.buggifiedDelayMaxUs, r.buggifiedDelayMaxUs)).toBe(true);
       expect(c.pairLatencyUs[0]).toBe(0);
@@ -115,8 +118,19 @@ describe("network configuration per seed", () => {
       if (SWARM_NETWORK_FAMILIES.every((f) => !mask[f])) {
         allOff++;
         const c = rec.config;
-        expect([c.clogProbability, c.partitionProbability, c.bitFlipProbability, c.randomCloseProbability, c.connectFailureProbability]).toEqual([0, 0, 0, 0, 0]);
-        expect([c.connectFailureMode, c.clockDriftEnabled, c.buggifiedDelayEnabled, c.pairLatencyUs]).toEqual(["disabled", false, false, [0, 0]]);
+        expect([
+          c.clogProbability,
+          c.partitionProbability,
+          c.bitFlipProbability,
+          c.randomCloseProbability,
+          c.connectFailureProbability,
+        ]).toEqual([0, 0, 0, 0, 0]);
+        expect([c.connectFailureMode, c.clockDriftEnabled, c.buggifiedDelayEnabled, c.pairLatencyUs]).toEqual([
+          "disabled",
+          false,
+          false,
+          [0, 0],
+        ]);
       }
       // A family the mask switched off is off in the configuration; one left on keeps its random value.
       const random = record({ network: "random", buggifyKnobs: false }, seed).rec.config;
@@ -168,19 +182,63 @@ interface FamilyCase {
 }
 
 const FAMILIES: readonly FamilyCase[] = [
-  { name: "connect failure (refused)", kinds: [K.connectRefused], on: { connectFailureMode: "alwaysFail" }, off: { connectFailureMode: "disabled" } },
-  { name: "connect failure (hang)", kinds: [K.connectHang], on: { connectFailureMode: "probabilistic", connectFailureProbability: 1 }, off: { connectFailureMode: "disabled" } },
-  { name: "partial write", kinds: [K.partialWrite], on: { partialWriteMaxBytes: 16 }, off: { partialWriteMaxBytes: 0 } },
+  {
+    name: "connect failure (refused)",
+    kinds: [K.connectRefused],
+    on: { connectFailureMode: "alwaysFail" },
+    off: { connectFailureMode: "disabled" },
+  },
+  {
+    name: "connect failure (hang)",
+    kinds: [K.connectHang],
+    on: { connectFailureMode: "probabilistic", connectFailureProbability: 1 },
+    off: { connectFailureMode: "disabled" },
+  },
+  {
+    name: "partial write",
+    kinds: [K.partialWrite],
+    on: { partialWriteMaxBytes: 16 },
+    off: { partialWriteMaxBytes: 0 },
+  },
   { name: "partial read", kinds: [K.partialRead], on: { partialReadMaxBytes: 16 }, off: { partialReadMaxBytes: 0 } },
   { name: "bit flip", kinds: [K.bitFlip], on: { bitFlipProbability: 0.2 }, off: { bitFlipProbability: 0 } },
-  { name: "random close", kinds: [K.randomClose], on: { randomCloseProbability: 0.05, randomCloseCooldownUs: 0 }, off: { randomCloseProbability: 0 } },
-  { name: "clog", kinds: [K.clog], on: { clogProbability: 0.2, clogDurationUs: [10_000, 50_000] }, off: { clogProbability: 0 } },
-  { name: "random partition", kinds: [K.partitionCreated, K.partitionHealed], on: { partitionProbability: 0.05, partitionDurationUs: [50_000, 200_000] }, off: { partitionProbability: 0 } },
-  { name: "clock drift", kinds: [K.clockDrift], on: { clockDriftEnabled: true, clockDriftMaxUs: 50_000 }, off: { clockDriftEnabled: false } },
-  { name: "buggified sleep delay", kinds: [K.sleepDelayed], on: { buggifiedDelayEnabled: true, buggifiedDelayMaxUs: 100_000, buggifiedDelayProbability: 1 }, off: { buggifiedDelayEnabled: false } },
+  {
+    name: "random close",
+    kinds: [K.randomClose],
+    on: { randomCloseProbability: 0.05, randomCloseCooldownUs: 0 },
+    off: { randomCloseProbability: 0 },
+  },
+  {
+    name: "clog",
+    kinds: [K.clog],
+    on: { clogProbability: 0.2, clogDurationUs: [10_000, 50_000] },
+    off: { clogProbability: 0 },
+  },
+  {
+    name: "random partition",
+    kinds: [K.partitionCreated, K.partitionHealed],
+    on: { partitionProbability: 0.05, partitionDurationUs: [50_000, 200_000] },
+    off: { partitionProbability: 0 },
+  },
+  {
+    name: "clock drift",
+    kinds: [K.clockDrift],
+    on: { clockDriftEnabled: true, clockDriftMaxUs: 50_000 },
+    off: { clockDriftEnabled: false },
+  },
+  {
+    name: "buggified sleep delay",
+    kinds: [K.sleepDelayed],
+    on: { buggifiedDelayEnabled: true, buggifiedDelayMaxUs: 100_000, buggifiedDelayProbability: 1 },
+    off: { buggifiedDelayEnabled: false },
+  },
 ];
 
-async function faultKinds(builder: SimulationBuilder, seeds = 8, rounds = 30): Promise<{ kinds: Map<string, number>; report: SimulationReport }> {
+async function faultKinds(
+  builder: SimulationBuilder,
+  seeds = 8,
+  rounds = 30,
+): Promise<{ kinds: Map<string, number>; report: SimulationReport }> {
   const kinds = new Map<string, number>();
   const cursor = new TraceCursor();
   const report = await builder
@@ -208,7 +266,15 @@ describe("each family through the runner", () => {
       // Nothing else fires: the family is isolated.
       expect([...enabled.kinds.keys()].filter((k) => !family.kinds.includes(k))).toEqual([]);
       // The baseline with this family switched off never produces its events.
-      const off = await faultKinds(new SimulationBuilder().networkFaults({ ...NETWORK_BASELINE, ...family.off, clogProbability: 0.01, partitionProbability: 0.002, ...family.off }));
+      const off = await faultKinds(
+        new SimulationBuilder().networkFaults({
+          ...NETWORK_BASELINE,
+          ...family.off,
+          clogProbability: 0.01,
+          partitionProbability: 0.002,
+          ...family.off,
+        }),
+      );
       for (const kind of family.kinds) expect(off.kinds.get(kind) ?? 0, kind).toBe(0);
       expect(off.kinds.size).toBeGreaterThan(0); // other families did fire meanwhile
     });
@@ -222,7 +288,8 @@ describe("each family through the runner", () => {
       .processes(1, () => new EchoServer())
       .workloadFactory(() => new EchoClient({ rounds: 40 }))
       .invariantFn("echo", (q) => {
-        for (const name of ["echo_ok", "echo_corrupt", "echo_failed"]) for (const _ of q.since(name, cursor)) echoes.set(name, (echoes.get(name) ?? 0) + 1);
+        for (const name of ["echo_ok", "echo_corrupt", "echo_failed"])
+          for (const _ of q.since(name, cursor)) echoes.set(name, (echoes.get(name) ?? 0) + 1);
       })
       .beforeIteration(() => cursor.reset())
       .setBaseSeed(5)
@@ -271,7 +338,11 @@ describe("the configuration in the report", () => {
       expect(Object.keys(json.seeds[i]!.chaos.network.config).sort()).toEqual(Object.keys(NETWORK_BASELINE).sort());
     }
     const text = report.toString();
-    expect(text).toMatch(/chaos: network=swarm on=\[[a-zA-Z,]*\] off=\[[a-zA-Z,]*\] knobs=\[.*\] faults=\[.*\] window=1000ms/);
-    expect(JSON.parse(JSON.stringify(json)).seeds[0].chaos.network.config.latency.write.shape).toMatch(/uniform|exponential|bimodal/);
+    expect(text).toMatch(
+      /chaos: network=swarm on=\[[a-zA-Z,]*\] off=\[[a-zA-Z,]*\] knobs=\[.*\] faults=\[.*\] window=1000ms/,
+    );
+    expect(JSON.parse(JSON.stringify(json)).seeds[0].chaos.network.config.latency.write.shape).toMatch(
+      /uniform|exponential|bimodal/,
+    );
   });
 });

@@ -117,7 +117,9 @@ describe("fault injectors", () => {
       try {
         await ctx.time.sleep(1_000);
         ctx.partitionBetween(client, server!, 1_500);
-        this.log.push(`partitioned@${ctx.time.now()}:${ctx.isPartitioned(client, server!)}:${ctx.isPartitioned(server!, client)}`);
+        this.log.push(
+          `partitioned@${ctx.time.now()}:${ctx.isPartitioned(client, server!)}:${ctx.isPartitioned(server!, client)}`,
+        );
         await ctx.time.sleep(60_000); // outlives the window: the cutoff stops it
       } catch (error) {
         this.log.push(`${isAbortError(error) ? "aborted" : "error"}@${ctx.time.now()}:${ctx.chaosShutdown.aborted}`);
@@ -199,7 +201,10 @@ describe("fault injectors", () => {
       .faultFactory(() => ({
         name: "checker",
         async inject(ctx: FaultContext) {
-          for (const bad of [() => ctx.partition("nonsense", "10.0.1.1"), () => ctx.partition("10.0.1.1", "10.0.0.1", -5)]) {
+          for (const bad of [
+            () => ctx.partition("nonsense", "10.0.1.1"),
+            () => ctx.partition("10.0.1.1", "10.0.0.1", -5),
+          ]) {
             try {
               bad();
             } catch (error) {
@@ -240,7 +245,11 @@ describe("builder validation of chaos settings", () => {
   };
 
   it("faultFactory without chaosDuration says to add chaosDuration", () => {
-    const message = error(() => base().faultFactory(() => ({ name: "x", inject: async () => {} })).build());
+    const message = error(() =>
+      base()
+        .faultFactory(() => ({ name: "x", inject: async () => {} }))
+        .build(),
+    );
     expect(message).toContain("add .chaosDuration(ms)");
   });
 
@@ -249,13 +258,28 @@ describe("builder validation of chaos settings", () => {
     expect(error(() => base().enableChaos({} as never))).toMatch(/must be an array/);
     expect(error(() => Chaos.network("chaotic" as never))).toMatch(/"random".*"swarm"/);
     expect(error(() => base().enableChaos([Chaos.buggifyKnobs()]).build())).toMatch(/add Chaos.network/);
-    for (const bad of [0, -1, Number.NaN, Infinity]) expect(error(() => base().chaosDuration(bad))).toMatch(/positive number/);
+    for (const bad of [0, -1, Number.NaN, Infinity])
+      expect(error(() => base().chaosDuration(bad))).toMatch(/positive number/);
     expect(error(() => base().faultFactory("x" as never))).toMatch(/function/);
   });
 
   it("networkFaults: 'none' or a config contradicts Chaos.network; invalid configs list what to fix", () => {
-    expect(error(() => base().networkFaults("none").enableChaos([Chaos.network("random")]).build())).toMatch(/contradicts Chaos.network\("random"\)/);
-    const message = error(() => base().networkFaults({ ...NETWORK_BASELINE, bitFlipProbability: 2, clogDurationUs: [5, 1], connectFailureMode: "often" as never }));
+    expect(
+      error(() =>
+        base()
+          .networkFaults("none")
+          .enableChaos([Chaos.network("random")])
+          .build(),
+      ),
+    ).toMatch(/contradicts Chaos.network\("random"\)/);
+    const message = error(() =>
+      base().networkFaults({
+        ...NETWORK_BASELINE,
+        bitFlipProbability: 2,
+        clogDurationUs: [5, 1],
+        connectFailureMode: "often" as never,
+      }),
+    );
     expect(message).toContain("bitFlipProbability must be a probability");
     expect(message).toContain("clogDurationUs must be [minUs, maxUs]");
     expect(message).toContain("connectFailureMode must be one of");
@@ -263,7 +287,10 @@ describe("builder validation of chaos settings", () => {
   });
 
   it("later enableChaos entries override earlier ones; calls accumulate", () => {
-    const config = base().enableChaos([Chaos.network("random")]).enableChaos([Chaos.buggifyKnobs(), Chaos.network("swarm")]).build();
+    const config = base()
+      .enableChaos([Chaos.network("random")])
+      .enableChaos([Chaos.buggifyKnobs(), Chaos.network("swarm")])
+      .build();
     expect(config.chaos).toEqual({ network: "swarm", buggifyKnobs: true });
   });
 });

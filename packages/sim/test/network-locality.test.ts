@@ -45,7 +45,10 @@ describe("cluster locality", () => {
     const seen: Seen[] = [];
     await new SimulationBuilder()
       .networkFaults("none")
-      .cluster({ datacenters: 2, zonesPerDatacenter: 1, machinesPerZone: 2, processesPerMachine: 2 }, () => new Reporter(seen))
+      .cluster(
+        { datacenters: 2, zonesPerDatacenter: 1, machinesPerZone: 2, processesPerMachine: 2 },
+        () => new Reporter(seen),
+      )
       .processes(1, () => ({ name: "outsider", run: async () => {} }))
       .workloadFactory(() => idle)
       .setBaseSeed(1)
@@ -55,7 +58,11 @@ describe("cluster locality", () => {
     const first = seen.find((s) => s.ip === "10.0.1.1")!;
     expect(first.locality).toEqual({ datacenter: "dc1", zone: "dc1-z1", machine: "dc1-z1-m1" });
     expect(first.peersOnMyMachine).toEqual(["10.0.1.2"]);
-    expect(seen.find((s) => s.ip === "10.0.1.8")!.locality).toEqual({ datacenter: "dc2", zone: "dc2-z1", machine: "dc2-z1-m2" });
+    expect(seen.find((s) => s.ip === "10.0.1.8")!.locality).toEqual({
+      datacenter: "dc2",
+      zone: "dc2-z1",
+      machine: "dc2-z1-m2",
+    });
     for (const s of seen) {
       expect(s.dcSize).toBe(4);
       expect(s.zoneSize).toBe(4);
@@ -73,7 +80,10 @@ describe("cluster locality", () => {
       const run = () =>
         new SimulationBuilder()
           .networkFaults("none")
-          .cluster({ datacenters: [1, 3], zonesPerDatacenter: 1, machinesPerZone: [1, 2], processesPerMachine: 2 }, () => new Reporter(seen))
+          .cluster(
+            { datacenters: [1, 3], zonesPerDatacenter: 1, machinesPerZone: [1, 2], processesPerMachine: 2 },
+            () => new Reporter(seen),
+          )
           .workloadFactory(() => idle)
           .setDebugSeeds([seed])
           .setIterations(1)
@@ -94,13 +104,30 @@ describe("cluster locality", () => {
   it("validates the layout", () => {
     const b = () => new SimulationBuilder();
     const node = () => ({ name: "node", run: async () => {} });
-    expect(() => b().cluster({ datacenters: 0, zonesPerDatacenter: 1, machinesPerZone: 1, processesPerMachine: 1 }, node)).toThrow(InvalidConfiguration);
-    expect(() => b().cluster({ datacenters: [3, 2], zonesPerDatacenter: 1, machinesPerZone: 1, processesPerMachine: 1 }, node)).toThrow(/1 <= min <= max/);
-    expect(() => b().cluster({ datacenters: 10, zonesPerDatacenter: 10, machinesPerZone: 3, processesPerMachine: 1 }, node)).toThrow(/at most 254/);
+    expect(() =>
+      b().cluster({ datacenters: 0, zonesPerDatacenter: 1, machinesPerZone: 1, processesPerMachine: 1 }, node),
+    ).toThrow(InvalidConfiguration);
+    expect(() =>
+      b().cluster({ datacenters: [3, 2], zonesPerDatacenter: 1, machinesPerZone: 1, processesPerMachine: 1 }, node),
+    ).toThrow(/1 <= min <= max/);
+    expect(() =>
+      b().cluster({ datacenters: 10, zonesPerDatacenter: 10, machinesPerZone: 3, processesPerMachine: 1 }, node),
+    ).toThrow(/at most 254/);
     const one = { datacenters: 1, zonesPerDatacenter: 1, machinesPerZone: 1, processesPerMachine: 1 };
-    expect(() => b().cluster(one, node).cluster(one, () => ({ name: "other", run: async () => {} }))).toThrow(/already registered/);
-    expect(() => b().linkLatency().workloadFactory(() => idle).build()).toThrow(/needs localities/);
-    expect(() => b().linkLatency({ ...DEFAULT_LINK_LATENCY, sameZoneMs: [0, 0.001] })).toThrow(/must grow with distance/);
+    expect(() =>
+      b()
+        .cluster(one, node)
+        .cluster(one, () => ({ name: "other", run: async () => {} })),
+    ).toThrow(/already registered/);
+    expect(() =>
+      b()
+        .linkLatency()
+        .workloadFactory(() => idle)
+        .build(),
+    ).toThrow(/needs localities/);
+    expect(() => b().linkLatency({ ...DEFAULT_LINK_LATENCY, sameZoneMs: [0, 0.001] })).toThrow(
+      /must grow with distance/,
+    );
     expect(() => b().linkLatency({ ...DEFAULT_LINK_LATENCY, crossDatacenterMs: [5, 1] })).toThrow(/minMs <= maxMs/);
   });
 });
@@ -146,7 +173,10 @@ describe("link latency", () => {
     let means: Record<string, number> | undefined;
     let builder = new SimulationBuilder()
       .networkFaults("none")
-      .cluster({ datacenters: 2, zonesPerDatacenter: 2, machinesPerZone: 2, processesPerMachine: 2 }, () => new Pinger());
+      .cluster(
+        { datacenters: 2, zonesPerDatacenter: 2, machinesPerZone: 2, processesPerMachine: 2 },
+        () => new Pinger(),
+      );
     if (withLinkLatency) builder = builder.linkLatency();
     const report = await builder
       .workloadFactory(() => ({

@@ -10,13 +10,29 @@ import { NETWORK_FAULT_KINDS, type PartitionStrategy } from "../src/index.ts";
 import { ActorScope } from "../src/world/scope.ts";
 import { ProcessClock } from "../src/world/time.ts";
 import { compareIps } from "../src/world/network/partitions.ts";
-import { Actor, bytesOf, CLIENT_IP, harness, ioCode, readChunks, run, SERVER_ADDR, SERVER_IP, type Harness } from "./fixtures/world-harness.ts";
+import {
+  Actor,
+  bytesOf,
+  CLIENT_IP,
+  harness,
+  ioCode,
+  readChunks,
+  run,
+  SERVER_ADDR,
+  SERVER_IP,
+  type Harness,
+} from "./fixtures/world-harness.ts";
 
 const K = NETWORK_FAULT_KINDS;
 const MS = 1000;
 
 /** A connection from `a` to a listener of `b` (`b:port`), both ends returned once accepted. */
-async function pair(h: Harness, from: ActorScope, to: ActorScope, port: number): Promise<{ a: Connection; b: Connection }> {
+async function pair(
+  h: Harness,
+  from: ActorScope,
+  to: ActorScope,
+  port: number,
+): Promise<{ a: Connection; b: Connection }> {
   let b: Connection | undefined;
   let a: Connection | undefined;
   new Actor(async () => {
@@ -46,7 +62,14 @@ function collect(conn: Connection): number[] {
 }
 
 /** Writes `bytes` on `conn`, waits `ms`, and returns what `reader` received since the last call. */
-async function sendAndWait(h: Harness, writer: ActorScope, conn: Connection, reader: Connection, bytes: number[], ms: number): Promise<number[]> {
+async function sendAndWait(
+  h: Harness,
+  writer: ActorScope,
+  conn: Connection,
+  reader: Connection,
+  bytes: number[],
+  ms: number,
+): Promise<number[]> {
   const got = collect(reader);
   const before = got.length;
   const w = new Actor(async () => {
@@ -123,7 +146,12 @@ describe("partitions", () => {
     expect(await sendAndWait(h, h.server, b, a, [3], 100)).toEqual([]);
     parts.healRecv(CLIENT_IP);
     expect(await sendAndWait(h, h.server, b, a, [4], 100)).toEqual([3, 4]);
-    expect(h.faults().map((e) => e.str("kind"))).toEqual([K.sendPartitionCreated, K.sendPartitionHealed, K.recvPartitionCreated, K.recvPartitionHealed]);
+    expect(h.faults().map((e) => e.str("kind"))).toEqual([
+      K.sendPartitionCreated,
+      K.sendPartitionHealed,
+      K.recvPartitionCreated,
+      K.recvPartitionHealed,
+    ]);
     expect(h.faults(K.sendPartitionCreated)[0]!.fields).toMatchObject({ ip: CLIENT_IP, durationMs: 10_000 });
   });
 
@@ -199,7 +227,12 @@ describe("random partitions", () => {
         conns.push(a, b);
       }
     }
-    h.world.network.config = { ...h.world.network.config, partitionProbability: 1, partitionDurationUs: [100 * MS, 100 * MS], partitionStrategy: strategy };
+    h.world.network.config = {
+      ...h.world.network.config,
+      partitionProbability: 1,
+      partitionDurationUs: [100 * MS, 100 * MS],
+      partitionStrategy: strategy,
+    };
     const readers = conns.map((c) => new Actor(() => readChunks(c)));
     const writer = new Actor(async () => {
       for (let round = 0; round < 5; round++) {

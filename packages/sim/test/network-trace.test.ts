@@ -7,34 +7,35 @@ import { Campaign } from "../src/runner/campaign.ts";
 const MESSAGE = new TextEncoder().encode("hello, peer");
 
 function echo(level: TraceLevel) {
-  return new SimulationBuilder()
-    .traceLevel(level)
-    .workloadFactory(() => ({
-      name: "pair",
-      async run(ctx: SimContext) {
-        const listener = await ctx.network.bind(`${ctx.myIp}:9000`);
-        const server = ctx.task.spawn("server", async (s) => {
-          const conn = await listener.accept();
-          let received = 0;
-          while (received < MESSAGE.length) {
-            const chunk = await conn.read();
-            if (chunk === null) break;
-            received += chunk.length;
-          }
-          s.trace.info("received", { bytes: received });
-          return received;
-        });
-        const conn = await ctx.network.connect(`${ctx.myIp}:9000`);
-        await conn.write(MESSAGE);
-        await server.join();
-      },
-    }));
+  return new SimulationBuilder().traceLevel(level).workloadFactory(() => ({
+    name: "pair",
+    async run(ctx: SimContext) {
+      const listener = await ctx.network.bind(`${ctx.myIp}:9000`);
+      const server = ctx.task.spawn("server", async (s) => {
+        const conn = await listener.accept();
+        let received = 0;
+        while (received < MESSAGE.length) {
+          const chunk = await conn.read();
+          if (chunk === null) break;
+          received += chunk.length;
+        }
+        s.trace.info("received", { bytes: received });
+        return received;
+      });
+      const conn = await ctx.network.connect(`${ctx.myIp}:9000`);
+      await conn.write(MESSAGE);
+      await server.join();
+    },
+  }));
 }
 
 async function trace(level: TraceLevel, seed: number): Promise<{ events: readonly TraceEvent[]; hash: string }> {
   let events: readonly TraceEvent[] = [];
   const config = echo(level).build();
-  const { result } = await new Campaign(config).runSingleSeed(seed, { explore: false, onTrace: (all) => (events = all) });
+  const { result } = await new Campaign(config).runSingleSeed(seed, {
+    explore: false,
+    onTrace: (all) => (events = all),
+  });
   return { events, hash: result.traceHash };
 }
 

@@ -32,7 +32,6 @@ function setup(seed = 1, mode: "fast" | "paranoid" = "fast"): Setup {
   };
 }
 
-
 function bytes(text: string): Uint8Array {
   return new TextEncoder().encode(text);
 }
@@ -193,7 +192,15 @@ describe("SimNetwork", () => {
       const errors: unknown[] = [];
       await server.network.bind(SERVER_ADDR).catch((e: unknown) => errors.push(e));
       await server.network.bind(`${CLIENT_IP}:4500`).catch((e: unknown) => errors.push(e));
-      for (const bad of ["nonsense", SERVER_IP, `${SERVER_IP}:0`, `${SERVER_IP}:70000`, "300.0.0.1:80", "10.0.01.1:80", ":80"]) {
+      for (const bad of [
+        "nonsense",
+        SERVER_IP,
+        `${SERVER_IP}:0`,
+        `${SERVER_IP}:70000`,
+        "300.0.0.1:80",
+        "10.0.01.1:80",
+        ":80",
+      ]) {
         await server.network.bind(bad).catch((e: unknown) => errors.push(e));
         await client.network.connect(bad).catch((e: unknown) => errors.push(e));
       }
@@ -356,7 +363,10 @@ describe("SimNetwork", () => {
   });
 
   it("is deterministic per seed and varies across seeds", async () => {
-    async function scenario(seed: number, mode: "fast" | "paranoid" = "fast"): Promise<{ hash: number; arrivals: number[] }> {
+    async function scenario(
+      seed: number,
+      mode: "fast" | "paranoid" = "fast",
+    ): Promise<{ hash: number; arrivals: number[] }> {
       const { world, server, client } = setup(seed, mode);
       const arrivals: number[] = [];
       const srv = new Actor(async () => {

@@ -31,7 +31,10 @@ describe("time", () => {
 
   it("timeout resolves with the value, or rejects with TimeoutError at the deadline", async () => {
     const result = await inSim(async (ctx) => {
-      const fast = await ctx.time.timeout(10, ctx.time.sleep(5).then(() => "fast"));
+      const fast = await ctx.time.timeout(
+        10,
+        ctx.time.sleep(5).then(() => "fast"),
+      );
       let slow: unknown;
       try {
         await ctx.time.timeout(10, ctx.time.sleep(50));
@@ -57,28 +60,44 @@ describe("time", () => {
 
 describe("tasks", () => {
   it("spawned tasks report ok, failed and cancelled outcomes; join rethrows", async () => {
-    const result = await inSim(async (ctx) => {
-      const ok = ctx.task.spawn("ok", async (s) => {
-        await s.time.sleep(1);
-        return 7;
-      });
-      const failed = ctx.task.spawn("failed", async (s) => {
-        await s.time.sleep(1);
-        throw new Error("task boom");
-      });
-      let reachedAfterAbort = false;
-      const cancelled = ctx.task.spawn("cancelled", async (s) => {
-        await s.time.sleep(100);
-        reachedAfterAbort = true;
-      });
-      await ctx.time.sleep(2);
-      cancelled.abort();
-      const outcomes = [await ok, await failed, await cancelled].map((o) => o.status);
-      const joinError = await cancelled.join().catch((e: unknown) => e);
-      await ctx.time.sleep(200);
-      return { outcomes, value: await ok.join(), cancelledJoin: joinError instanceof TaskCancelled, reachedAfterAbort, finished: ok.finished };
-    }, 1, (b) => b.allowTaskFailures());
-    expect(result).toEqual({ outcomes: ["ok", "failed", "cancelled"], value: 7, cancelledJoin: true, reachedAfterAbort: false, finished: true });
+    const result = await inSim(
+      async (ctx) => {
+        const ok = ctx.task.spawn("ok", async (s) => {
+          await s.time.sleep(1);
+          return 7;
+        });
+        const failed = ctx.task.spawn("failed", async (s) => {
+          await s.time.sleep(1);
+          throw new Error("task boom");
+        });
+        let reachedAfterAbort = false;
+        const cancelled = ctx.task.spawn("cancelled", async (s) => {
+          await s.time.sleep(100);
+          reachedAfterAbort = true;
+        });
+        await ctx.time.sleep(2);
+        cancelled.abort();
+        const outcomes = [await ok, await failed, await cancelled].map((o) => o.status);
+        const joinError = await cancelled.join().catch((e: unknown) => e);
+        await ctx.time.sleep(200);
+        return {
+          outcomes,
+          value: await ok.join(),
+          cancelledJoin: joinError instanceof TaskCancelled,
+          reachedAfterAbort,
+          finished: ok.finished,
+        };
+      },
+      1,
+      (b) => b.allowTaskFailures(),
+    );
+    expect(result).toEqual({
+      outcomes: ["ok", "failed", "cancelled"],
+      value: 7,
+      cancelledJoin: true,
+      reachedAfterAbort: false,
+      finished: true,
+    });
   });
 
   it("never starves a ready task: two tasks handing a turn back and forth by yieldNow always progress", async () => {
@@ -124,7 +143,16 @@ describe("tasks", () => {
 
 describe("random, select, buggify and swarm inside a simulation", () => {
   it("random draws are identical for a seed and differ across seeds", async () => {
-    const draw = (seed: number) => inSim(async (ctx) => [ctx.random.random(), ctx.random.randomRange(-5, 5), ctx.random.randomBool(0.5), ctx.random.randomRatio()], seed);
+    const draw = (seed: number) =>
+      inSim(
+        async (ctx) => [
+          ctx.random.random(),
+          ctx.random.randomRange(-5, 5),
+          ctx.random.randomBool(0.5),
+          ctx.random.randomRatio(),
+        ],
+        seed,
+      );
     expect(await draw(4)).toEqual(await draw(4));
     expect(await draw(4)).not.toEqual(await draw(5));
     await expect(inSim(async (ctx) => ctx.random.randomBool(2))).rejects.toThrow(/randomBool\(p\) needs 0 <= p <= 1/);
@@ -148,7 +176,15 @@ describe("random, select, buggify and swarm inside a simulation", () => {
 
   it("buggify is decided per seed, replays for the same seed, and is off outside a simulation", async () => {
     const sample = (seed: number) =>
-      inSim(async () => Array.from({ length: 40 }, (_, i) => [buggify(`point-${i % 4}`), buggifyWithProb("often", 0.9), buggifyKnob("knob", 10, [1, 5])]), seed);
+      inSim(
+        async () =>
+          Array.from({ length: 40 }, (_, i) => [
+            buggify(`point-${i % 4}`),
+            buggifyWithProb("often", 0.9),
+            buggifyKnob("knob", 10, [1, 5]),
+          ]),
+        seed,
+      );
     const a = await sample(11);
     expect(await sample(11)).toEqual(a);
     // Sequential on purpose: one simulation per realm at a time.
@@ -166,7 +202,9 @@ describe("random, select, buggify and swarm inside a simulation", () => {
     for (let seed = 1; seed <= 12; seed++) {
       let mask = "";
       await new SimulationBuilder()
-        .workloadFactory(() => workload(async () => void (mask = [0, 1, 2, 3, 4, 5].map((op) => (swarmOpEnabled(op) ? "1" : "0")).join(""))))
+        .workloadFactory(() =>
+          workload(async () => void (mask = [0, 1, 2, 3, 4, 5].map((op) => (swarmOpEnabled(op) ? "1" : "0")).join(""))),
+        )
         .swarmOperations()
         .setDebugSeeds([seed])
         .setIterations(1)
@@ -191,7 +229,9 @@ describe("graceful shutdown and crash at the world level", () => {
         try {
           for (;;) await scope.time.sleep(10);
         } catch (error) {
-          log.push(`${scope.time.now()} ${name}: ${isAbortError(error) ? "AbortError" : "other"} signal=${inc.shutdown.aborted}`);
+          log.push(
+            `${scope.time.now()} ${name}: ${isAbortError(error) ? "AbortError" : "other"} signal=${inc.shutdown.aborted}`,
+          );
           await scope.time.sleep(flushMs); // cleanup I/O keeps working until the kill
           log.push(`${scope.time.now()} ${name}: flushed`);
         }
@@ -209,7 +249,12 @@ describe("graceful shutdown and crash at the world level", () => {
     } finally {
       world.engine.uninstallTickCounter();
     }
-    expect(log).toEqual(["30 A: AbortError signal=true", "30 B: AbortError signal=true", "35 A: flushed", "130 B: grace expired -> kill"]);
+    expect(log).toEqual([
+      "30 A: AbortError signal=true",
+      "30 B: AbortError signal=true",
+      "35 A: flushed",
+      "130 B: grace expired -> kill",
+    ]);
     expect(b.alive).toBe(false);
   });
 });

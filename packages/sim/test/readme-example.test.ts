@@ -13,8 +13,15 @@ describe("README", () => {
     const dir = `${repoRoot}.vitest-cache/moonpool-readme`; // in the repository (not node_modules): its `paths` apply
     mkdirSync(dir, { recursive: true });
     const file = `${dir}/example.mts`; // .mts: an ES module wherever it lives (top-level await)
-    writeFileSync(file, `${code}\nconsole.log(JSON.stringify({ iterations: report.iterations, failed: report.failedRuns }));\n`);
-    const out = execFileSync(process.execPath, ["--import", "tsx", file], { cwd: repoRoot, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    writeFileSync(
+      file,
+      `${code}\nconsole.log(JSON.stringify({ iterations: report.iterations, failed: report.failedRuns }));\n`,
+    );
+    const out = execFileSync(process.execPath, ["--import", "tsx", file], {
+      cwd: repoRoot,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
     const result = JSON.parse(out.trim().split("\n").pop()!);
     expect(result.failed).toBe(0);
     expect(result.iterations).toBeGreaterThan(10);

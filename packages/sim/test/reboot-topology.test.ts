@@ -10,11 +10,18 @@ import { checkTimeline, Idle, lifecycleRecorder } from "./fixtures/reboot-helper
 describe("topology queries", () => {
   it("peers, groups, tags, localities and the machine registry come back sorted and complete", async () => {
     let fromWorkload: Topology | undefined;
-    const views = new Map<string, { peers: { name: string; ip: string }[]; onMyMachine: string[]; group: string | undefined }>();
+    const views = new Map<
+      string,
+      { peers: { name: string; ip: string }[]; onMyMachine: string[]; group: string | undefined }
+    >();
     const viewer = (name: string) => (): Process => ({
       name,
       async run(ctx) {
-        views.set(ctx.myIp, { peers: ctx.topology.peers(), onMyMachine: ctx.topology.peersOnMyMachine(), group: ctx.topology.myGroup });
+        views.set(ctx.myIp, {
+          peers: ctx.topology.peers(),
+          onMyMachine: ctx.topology.peersOnMyMachine(),
+          group: ctx.topology.myGroup,
+        });
         try {
           for (;;) await ctx.time.sleep(1_000);
         } catch (error) {
@@ -104,7 +111,10 @@ describe("group reboots from a fault injector", () => {
     const rec = lifecycleRecorder();
     const report = await new SimulationBuilder()
       .networkFaults("none")
-      .cluster({ datacenters: 2, zonesPerDatacenter: 2, machinesPerZone: 2, processesPerMachine: 2 }, () => new Idle("node"))
+      .cluster(
+        { datacenters: 2, zonesPerDatacenter: 2, machinesPerZone: 2, processesPerMachine: 2 },
+        () => new Idle("node"),
+      )
       .processes(4, () => new Idle("spare"))
       .tags({ role: ["a", "b"] })
       .workloadFactory(() => ({ name: "w", run: (ctx) => ctx.time.sleep(20_000) }))
@@ -125,7 +135,12 @@ describe("group reboots from a fault injector", () => {
     // 20 processes, 6 dead: each pick is a live process, so 12 picks are 12 different processes.
     expect(picked.every((ip) => ip !== null)).toBe(true);
     expect(new Set(picked).size).toBe(12);
-    for (const ip of picked) expect([...(results.machine as string[]), ...(results.zone as string[]), ...(results.tagged as string[])]).not.toContain(ip);
+    for (const ip of picked)
+      expect([
+        ...(results.machine as string[]),
+        ...(results.zone as string[]),
+        ...(results.tagged as string[]),
+      ]).not.toContain(ip);
     expect(results.deadAfterAll).toBe(18);
     expect(report.seeds[0]!.chaos.reboots).toMatchObject({ ignored: 2 }); // the zone's two dead machine mates
     const t = checkTimeline(rec.seeds[0]!.faults);
@@ -161,7 +176,8 @@ describe("crashes at random instants", () => {
     const checkSeed = () => {
       if (crashedAt < 0) return;
       const first = marks.filter((m) => m.boot === 1);
-      for (const m of first) if (m.atMs > crashedAt) violations.push(`boot 1 ran at ${m.atMs} after its crash at ${crashedAt}`);
+      for (const m of first)
+        if (m.atMs > crashedAt) violations.push(`boot 1 ran at ${m.atMs} after its crash at ${crashedAt}`);
       awaitedAtCrash.add(first[first.length - 1]!.awaiting);
       if (!marks.some((m) => m.boot === 2)) violations.push("no restart");
     };

@@ -137,10 +137,12 @@ describe("crash reboots", () => {
       .processes(1, server)
       .workloadFactory(() => client)
       .chaosDuration(2_000)
-      .faultFactory(script(async (ctx) => {
-        await ctx.time.sleep(1_000);
-        ctx.rebootWithDelays("10.0.1.1", "crash", 200, 0);
-      }))
+      .faultFactory(
+        script(async (ctx) => {
+          await ctx.time.sleep(1_000);
+          ctx.rebootWithDelays("10.0.1.1", "crash", 200, 0);
+        }),
+      )
       .setDebugSeeds([3])
       .setIterations(1)
       .run();
@@ -179,8 +181,26 @@ describe("crash reboots", () => {
     expect(seen).toEqual([[], ["boot-1"], ["boot-1", "boot-2"], []]);
     const kinds = rec.seeds[0]!.faults.map((f) => f.str("kind"));
     // The graceful reboot is a clean exit (its sleep rejected with the AbortError): no storage crash.
-    expect(kinds).toEqual([P.crash, STORAGE_FAULT_KINDS.crash, P.restart, P.gracefulShutdown, P.forceKill, P.restart, P.crash, STORAGE_FAULT_KINDS.crash, STORAGE_FAULT_KINDS.wipe, P.restart]);
-    expect(report.seeds[0]!.chaos.reboots).toMatchObject({ graceful: 1, crash: 1, crashAndWipe: 1, forceKills: 0, cleanExits: 1, restarts: 3 });
+    expect(kinds).toEqual([
+      P.crash,
+      STORAGE_FAULT_KINDS.crash,
+      P.restart,
+      P.gracefulShutdown,
+      P.forceKill,
+      P.restart,
+      P.crash,
+      STORAGE_FAULT_KINDS.crash,
+      STORAGE_FAULT_KINDS.wipe,
+      P.restart,
+    ]);
+    expect(report.seeds[0]!.chaos.reboots).toMatchObject({
+      graceful: 1,
+      crash: 1,
+      crashAndWipe: 1,
+      forceKills: 0,
+      cleanExits: 1,
+      restarts: 3,
+    });
   });
 });
 
@@ -201,10 +221,12 @@ describe("graceful reboots", () => {
       .processes(1, () => new Journal("journal", 100, 1_000))
       .workloadFactory(() => lossyStorage)
       .chaosDuration(8_000)
-      .faultFactory(script(async (ctx) => {
-        await ctx.time.sleep(1_050);
-        ctx.rebootWithDelays("10.0.1.1", "graceful", 700, 3_000);
-      }))
+      .faultFactory(
+        script(async (ctx) => {
+          await ctx.time.sleep(1_050);
+          ctx.rebootWithDelays("10.0.1.1", "graceful", 700, 3_000);
+        }),
+      )
       .invariantFn("rec", (q) => rec.observe(q))
       .beforeIteration(rec.before)
       .setDebugSeeds([11])
@@ -255,10 +277,12 @@ describe("graceful reboots", () => {
       .processes(1, stubborn)
       .workloadFactory(() => lossyStorage)
       .chaosDuration(8_000)
-      .faultFactory(script(async (ctx) => {
-        await ctx.time.sleep(1_000);
-        ctx.rebootWithDelays("10.0.1.1", "graceful", 500, 2_000);
-      }))
+      .faultFactory(
+        script(async (ctx) => {
+          await ctx.time.sleep(1_000);
+          ctx.rebootWithDelays("10.0.1.1", "graceful", 500, 2_000);
+        }),
+      )
       .invariantFn("rec", (q) => rec.observe(q))
       .beforeIteration(rec.before)
       .setDebugSeeds([12])
@@ -266,8 +290,13 @@ describe("graceful reboots", () => {
       .run();
     expect(report.failedRuns, report.toString()).toBe(0);
     const { faults, events } = rec.seeds[0]!;
-    expect(faults.map((f) => f.str("kind"))).toEqual([P.gracefulShutdown, P.forceKill, STORAGE_FAULT_KINDS.crash, P.restart]);
-    const [shutdown, kill, storageCrash] = faults as [typeof faults[0], typeof faults[0], typeof faults[0]];
+    expect(faults.map((f) => f.str("kind"))).toEqual([
+      P.gracefulShutdown,
+      P.forceKill,
+      STORAGE_FAULT_KINDS.crash,
+      P.restart,
+    ]);
+    const [shutdown, kill, storageCrash] = faults as [(typeof faults)[0], (typeof faults)[0], (typeof faults)[0]];
     expect(kill.timeMs - shutdown.timeMs).toBe(2_000);
     expect(kill.bool("running")).toBe(true);
     expect(storageCrash.num("lostWrites")).toBeGreaterThan(20);
@@ -294,12 +323,14 @@ describe("graceful reboots", () => {
       // w0 finishes at 500 (shutdown triggered); w1 keeps the run going until 3000.
       .workloads(WorkloadCount.fixed(2), (i) => sleeper(i === 0 ? 500 : 3_000))
       .chaosDuration(2_500)
-      .faultFactory(script(async (ctx) => {
-        await ctx.time.sleep(100);
-        ctx.rebootWithDelays("10.0.1.1", "graceful", 100, 100);
-        await ctx.time.sleep(900);
-        ctx.rebootWithDelays("10.0.1.1", "crash", 100, 0);
-      }))
+      .faultFactory(
+        script(async (ctx) => {
+          await ctx.time.sleep(100);
+          ctx.rebootWithDelays("10.0.1.1", "graceful", 100, 100);
+          await ctx.time.sleep(900);
+          ctx.rebootWithDelays("10.0.1.1", "crash", 100, 0);
+        }),
+      )
       .setDebugSeeds([1])
       .setIterations(1)
       .run();
@@ -317,21 +348,23 @@ describe("reboot bookkeeping", () => {
       .processes(3, () => new Journal())
       .workloadFactory(() => sleeper(10_000))
       .chaosDuration(8_000)
-      .faultFactory(script(async (ctx) => {
-        await ctx.time.sleep(1_000);
-        const [a, b] = ctx.processIps() as [string, string];
-        results.push(ctx.rebootWithDelays(a, "crash", 1_000, 0));
-        results.push(ctx.rebootWithDelays(a, "graceful", 1_000, 100));
-        results.push(ctx.rebootWithDelays(b, "graceful", 1_000, 500));
-        results.push(ctx.deadCount());
-        await ctx.time.sleep(200);
-        results.push(ctx.rebootWithDelays(b, "crash", 1_000, 0)); // still in its grace period: dead already
-        await ctx.time.sleep(900);
-        results.push(ctx.deadCount()); // a restarted at 2000, b still down until 2500
-        results.push(ctx.isDead(a), ctx.isDead(b));
-        await ctx.time.sleep(500);
-        results.push(ctx.deadCount());
-      }))
+      .faultFactory(
+        script(async (ctx) => {
+          await ctx.time.sleep(1_000);
+          const [a, b] = ctx.processIps() as [string, string];
+          results.push(ctx.rebootWithDelays(a, "crash", 1_000, 0));
+          results.push(ctx.rebootWithDelays(a, "graceful", 1_000, 100));
+          results.push(ctx.rebootWithDelays(b, "graceful", 1_000, 500));
+          results.push(ctx.deadCount());
+          await ctx.time.sleep(200);
+          results.push(ctx.rebootWithDelays(b, "crash", 1_000, 0)); // still in its grace period: dead already
+          await ctx.time.sleep(900);
+          results.push(ctx.deadCount()); // a restarted at 2000, b still down until 2500
+          results.push(ctx.isDead(a), ctx.isDead(b));
+          await ctx.time.sleep(500);
+          results.push(ctx.deadCount());
+        }),
+      )
       .invariantFn("rec", (q) => rec.observe(q))
       .beforeIteration(rec.before)
       .setDebugSeeds([5])
@@ -354,12 +387,14 @@ describe("reboot bookkeeping", () => {
       .processes(4, () => new Journal())
       .workloadFactory(() => sleeper(40_000))
       .chaosDuration(30_000)
-      .faultFactory(script(async (ctx) => {
-        for (let i = 0; i < 6; i++) {
-          for (const ip of ctx.processIps()) ctx.reboot(ip, i % 2 === 0 ? "graceful" : "crash");
-          await ctx.time.sleep(4_000);
-        }
-      }))
+      .faultFactory(
+        script(async (ctx) => {
+          for (let i = 0; i < 6; i++) {
+            for (const ip of ctx.processIps()) ctx.reboot(ip, i % 2 === 0 ? "graceful" : "crash");
+            await ctx.time.sleep(4_000);
+          }
+        }),
+      )
       .invariantFn("rec", (q) => rec.observe(q))
       .beforeIteration(rec.before)
       .setBaseSeed(9)
@@ -393,7 +428,12 @@ describe("reboot bookkeeping", () => {
         try {
           await ctx.time.sleep(60_000);
         } catch {
-          results.push(ctx.reboot("10.0.1.2", "crash"), ctx.rebootRandom("crash"), ctx.rebootTagged("x", "y", "graceful"), ctx.rebootDomain("machine", "dc1-z1-m1", "crash"));
+          results.push(
+            ctx.reboot("10.0.1.2", "crash"),
+            ctx.rebootRandom("crash"),
+            ctx.rebootTagged("x", "y", "graceful"),
+            ctx.rebootDomain("machine", "dc1-z1-m1", "crash"),
+          );
         }
       }
     }
@@ -410,7 +450,12 @@ describe("reboot bookkeeping", () => {
       .run();
     expect(report.failedRuns, report.toString()).toBe(0);
     expect(results).toEqual([false, null, [], []]);
-    expect(rec.seeds[0]!.events.map((e) => e.str("call"))).toEqual(["reboot", "rebootRandom", "rebootTagged", "rebootDomain"]);
+    expect(rec.seeds[0]!.events.map((e) => e.str("call"))).toEqual([
+      "reboot",
+      "rebootRandom",
+      "rebootTagged",
+      "rebootDomain",
+    ]);
     expect(rec.seeds[0]!.faults.map((f) => [f.str("kind"), f.timeMs])).toEqual([
       [P.crash, 900],
       [STORAGE_FAULT_KINDS.crash, 900],

@@ -50,7 +50,12 @@ describe("report", () => {
     }
     expect(report.assertionResults["draw in range"]).toEqual({ totalChecks: 20, successes: 20 });
     const status = Object.fromEntries(report.assertionDetails.map((d) => [d.message, d.status]));
-    expect(status).toMatchObject({ "draw in range": "PASS", "high draw": "PASS", "workload ran": "PASS", "draw watermark": "PASS" });
+    expect(status).toMatchObject({
+      "draw in range": "PASS",
+      "high draw": "PASS",
+      "workload ran": "PASS",
+      "draw watermark": "PASS",
+    });
     expect(report.assertionDetails.find((d) => d.message === "draw watermark")!.watermark).toBe(9);
     expect(report.bucketSummaries).toHaveLength(1);
     expect(report.bucketSummaries[0]!.bucketsDiscovered).toBe(2);
@@ -119,7 +124,9 @@ describe("report", () => {
     }
     const firstFrame = stack.split("\n").find((l) => /^\s+at /.test(l))!;
     expect(firstFrame).toContain("report.test.ts:");
-    expect(text).toMatch(/ {4}at .*report\.test\.ts:\d+:\d+\n(.*\n)?.*> \d+ \| +assertAlways\(r !== 0, "draw is never zero"\)/);
+    expect(text).toMatch(
+      / {4}at .*report\.test\.ts:\d+:\d+\n(.*\n)?.*> \d+ \| +assertAlways\(r !== 0, "draw is never zero"\)/,
+    );
   });
 
   it("assertPassed ignores coverage gaps unless strict", async () => {
@@ -169,7 +176,13 @@ describe("untilCoverageStable", () => {
       .run();
     expect(report.iterations).toBe(11);
     expect(report.convergenceTimeout).toBe(false);
-    expect(report.saturation).toMatchObject({ signal: "assertionCoverage", saturated: true, sometimesHit: 1, sometimesTotal: 1, plateauSeeds: 10 });
+    expect(report.saturation).toMatchObject({
+      signal: "assertionCoverage",
+      saturated: true,
+      sometimesHit: 1,
+      sometimesTotal: 1,
+      plateauSeeds: 10,
+    });
   });
 
   it("counts a numeric sometimes like a boolean one: an unreached one keeps the campaign going to the cap", async () => {

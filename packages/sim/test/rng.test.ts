@@ -52,7 +52,6 @@ describe("xoshiro128** streams", () => {
     }
   });
 
-
   it("maps 32-bit draws to ranges exactly as rejection sampling with a modulo would (recipes stay valid)", () => {
     // The reference mapping: reject x >= 2^32 - 2^32 % span, then lo + x % span.
     const reference = (stream: RandomStream, lo: number, hi: number): number => {
@@ -63,7 +62,21 @@ describe("xoshiro128** streams", () => {
         if (x < limit) return lo + (x % span);
       }
     };
-    const spans = [1, 2, 3, 7, 10, 1000, 65_537, 2 ** 31 - 1, 2 ** 31, 2 ** 31 + 1, 3_000_000_019, 2 ** 32 - 1, 2 ** 32];
+    const spans = [
+      1,
+      2,
+      3,
+      7,
+      10,
+      1000,
+      65_537,
+      2 ** 31 - 1,
+      2 ** 31,
+      2 ** 31 + 1,
+      3_000_000_019,
+      2 ** 32 - 1,
+      2 ** 32,
+    ];
     for (const span of spans) {
       const fast = new RandomStream(42, 7n);
       const slow = new RandomStream(42, 7n);

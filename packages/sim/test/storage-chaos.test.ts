@@ -67,13 +67,18 @@ function recorder() {
     },
     observe: (q: { since(name: string, c: TraceCursor): readonly TraceEvent[] }) => {
       const s = seeds[seeds.length - 1]!;
-      for (const e of q.since(SIM_FAULT_EVENT_NAME, cursor)) if (STORAGE_KINDS.has(e.str("kind") ?? "")) s.storageFaults.push(e);
+      for (const e of q.since(SIM_FAULT_EVENT_NAME, cursor))
+        if (STORAGE_KINDS.has(e.str("kind") ?? "")) s.storageFaults.push(e);
       for (const e of q.since("chaos_ended", cursor)) s.cutoffMs = e.timeMs;
     },
   };
 }
 
-async function campaign(mode: "random" | "swarm" | null, iterations: number, rec = recorder()): Promise<{ report: SimulationReport; rec: ReturnType<typeof recorder> }> {
+async function campaign(
+  mode: "random" | "swarm" | null,
+  iterations: number,
+  rec = recorder(),
+): Promise<{ report: SimulationReport; rec: ReturnType<typeof recorder> }> {
   const builder = new SimulationBuilder()
     .processes(2, () => new LogNode())
     .workloadFactory(() => new Waiter())
@@ -102,14 +107,18 @@ describe("Chaos.storage through the runner", () => {
       expect(storageFaults.filter((e) => e.timeMs > cutoffMs!)).toEqual([]);
     }
     expect(seedsWithFaults).toBeGreaterThan(10);
-    const json = JSON.parse(JSON.stringify(report.toJSON())) as { seeds: { chaos: { storage: { config: Record<string, unknown> } } }[] };
+    const json = JSON.parse(JSON.stringify(report.toJSON())) as {
+      seeds: { chaos: { storage: { config: Record<string, unknown> } } }[];
+    };
     expect(Object.keys(json.seeds[0]!.chaos.storage.config)).toContain("syncFailureProbability");
   });
 
   it("without Chaos.storage, no storage fault and the baseline record", async () => {
     const { report, rec } = await campaign(null, 10);
     expect(report.failedRuns, report.toString()).toBe(0);
-    expect(report.seeds.every((s) => s.chaos.storage.mode === "baseline" && s.chaos.storage.swarmMask === null)).toBe(true);
+    expect(report.seeds.every((s) => s.chaos.storage.mode === "baseline" && s.chaos.storage.swarmMask === null)).toBe(
+      true,
+    );
     expect(rec.seeds.flatMap((s) => s.storageFaults)).toEqual([]);
   });
 
@@ -119,7 +128,9 @@ describe("Chaos.storage through the runner", () => {
     expect(first.seeds.map((s) => s.traceHash)).toEqual(second.seeds.map((s) => s.traceHash));
     expect(new Set(first.seeds.map((s) => s.traceHash)).size).toBe(100);
     const random = (await campaign("random", 5)).report;
-    expect(random.seeds.every((s) => s.chaos.storage.mode === "random" && s.chaos.storage.swarmMask === null)).toBe(true);
+    expect(random.seeds.every((s) => s.chaos.storage.mode === "random" && s.chaos.storage.swarmMask === null)).toBe(
+      true,
+    );
   });
 
   it("Chaos.buggifyKnobs() is valid with storage as its only surface; a bad mode is refused", () => {

@@ -20,7 +20,12 @@ import {
   SWARM_STORAGE_FAMILIES,
   swarmStorageConfig,
 } from "../src/chaos/storage-config.ts";
-import { DEFAULT_STORAGE_CONFIG, validateStorageConfig, withoutStorageFaults, type StorageConfig } from "../src/world/storage/config.ts";
+import {
+  DEFAULT_STORAGE_CONFIG,
+  validateStorageConfig,
+  withoutStorageFaults,
+  type StorageConfig,
+} from "../src/world/storage/config.ts";
 import { World } from "../src/world/world.ts";
 
 const SEEDS = 1_000;
@@ -68,7 +73,8 @@ describe("storage configurations", () => {
         expect(m).toBeLessThan(20);
       }
       const sync = c.syncLatencyUs;
-      const syncStartUs = sync.shape === "uniform" ? sync.rangeUs[0] : sync.shape === "exponential" ? sync.minUs : sync.fastUs[0];
+      const syncStartUs =
+        sync.shape === "uniform" ? sync.rangeUs[0] : sync.shape === "exponential" ? sync.minUs : sync.fastUs[0];
       expect(syncStartUs).toBeGreaterThanOrEqual(500);
       expect(syncStartUs).toBeLessThan(2_000);
     }
@@ -90,7 +96,17 @@ describe("storage configurations", () => {
     const replay = new RandomStream(42, STREAM_KEYS.config);
     const expected = SWARM_STORAGE_FAMILIES.map((family) => [family, !replay.bool(0.5)]);
     expect(Object.entries(mask)).toEqual(expected);
-    expect(SWARM_STORAGE_FAMILIES).toEqual(["read", "write", "crash", "misdirectRead", "misdirectWrite", "phantom", "sync", "stall", "throttle"]);
+    expect(SWARM_STORAGE_FAMILIES).toEqual([
+      "read",
+      "write",
+      "crash",
+      "misdirectRead",
+      "misdirectWrite",
+      "phantom",
+      "sync",
+      "stall",
+      "throttle",
+    ]);
   });
 
   it(`swarm mode: each family is on in 40–60 % of ${SEEDS} seeds, and a masked-off family is exactly 0`, () => {
@@ -137,7 +153,10 @@ describe("storage configurations", () => {
       expect(spikes[name], name).toBeLessThan(180);
     }
     const streams = seedStreams(1);
-    const allOff = Object.fromEntries(SWARM_STORAGE_FAMILIES.map((f) => [f, false])) as Record<(typeof SWARM_STORAGE_FAMILIES)[number], boolean>;
+    const allOff = Object.fromEntries(SWARM_STORAGE_FAMILIES.map((f) => [f, false])) as Record<
+      (typeof SWARM_STORAGE_FAMILIES)[number],
+      boolean
+    >;
     const before = streams.sim.totalCalls;
     const { spiked } = applyStorageKnobs(DEFAULT_STORAGE_CONFIG, new Buggify(streams.sim), allOff);
     expect(Object.keys(spiked).every((k) => k === "iops" || k === "bandwidthBytesPerSec")).toBe(true);
@@ -163,18 +182,37 @@ describe("storage configurations", () => {
   });
 
   it("describeStorageConfig is plain JSON with every value and the families that are on", () => {
-    const config: StorageConfig = { ...DEFAULT_STORAGE_CONFIG, syncFailureProbability: 0.01, stallProbability: 0.001, stallDurationUs: 120_000 };
+    const config: StorageConfig = {
+      ...DEFAULT_STORAGE_CONFIG,
+      syncFailureProbability: 0.01,
+      stallProbability: 0.001,
+      stallDurationUs: 120_000,
+    };
     const described = describeStorageConfig(config);
     expect(JSON.parse(JSON.stringify(described))).toEqual(described);
-    expect(described).toMatchObject({ enabledFamilies: ["sync", "stall"], iops: 25_000, syncFailureProbability: 0.01, stallDurationMs: 120, readLatencyUs: { shape: "uniform", rangeUs: [50, 200] } });
+    expect(described).toMatchObject({
+      enabledFamilies: ["sync", "stall"],
+      iops: 25_000,
+      syncFailureProbability: 0.01,
+      stallDurationMs: 120,
+      readLatencyUs: { shape: "uniform", rangeUs: [50, 200] },
+    });
     expect(enabledStorageFamilies(withoutStorageFaults(config))).toEqual([]);
   });
 
   it("validation names the field that cannot work", () => {
     expect(() => validateStorageConfig({ ...DEFAULT_STORAGE_CONFIG, iops: 0 })).toThrow(InvalidConfiguration);
-    expect(() => validateStorageConfig({ ...DEFAULT_STORAGE_CONFIG, readFaultProbability: 2 })).toThrow(/readFaultProbability/);
-    expect(() => validateStorageConfig({ ...DEFAULT_STORAGE_CONFIG, throttleIopsMultiplier: 0.5 })).toThrow(/throttleIopsMultiplier/);
-    expect(() => validateStorageConfig({ ...DEFAULT_STORAGE_CONFIG, syncLatencyUs: { shape: "uniform", rangeUs: [10, 5] } })).toThrow(/syncLatencyUs/);
-    expect(() => new World({ seed: 1 }).storage.setConfig({ ...DEFAULT_STORAGE_CONFIG, stallDurationUs: -1 })).toThrow(/stallDurationUs/);
+    expect(() => validateStorageConfig({ ...DEFAULT_STORAGE_CONFIG, readFaultProbability: 2 })).toThrow(
+      /readFaultProbability/,
+    );
+    expect(() => validateStorageConfig({ ...DEFAULT_STORAGE_CONFIG, throttleIopsMultiplier: 0.5 })).toThrow(
+      /throttleIopsMultiplier/,
+    );
+    expect(() =>
+      validateStorageConfig({ ...DEFAULT_STORAGE_CONFIG, syncLatencyUs: { shape: "uniform", rangeUs: [10, 5] } }),
+    ).toThrow(/syncLatencyUs/);
+    expect(() => new World({ seed: 1 }).storage.setConfig({ ...DEFAULT_STORAGE_CONFIG, stallDurationUs: -1 })).toThrow(
+      /stallDurationUs/,
+    );
   });
 });

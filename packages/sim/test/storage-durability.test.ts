@@ -77,14 +77,17 @@ class FileModel {
    */
   resized(sizeBytes: number): void {
     for (let i = sizeBytes; i < this.latest.length; i++) this.latest[i] = this.durable[i] = UNKNOWN;
-    this.unsynced = this.unsynced.filter((w) => w.offset < sizeBytes).map((w) => ({ offset: w.offset, bytes: w.bytes.subarray(0, sizeBytes - w.offset) }));
+    this.unsynced = this.unsynced
+      .filter((w) => w.offset < sizeBytes)
+      .map((w) => ({ offset: w.offset, bytes: w.bytes.subarray(0, sizeBytes - w.offset) }));
     this.sizeBytes = this.minSizeBytes = this.maxSizeBytes = sizeBytes;
   }
 
   /** Whether `value` at byte `i` after a crash is something the contract allows. */
   allowedAfterCrash(i: number, value: number): boolean {
     if (this.durable[i] === UNKNOWN || this.durable[i] === value || this.latest[i] === value) return true;
-    for (const w of this.unsynced) if (i >= w.offset && i < w.offset + w.bytes.length && w.bytes[i - w.offset] === value) return true;
+    for (const w of this.unsynced)
+      if (i >= w.offset && i < w.offset + w.bytes.length && w.bytes[i - w.offset] === value) return true;
     return false;
   }
 }
@@ -98,7 +101,11 @@ function damagedRanges(world: World, path: string): [number, number][] {
     const offset = e.num("offsetBytes") ?? 0;
     const length = e.num("lengthBytes") ?? 0;
     if (kind === STORAGE_FAULT_KINDS.readFault && e.str("readKind") === "misdirected") continue; // one read only
-    if (kind === STORAGE_FAULT_KINDS.readFault || kind === STORAGE_FAULT_KINDS.writeFault || kind === STORAGE_FAULT_KINDS.tornWrite) {
+    if (
+      kind === STORAGE_FAULT_KINDS.readFault ||
+      kind === STORAGE_FAULT_KINDS.writeFault ||
+      kind === STORAGE_FAULT_KINDS.tornWrite
+    ) {
       out.push([offset, offset + length]);
       const mistaken = e.num("mistakenOffsetBytes");
       if (mistaken !== undefined) out.push([mistaken, mistaken + length]);
@@ -112,7 +119,9 @@ function covered(ranges: readonly [number, number][], i: number): boolean {
 }
 
 function misdirectedReadsOf(world: World, path: string): number {
-  return faults(world, STORAGE_FAULT_KINDS.readFault).filter((e: TraceEvent) => e.str("path") === path && e.str("readKind") === "misdirected").length;
+  return faults(world, STORAGE_FAULT_KINDS.readFault).filter(
+    (e: TraceEvent) => e.str("path") === path && e.str("readKind") === "misdirected",
+  ).length;
 }
 
 /** The fault rates of a swarm seed, raised so that a 24-operation round meets them. */
@@ -143,7 +152,13 @@ interface SeedOutcome {
 class Violation extends Error {}
 
 /** One round of operations by one incarnation; ends with writes still in flight. */
-async function round(storage: StorageProvider, world: World, models: Map<string, FileModel>, rnd: WorkloadRandom, fails: (msg: string) => never): Promise<void> {
+async function round(
+  storage: StorageProvider,
+  world: World,
+  models: Map<string, FileModel>,
+  rnd: WorkloadRandom,
+  fails: (msg: string) => never,
+): Promise<void> {
   const handles = new Map<string, StorageFile>();
   for (const path of FILES) handles.set(path, await storage.open(path, OpenOptions.readWriteCreate));
   for (let op = 0; op < OPS_PER_ROUND; op++) {
@@ -174,14 +189,17 @@ async function round(storage: StorageProvider, world: World, models: Map<string,
       const misdirectedBefore = misdirectedReadsOf(world, path);
       const bytes = await file.read(offset, length);
       const expectedLength = Math.max(0, Math.min(length, model.sizeBytes - offset));
-      if (bytes.length !== expectedLength) fails(`${path}: read(${offset}, ${length}) returned ${bytes.length} bytes, expected ${expectedLength}`);
+      if (bytes.length !== expectedLength)
+        fails(`${path}: read(${offset}, ${length}) returned ${bytes.length} bytes, expected ${expectedLength}`);
       if (misdirectedReadsOf(world, path) !== misdirectedBefore) continue; // this read came from elsewhere, as an event says
       const damaged = damagedRanges(world, path);
       for (let i = 0; i < bytes.length; i++) {
         const at = offset + i;
         const expected = model.latest[at]!;
         if (expected !== UNKNOWN && bytes[i] !== expected && !covered(damaged, at)) {
-          fails(`${path}: byte ${at} read ${bytes[i]} while the latest write put ${expected} there, and no fault event covers it`);
+          fails(
+            `${path}: byte ${at} read ${bytes[i]} while the latest write put ${expected} there, and no fault event covers it`,
+          );
         }
       }
     } else {
@@ -196,12 +214,20 @@ async function round(storage: StorageProvider, world: World, models: Map<string,
     const offset = rnd.int(0, MAX_FILE_BYTES);
     const bytes = new Uint8Array(rnd.int(1, MAX_WRITE_BYTES)).fill(rnd.int(0, 256));
     models.get(path)!.wrote(offset, bytes);
-    void handles.get(path)!.write(offset, bytes).catch(() => {});
+    void handles
+      .get(path)!
+      .write(offset, bytes)
+      .catch(() => {});
   }
 }
 
 /** After a crash: every byte is allowed by the model or damaged by an event; the size is in bounds. */
-async function verifyAfterCrash(storage: StorageProvider, world: World, models: Map<string, FileModel>, fails: (msg: string) => never): Promise<number> {
+async function verifyAfterCrash(
+  storage: StorageProvider,
+  world: World,
+  models: Map<string, FileModel>,
+  fails: (msg: string) => never,
+): Promise<number> {
   let notLatest = 0;
   for (const path of FILES) {
     const model = models.get(path)!;
@@ -221,7 +247,9 @@ async function verifyAfterCrash(storage: StorageProvider, world: World, models: 
       const value = bytes[i]!;
       if (model.latest[i] !== UNKNOWN && value !== model.latest[i]) notLatest++;
       if (!model.allowedAfterCrash(i, value) && !covered(damaged, i)) {
-        fails(`${path}: byte ${i} is ${value} after the crash; durable ${model.durable[i]}, latest ${model.latest[i]}; no fault event covers it`);
+        fails(
+          `${path}: byte ${i} is ${value} after the crash; durable ${model.durable[i]}, latest ${model.latest[i]}; no fault event covers it`,
+        );
       }
     }
     // What is on disk now is the new durable state. Bytes that were not durable before the crash
@@ -236,7 +264,11 @@ async function verifyAfterCrash(storage: StorageProvider, world: World, models: 
   return notLatest;
 }
 
-async function runSeed(seed: number, configFor: (world: World) => StorageConfig, wipeAtEnd: boolean): Promise<SeedOutcome> {
+async function runSeed(
+  seed: number,
+  configFor: (world: World) => StorageConfig,
+  wipeAtEnd: boolean,
+): Promise<SeedOutcome> {
   const world = hashedWorld(seed);
   world.storage.setConfig(configFor(world));
   const rnd = new WorkloadRandom(seed);
@@ -245,7 +277,10 @@ async function runSeed(seed: number, configFor: (world: World) => StorageConfig,
     throw new Violation(`seed ${seed}: ${message}`);
   };
   let bytesNotLatestAfterCrash = 0;
-  const runIncarnation = async (body: (storage: StorageProvider) => Promise<void>, extraUs: number): Promise<ReturnType<typeof boot>> => {
+  const runIncarnation = async (
+    body: (storage: StorageProvider) => Promise<void>,
+    extraUs: number,
+  ): Promise<ReturnType<typeof boot>> => {
     const booted = boot(world, NODE_IP);
     const actor = new Actor(() => body(booted.scope.storage));
     await runWorld(world, () => actor.done);
@@ -256,7 +291,10 @@ async function runSeed(seed: number, configFor: (world: World) => StorageConfig,
   };
   for (let r = 0; r < ROUNDS; r++) {
     // Let in-flight writes run for a while (0–800 µs: some land, some not), then pull the plug.
-    const { incarnation } = await runIncarnation((storage) => round(storage, world, models, rnd, fails), rnd.int(0, 800));
+    const { incarnation } = await runIncarnation(
+      (storage) => round(storage, world, models, rnd, fails),
+      rnd.int(0, 800),
+    );
     world.crash(incarnation);
     world.storage.crash(NODE_IP);
     const checker = await runIncarnation(async (storage) => {
@@ -276,7 +314,9 @@ async function runSeed(seed: number, configFor: (world: World) => StorageConfig,
     lostWrites: faults(world, STORAGE_FAULT_KINDS.lostWrite).length,
     tornWrites: faults(world, STORAGE_FAULT_KINDS.tornWrite).length,
     bytesNotLatestAfterCrash,
-    faultEvents: faults(world).filter((e) => e.str("kind") !== STORAGE_FAULT_KINDS.crash && e.str("kind") !== STORAGE_FAULT_KINDS.wipe).length,
+    faultEvents: faults(world).filter(
+      (e) => e.str("kind") !== STORAGE_FAULT_KINDS.crash && e.str("kind") !== STORAGE_FAULT_KINDS.wipe,
+    ).length,
   };
 }
 

@@ -34,7 +34,12 @@ function config(patch: Partial<StorageConfig>): StorageConfig {
 }
 
 /** Writes `data` at 0 with faults off, syncs, then switches `config` on; returns the open handle. */
-async function prepared(world: World, scope: ActorScope, data: Uint8Array, faulty: StorageConfig): Promise<StorageFile> {
+async function prepared(
+  world: World,
+  scope: ActorScope,
+  data: Uint8Array,
+  faulty: StorageConfig,
+): Promise<StorageFile> {
   const f = await scope.storage.open("f", OpenOptions.readWriteCreate);
   await f.write(0, data);
   await f.sync();
@@ -57,9 +62,9 @@ describe("storage fault families fire when on, with their sim_fault event", () =
       expect(flippedBitsPerSector(await f.read(0, data.length), data)).toEqual([1, 0, 1, 1]);
     });
     const events = faults(world, STORAGE_FAULT_KINDS.readFault);
-    expect(events.map((e) => [e.str("readKind"), e.num("offsetBytes"), e.num("lengthBytes"), e.str("path"), e.str("ip")])).toEqual(
-      [0, 1, 2, 3].map((i) => ["corruption", i * S, S, "f", NODE_IP]),
-    );
+    expect(
+      events.map((e) => [e.str("readKind"), e.num("offsetBytes"), e.num("lengthBytes"), e.str("path"), e.str("ip")]),
+    ).toEqual([0, 1, 2, 3].map((i) => ["corruption", i * S, S, "f", NODE_IP]));
   });
 
   it("write corruption: every sector written goes bad right after the write", async () => {
@@ -72,7 +77,9 @@ describe("storage fault families fire when on, with their sim_fault event", () =
       return f.read(0, data.length);
     });
     expect(flippedBitsPerSector(read, data)).toEqual([1, 1, 1]);
-    expect(faults(world, STORAGE_FAULT_KINDS.writeFault).map((e) => [e.str("writeKind"), e.num("offsetBytes")])).toEqual([
+    expect(
+      faults(world, STORAGE_FAULT_KINDS.writeFault).map((e) => [e.str("writeKind"), e.num("offsetBytes")]),
+    ).toEqual([
       ["corruption", 0],
       ["corruption", S],
       ["corruption", 2 * S],
@@ -90,7 +97,13 @@ describe("storage fault families fire when on, with their sim_fault event", () =
       expect(await f.size()).toBe(2 * S + 100);
       expect(await f.read(0, 2 * S)).toEqual(data);
     });
-    expect(faults(world, STORAGE_FAULT_KINDS.writeFault).map((e) => [e.str("writeKind"), e.num("offsetBytes"), e.num("lengthBytes")])).toEqual([
+    expect(
+      faults(world, STORAGE_FAULT_KINDS.writeFault).map((e) => [
+        e.str("writeKind"),
+        e.num("offsetBytes"),
+        e.num("lengthBytes"),
+      ]),
+    ).toEqual([
       ["phantom", 0, S],
       ["phantom", 2 * S, 100],
     ]);
@@ -138,9 +151,17 @@ describe("storage fault families fire when on, with their sim_fault event", () =
     const world = hashedWorld(6, FAST_LOCAL_STORAGE_CONFIG);
     const node = boot(world);
     const error = await runActor(world, async () => {
-      const f = await prepared(world, node.scope, pattern(S, 6), config({ syncFailureProbability: 1, crashFaultProbability: 1, crashLostWriteRatio: 1 }));
+      const f = await prepared(
+        world,
+        node.scope,
+        pattern(S, 6),
+        config({ syncFailureProbability: 1, crashFaultProbability: 1, crashLostWriteRatio: 1 }),
+      );
       await f.write(0, pattern(S, 60));
-      return f.sync().then(() => null, (e: unknown) => e);
+      return f.sync().then(
+        () => null,
+        (e: unknown) => e,
+      );
     });
     expect(error).toBeInstanceOf(IoError);
     expect((error as IoError).code).toBe("EIO");
@@ -148,7 +169,9 @@ describe("storage fault families fire when on, with their sim_fault event", () =
     world.crash(node.incarnation);
     world.storage.crash(NODE_IP);
     const reboot = boot(world);
-    const content = await runActor(world, async () => (await reboot.scope.storage.open("f", OpenOptions.readOnly)).read(0, S));
+    const content = await runActor(world, async () =>
+      (await reboot.scope.storage.open("f", OpenOptions.readOnly)).read(0, S),
+    );
     expect(content).toEqual(pattern(S, 6)); // the unsynced overwrite was lost
     expect(faults(world, STORAGE_FAULT_KINDS.lostWrite)).toHaveLength(1);
   });
@@ -157,7 +180,12 @@ describe("storage fault families fire when on, with their sim_fault event", () =
     const world = hashedWorld(7, FAST_LOCAL_STORAGE_CONFIG);
     const node = boot(world);
     await runActor(world, async () => {
-      const f = await prepared(world, node.scope, pattern(2 * S, 7), config({ crashFaultProbability: 1, crashLostWriteRatio: 1 }));
+      const f = await prepared(
+        world,
+        node.scope,
+        pattern(2 * S, 7),
+        config({ crashFaultProbability: 1, crashLostWriteRatio: 1 }),
+      );
       await f.write(S / 2, pattern(S, 70)); // overwrites synced bytes
       await f.write(2 * S, pattern(3 * S, 71)); // extends the file
     });
@@ -170,11 +198,19 @@ describe("storage fault families fire when on, with their sim_fault event", () =
     });
     expect(size).toBe(2 * S);
     expect(content).toEqual(pattern(2 * S, 7));
-    expect(faults(world, STORAGE_FAULT_KINDS.lostWrite).map((e) => [e.num("offsetBytes"), e.num("lengthBytes")])).toEqual([
+    expect(
+      faults(world, STORAGE_FAULT_KINDS.lostWrite).map((e) => [e.num("offsetBytes"), e.num("lengthBytes")]),
+    ).toEqual([
       [2 * S, 3 * S],
       [S / 2, S],
     ]);
-    expect(faults(world, STORAGE_FAULT_KINDS.crash).map((e) => [e.num("unsyncedWrites"), e.num("lostWrites"), e.num("tornWrites")])).toEqual([[2, 2, 0]]);
+    expect(
+      faults(world, STORAGE_FAULT_KINDS.crash).map((e) => [
+        e.num("unsyncedWrites"),
+        e.num("lostWrites"),
+        e.num("tornWrites"),
+      ]),
+    ).toEqual([[2, 2, 0]]);
   });
 
   it("crash, torn writes: one sector of each unsynced write goes bad; its other bytes survive", async () => {
@@ -182,13 +218,20 @@ describe("storage fault families fire when on, with their sim_fault event", () =
     const node = boot(world);
     const update = pattern(4 * S, 80);
     await runActor(world, async () => {
-      const f = await prepared(world, node.scope, pattern(4 * S, 8), config({ crashFaultProbability: 1, crashLostWriteRatio: 0 }));
+      const f = await prepared(
+        world,
+        node.scope,
+        pattern(4 * S, 8),
+        config({ crashFaultProbability: 1, crashLostWriteRatio: 0 }),
+      );
       await f.write(0, update);
     });
     world.crash(node.incarnation);
     world.storage.crash(NODE_IP);
     const reboot = boot(world);
-    const content = await runActor(world, async () => (await reboot.scope.storage.open("f", OpenOptions.readOnly)).read(0, 4 * S));
+    const content = await runActor(world, async () =>
+      (await reboot.scope.storage.open("f", OpenOptions.readOnly)).read(0, 4 * S),
+    );
     const [torn] = faults(world, STORAGE_FAULT_KINDS.tornWrite);
     const tornSector = torn!.num("offsetBytes")! / S;
     expect(flippedBitsPerSector(content, update)).toEqual([0, 1, 2, 3].map((i) => (i === tornSector ? 1 : 0)));
@@ -205,11 +248,23 @@ describe("storage fault families fire when on, with their sim_fault event", () =
       return world.engine.nowUs - start;
     });
     expect(elapsedUs).toBeGreaterThanOrEqual(stallUs);
-    expect(faults(world, STORAGE_FAULT_KINDS.stall).map((e) => [e.str("ip"), e.num("durationMs")])).toEqual([[NODE_IP, 50]]);
+    expect(faults(world, STORAGE_FAULT_KINDS.stall).map((e) => [e.str("ip"), e.num("durationMs")])).toEqual([
+      [NODE_IP, 50],
+    ]);
   });
 
   it("throttle: IOPS and bandwidth are divided during the episode", async () => {
-    const world = hashedWorld(10, config({ iops: 1_000, bandwidthBytesPerSec: 1_000_000, throttleProbability: 1, throttleDurationUs: 10_000_000, throttleIopsMultiplier: 4, throttleBandwidthMultiplier: 8 }));
+    const world = hashedWorld(
+      10,
+      config({
+        iops: 1_000,
+        bandwidthBytesPerSec: 1_000_000,
+        throttleProbability: 1,
+        throttleDurationUs: 10_000_000,
+        throttleIopsMultiplier: 4,
+        throttleBandwidthMultiplier: 8,
+      }),
+    );
     const { scope } = boot(world);
     const elapsedUs = await runActor(world, async () => {
       const f = await scope.storage.open("f", OpenOptions.readWriteCreate);
@@ -219,7 +274,13 @@ describe("storage fault families fire when on, with their sim_fault event", () =
     });
     // 1 µs base + 1e6 / (1000 / 4) + 1000 · 1e6 / (1e6 / 8)
     expect(elapsedUs).toBe(1 + 4_000 + 8_000);
-    expect(faults(world, STORAGE_FAULT_KINDS.throttle).map((e) => [e.num("iopsMultiplier"), e.num("bandwidthMultiplier"), e.num("durationMs")])).toEqual([[4, 8, 10_000]]);
+    expect(
+      faults(world, STORAGE_FAULT_KINDS.throttle).map((e) => [
+        e.num("iopsMultiplier"),
+        e.num("bandwidthMultiplier"),
+        e.num("durationMs"),
+      ]),
+    ).toEqual([[4, 8, 10_000]]);
   });
 });
 
@@ -244,16 +305,53 @@ async function exercise(world: World, seed: number): Promise<void> {
   });
 }
 
-const FAMILIES: { name: string; on: Partial<StorageConfig>; fired: (kind: string | undefined, e: { str(k: string): string | undefined }) => boolean }[] = [
-  { name: "read corruption", on: { readFaultProbability: 0.3 }, fired: (k, e) => k === "storage_read_fault" && e.str("readKind") === "corruption" },
-  { name: "misdirected read", on: { misdirectedReadProbability: 0.3 }, fired: (k, e) => k === "storage_read_fault" && e.str("readKind") === "misdirected" },
-  { name: "write corruption", on: { writeFaultProbability: 0.3 }, fired: (k, e) => k === "storage_write_fault" && e.str("writeKind") === "corruption" },
-  { name: "phantom write", on: { phantomWriteProbability: 0.3 }, fired: (k, e) => k === "storage_write_fault" && e.str("writeKind") === "phantom" },
-  { name: "misdirected write", on: { misdirectedWriteProbability: 0.3 }, fired: (k, e) => k === "storage_write_fault" && e.str("writeKind") === "misdirected" },
+const FAMILIES: {
+  name: string;
+  on: Partial<StorageConfig>;
+  fired: (kind: string | undefined, e: { str(k: string): string | undefined }) => boolean;
+}[] = [
+  {
+    name: "read corruption",
+    on: { readFaultProbability: 0.3 },
+    fired: (k, e) => k === "storage_read_fault" && e.str("readKind") === "corruption",
+  },
+  {
+    name: "misdirected read",
+    on: { misdirectedReadProbability: 0.3 },
+    fired: (k, e) => k === "storage_read_fault" && e.str("readKind") === "misdirected",
+  },
+  {
+    name: "write corruption",
+    on: { writeFaultProbability: 0.3 },
+    fired: (k, e) => k === "storage_write_fault" && e.str("writeKind") === "corruption",
+  },
+  {
+    name: "phantom write",
+    on: { phantomWriteProbability: 0.3 },
+    fired: (k, e) => k === "storage_write_fault" && e.str("writeKind") === "phantom",
+  },
+  {
+    name: "misdirected write",
+    on: { misdirectedWriteProbability: 0.3 },
+    fired: (k, e) => k === "storage_write_fault" && e.str("writeKind") === "misdirected",
+  },
   { name: "sync failure", on: { syncFailureProbability: 0.3 }, fired: (k) => k === "storage_sync_fault" },
-  { name: "crash damage", on: { crashFaultProbability: 1 }, fired: (k) => k === "storage_lost_write" || k === "storage_torn_write" },
+  {
+    name: "crash damage",
+    on: { crashFaultProbability: 1 },
+    fired: (k) => k === "storage_lost_write" || k === "storage_torn_write",
+  },
   { name: "stall", on: { stallProbability: 0.3, stallDurationUs: 1_000 }, fired: (k) => k === "storage_stall" },
-  { name: "throttle", on: { throttleProbability: 0.3, throttleDurationUs: 1_000, throttleIopsMultiplier: 2, throttleBandwidthMultiplier: 2 }, fired: (k) => k === "storage_throttle" },
+  {
+    name: "throttle",
+    on: {
+      throttleProbability: 0.3,
+      throttleDurationUs: 1_000,
+      throttleIopsMultiplier: 2,
+      throttleBandwidthMultiplier: 2,
+    },
+    fired: (k) => k === "storage_throttle",
+  },
 ];
 
 const ALL_ON: Partial<StorageConfig> = Object.assign({}, ...FAMILIES.map((f) => f.on));
@@ -270,7 +368,11 @@ describe("storage fault families never fire when off", () => {
       const only = hashedWorld(12, config(family.on));
       await exercise(only, 12);
       expect(faults(only).filter((e) => family.fired(e.str("kind"), e)).length).toBeGreaterThan(0);
-      const offPatch = Object.fromEntries(Object.keys(family.on).filter((k) => k.endsWith("Probability")).map((k) => [k, 0]));
+      const offPatch = Object.fromEntries(
+        Object.keys(family.on)
+          .filter((k) => k.endsWith("Probability"))
+          .map((k) => [k, 0]),
+      );
       const others = hashedWorld(13, config({ ...ALL_ON, ...offPatch }));
       await exercise(others, 13);
       expect(faults(others).length).toBeGreaterThan(5); // the other families did fire
@@ -306,7 +408,8 @@ describe("storage fault families never fire when off", () => {
     const a = boot(world, NODE_IP);
     const b = boot(world, OTHER_IP);
     await runActor(world, async () => {
-      for (const scope of [a.scope, b.scope]) await (await scope.storage.open("f", OpenOptions.readWriteCreate)).write(0, pattern(S, 1));
+      for (const scope of [a.scope, b.scope])
+        await (await scope.storage.open("f", OpenOptions.readWriteCreate)).write(0, pattern(S, 1));
     });
     expect(faults(world).map((e) => e.str("ip"))).toEqual([OTHER_IP]);
     world.storage.setIpConfig(OTHER_IP, null);
@@ -358,7 +461,9 @@ describe("storage ownership, crashes and shutdown", () => {
     expect(actor.done).toBe(false);
     expect(afterWrite).toBe(false);
     const reboot = boot(world);
-    const content = await runActor(world, async () => (await reboot.scope.storage.open("f", OpenOptions.readOnly)).read(0, S));
+    const content = await runActor(world, async () =>
+      (await reboot.scope.storage.open("f", OpenOptions.readOnly)).read(0, S),
+    );
     expect(content).toEqual(pattern(S, 1));
   });
 
@@ -386,7 +491,9 @@ describe("storage ownership, crashes and shutdown", () => {
       const f = await node.scope.storage.open("f", OpenOptions.readWriteCreate);
       for (let i = 0; i < MAX_UNSYNCED_CHANGES_PER_FILE + 5; i++) await f.write(i, new Uint8Array([7]));
     });
-    expect(world.trace.snapshot("storage_writeback").map((e) => [e.str("path"), e.num("unsyncedLimit")])).toEqual([["f", MAX_UNSYNCED_CHANGES_PER_FILE]]);
+    expect(world.trace.snapshot("storage_writeback").map((e) => [e.str("path"), e.num("unsyncedLimit")])).toEqual([
+      ["f", MAX_UNSYNCED_CHANGES_PER_FILE],
+    ]);
     world.crash(node.incarnation);
     world.storage.crash(NODE_IP);
     expect(world.storage.disk(NODE_IP).files.get("f")!.sizeBytes).toBe(5);
@@ -398,18 +505,31 @@ describe("storage ownership, crashes and shutdown", () => {
     const handle = await runActor(world, () => node.scope.storage.open("f", OpenOptions.readWriteCreate));
     // The machine lost power; the incarnation is left alive on purpose, to see what the handle says.
     world.storage.crash(NODE_IP);
-    const code = await runActor(world, () => handle.size().then(() => "ok", (e: unknown) => (e as IoError).code));
+    const code = await runActor(world, () =>
+      handle.size().then(
+        () => "ok",
+        (e: unknown) => (e as IoError).code,
+      ),
+    );
     expect(code).toBe("EBADF");
   });
 });
 
 describe("storage determinism", () => {
-  const hostile = config({ ...ALL_ON, iops: 20_000, bandwidthBytesPerSec: 100_000_000, readLatencyUs: { shape: "exponential", minUs: 20, meanUs: 200 } });
+  const hostile = config({
+    ...ALL_ON,
+    iops: 20_000,
+    bandwidthBytesPerSec: 100_000_000,
+    readLatencyUs: { shape: "exponential", minUs: 20, meanUs: 200 },
+  });
 
   async function traceOf(seed: number): Promise<{ hash: number; faults: string[] }> {
     const world = hashedWorld(seed, hostile);
     await exercise(world, 3);
-    return { hash: world.engine.traceHash, faults: faults(world).map((e) => `${e.timeMs} ${JSON.stringify(e.fields)}`) };
+    return {
+      hash: world.engine.traceHash,
+      faults: faults(world).map((e) => `${e.timeMs} ${JSON.stringify(e.fields)}`),
+    };
   }
 
   it("the same seed twice gives the identical trace hash and fault events; different seeds differ", async () => {

@@ -52,7 +52,8 @@ describe("storage latency formula", () => {
       out.sizeUs = await timed(world, () => f.size());
       return out;
     });
-    const expected = (baseUs: number, sizeBytes: number): number => baseUs + Math.round(1e6 / 2_000 + (sizeBytes * 1e6) / 4_000_000);
+    const expected = (baseUs: number, sizeBytes: number): number =>
+      baseUs + Math.round(1e6 / 2_000 + (sizeBytes * 1e6) / 4_000_000);
     expect(measured).toEqual({
       openUs: METADATA_LATENCY_US,
       write0: expected(150, 0),
@@ -127,7 +128,11 @@ describe("stall and throttle episodes, per owner IP", () => {
     const a = boot(world, NODE_IP, "a");
     const b = boot(world, OTHER_IP, "b");
     const result = await runActor(world, async () => {
-      const [wal, table, other] = await Promise.all([openFile(a.scope, "wal"), openFile(a.scope, "table"), openFile(b.scope, "x")]);
+      const [wal, table, other] = await Promise.all([
+        openFile(a.scope, "wal"),
+        openFile(a.scope, "table"),
+        openFile(b.scope, "x"),
+      ]);
       world.storage.setIpConfig(NODE_IP, { ...FIXED, stallProbability: 1, stallDurationUs: 200_000 });
       const stalled = timed(world, () => wal.write(0, new Uint8Array(10))); // starts the stall
       world.storage.setIpConfig(NODE_IP, FIXED); // no new episode; the running one goes on
@@ -145,7 +150,13 @@ describe("stall and throttle episodes, per owner IP", () => {
     const world = hashedWorld(5, FIXED);
     const a = boot(world, NODE_IP);
     const b = boot(world, OTHER_IP);
-    const throttled: StorageConfig = { ...FIXED, throttleProbability: 1, throttleDurationUs: 50_000, throttleIopsMultiplier: 5, throttleBandwidthMultiplier: 10 };
+    const throttled: StorageConfig = {
+      ...FIXED,
+      throttleProbability: 1,
+      throttleDurationUs: 50_000,
+      throttleIopsMultiplier: 5,
+      throttleBandwidthMultiplier: 10,
+    };
     const result = await runActor(world, async () => {
       const [f, g, other] = await Promise.all([openFile(a.scope, "f"), openFile(a.scope, "g"), openFile(b.scope, "x")]);
       world.storage.setIpConfig(NODE_IP, throttled);

@@ -6,7 +6,14 @@
 import { describe, expect, it } from "vitest";
 import { RandomStream, STREAM_KEYS } from "../src/engine/rng.ts";
 import { DEFAULT_STORAGE_CONFIG } from "../src/world/storage/config.ts";
-import { decideCrashFates, decideMisdirectedRead, decideSyncFailure, decideWriteFate, misdirectedOffset, pickFaultedSectors } from "../src/world/storage/faults.ts";
+import {
+  decideCrashFates,
+  decideMisdirectedRead,
+  decideSyncFailure,
+  decideWriteFate,
+  misdirectedOffset,
+  pickFaultedSectors,
+} from "../src/world/storage/faults.ts";
 import { MAX_UNSYNCED_CHANGES_PER_FILE, SimFile, subtractRanges } from "../src/world/storage/file.ts";
 import { MAX_OVERLAYS_PER_FILE, SECTOR_SIZE_BYTES, SectorImage } from "../src/world/storage/sectors.ts";
 import { pattern } from "./storage-helpers.ts";
@@ -101,7 +108,17 @@ describe("SectorImage", () => {
 describe("SimFile crash", () => {
   it("subtractRanges leaves what the cuts do not cover", () => {
     expect(subtractRanges(0, 100, [])).toEqual([[0, 100]]);
-    expect(subtractRanges(0, 100, [[10, 20], [50, 60], [15, 30]])).toEqual([[0, 10], [30, 50], [60, 100]]);
+    expect(
+      subtractRanges(0, 100, [
+        [10, 20],
+        [50, 60],
+        [15, 30],
+      ]),
+    ).toEqual([
+      [0, 10],
+      [30, 50],
+      [60, 100],
+    ]);
     expect(subtractRanges(10, 20, [[0, 100]])).toEqual([]);
   });
 
@@ -115,7 +132,8 @@ describe("SimFile crash", () => {
       file.crash(fates, () => 0);
       return file.image.read(0, 30);
     };
-    const bytes = (...parts: [number, number][]): Uint8Array => Uint8Array.from(parts.flatMap(([v, n]) => new Array<number>(n).fill(v)));
+    const bytes = (...parts: [number, number][]): Uint8Array =>
+      Uint8Array.from(parts.flatMap(([v, n]) => new Array<number>(n).fill(v)));
     expect(run(["kept", "kept"])).toEqual(bytes([2, 10], [3, 20]));
     expect(run(["lost", "kept"])).toEqual(bytes([1, 10], [3, 20]));
     expect(run(["kept", "lost"])).toEqual(bytes([2, 20], [1, 10]));
@@ -144,7 +162,10 @@ describe("SimFile crash", () => {
     file.write(500, new Uint8Array(10).fill(4), true); // lost
     const damage = file.crash(["lost", "kept", "lost"], () => 0);
     expect(file.sizeBytes).toBe(200);
-    expect(damage.map((d) => [d.fate, d.offsetBytes])).toEqual([["lost", 500], ["lost", 100]]);
+    expect(damage.map((d) => [d.fate, d.offsetBytes])).toEqual([
+      ["lost", 500],
+      ["lost", 100],
+    ]);
     expect(file.image.read(0, 100)).toEqual(new Uint8Array(100).fill(1));
     expect(file.image.read(150, 50)).toEqual(new Uint8Array(50).fill(3));
     expect(file.unsyncedWriteCount).toBe(0);
@@ -173,7 +194,9 @@ describe("fault decisions", () => {
 
   it("phantom is decided before misdirection; a phantom write draws no misdirection", () => {
     const sim = new RandomStream(1, STREAM_KEYS.sim);
-    expect(decideWriteFate({ ...DEFAULT_STORAGE_CONFIG, phantomWriteProbability: 1, misdirectedWriteProbability: 1 }, sim)).toBe("phantom");
+    expect(
+      decideWriteFate({ ...DEFAULT_STORAGE_CONFIG, phantomWriteProbability: 1, misdirectedWriteProbability: 1 }, sim),
+    ).toBe("phantom");
     expect(sim.totalCalls).toBe(1);
     expect(decideWriteFate({ ...DEFAULT_STORAGE_CONFIG, misdirectedWriteProbability: 1 }, sim)).toBe("misdirected");
   });

@@ -4,7 +4,10 @@ import { SimulationBuilder, type SimContext } from "../src/index.ts";
 import { workload } from "./fixtures/in-sim.ts";
 
 function spawning(body: (ctx: SimContext) => Promise<void>): SimulationBuilder {
-  return new SimulationBuilder().workloadFactory(() => workload(body)).setDebugSeeds([5]).setIterations(1);
+  return new SimulationBuilder()
+    .workloadFactory(() => workload(body))
+    .setDebugSeeds([5])
+    .setIterations(1);
 }
 
 const throwingTask = async (ctx: SimContext) => {

@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { SIM_FAULT_EVENT_NAME, SimulationBuilder, TraceCursor, type Invariant, type SimContext, type TraceQuery, type Workload } from "../src/index.ts";
+import {
+  SIM_FAULT_EVENT_NAME,
+  SimulationBuilder,
+  TraceCursor,
+  type Invariant,
+  type SimContext,
+  type TraceQuery,
+  type Workload,
+} from "../src/index.ts";
 import { World } from "../src/world/world.ts";
 
 const workload = (run: (ctx: SimContext) => Promise<void>): Workload => ({ name: "w", run });
@@ -19,7 +27,8 @@ describe("trace timeline and invariants", () => {
           }),
         )
         .invariantFn("collect", (q) => {
-          for (const name of ["detail", "fact", "warning"]) for (const e of q.since(name, cursor)) names.push(`${e.level}:${e.name}`);
+          for (const name of ["detail", "fact", "warning"])
+            for (const e of q.since(name, cursor)) names.push(`${e.level}:${e.name}`);
         })
         .setDebugSeeds([1])
         .setIterations(1);
@@ -38,7 +47,8 @@ describe("trace timeline and invariants", () => {
       seen: { seq: number; timeMs: number; source: string; n: number }[] = [];
       resets = 0;
       observe(q: TraceQuery): void {
-        for (const e of q.since("tick", this.cursor)) this.seen.push({ seq: e.seq, timeMs: e.timeMs, source: e.source, n: e.num("n")! });
+        for (const e of q.since("tick", this.cursor))
+          this.seen.push({ seq: e.seq, timeMs: e.timeMs, source: e.source, n: e.num("n")! });
       }
       reset(): void {
         this.resets++;

@@ -75,7 +75,8 @@ class LedgerClient {
         if (error instanceof MaybeDelivered) result = "maybe-delivered";
         else if (error instanceof ConnectionFailed) result = "connection-failed";
         else if (error instanceof RequestTimeout) result = "timeout";
-        else if (error instanceof BrokenPromise) result = "broken-promise"; // the server shut down with it in hand
+        else if (error instanceof BrokenPromise)
+          result = "broken-promise"; // the server shut down with it in hand
         else throw error;
       }
       ctx.trace.info("outcome", { op, mode, result });

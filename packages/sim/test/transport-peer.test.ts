@@ -54,7 +54,10 @@ describe("peer reconnection backoff", () => {
       const { world: w, client } = world(seed);
       return runActor(w, async () => {
         const t = new RecordingTransport(client, { peer: { initialBackoffMs: 10, maxBackoffMs: 80 } });
-        await t.stub(EchoService, "10.0.1.1:7000").echo.getReply("x", { timeoutMs: 500 }).catch(() => undefined);
+        await t
+          .stub(EchoService, "10.0.1.1:7000")
+          .echo.getReply("x", { timeoutMs: 500 })
+          .catch(() => undefined);
         await t.close();
         return t.events.filter((e) => e.name === "transport_connect_failed").map((e) => e.atMs);
       });
@@ -80,7 +83,10 @@ describe("ping/pong liveness", () => {
       const peer = { pingIntervalMs: 100, pingTimeoutMs: 100, toleratedPingMisses: 1 };
       const t = new RecordingTransport(client, { peer });
       const started = client.time.now();
-      const error = await t.stub(EchoService, "10.0.1.1:7000").echo.tryGetReply("x").catch((e: unknown) => e);
+      const error = await t
+        .stub(EchoService, "10.0.1.1:7000")
+        .echo.tryGetReply("x")
+        .catch((e: unknown) => e);
       const elapsedMs = client.time.now() - started;
       await t.close();
       const misses = t.events.filter((e) => e.name === "transport_ping_missed").length;

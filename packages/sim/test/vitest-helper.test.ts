@@ -23,7 +23,10 @@ const thisFile = readFileSync(fileURLToPath(import.meta.url), "utf8").split("\n"
 const failingLine = thisFile.findIndex((l) => l.endsWith("// FAILING LINE")) + 1;
 
 async function failureOf(run: Promise<unknown>): Promise<SimulationFailed> {
-  const error = await run.then(() => null, (e: unknown) => e);
+  const error = await run.then(
+    () => null,
+    (e: unknown) => e,
+  );
   expect(error).toBeInstanceOf(SimulationFailed);
   return error as SimulationFailed;
 }

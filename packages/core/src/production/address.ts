@@ -26,7 +26,8 @@ export function parseAddr(addr: string, allowPortZero = false): SocketAddress {
     ip = bracketed[1]!;
     portText = bracketed[2]!;
     family = 6;
-    if (!isIPv6(ip)) throw new IoError("EINVAL", `invalid address '${addr}': '${ip}' is not an IPv6 address; ${FORMAT_HINT}`);
+    if (!isIPv6(ip))
+      throw new IoError("EINVAL", `invalid address '${addr}': '${ip}' is not an IPv6 address; ${FORMAT_HINT}`);
   } else {
     const colon = addr.lastIndexOf(":");
     if (colon < 0) throw new IoError("EINVAL", `invalid address '${addr}': missing ':port'; ${FORMAT_HINT}`);
@@ -36,7 +37,8 @@ export function parseAddr(addr: string, allowPortZero = false): SocketAddress {
     if (ip.includes(":")) {
       throw new IoError("EINVAL", `invalid address '${addr}': put an IPv6 address in brackets, like "[::1]:4500"`);
     }
-    if (!isIPv4(ip)) throw new IoError("EINVAL", `invalid address '${addr}': '${ip}' is not an IPv4 address; ${FORMAT_HINT}`);
+    if (!isIPv4(ip))
+      throw new IoError("EINVAL", `invalid address '${addr}': '${ip}' is not an IPv4 address; ${FORMAT_HINT}`);
   }
   const port = /^\d{1,5}$/.test(portText) ? Number(portText) : NaN;
   if (!(port >= (allowPortZero ? 0 : 1) && port <= 65535)) {

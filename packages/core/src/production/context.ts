@@ -42,9 +42,20 @@ export function productionProviders(options: ProductionProvidersOptions = {}): P
   const time = new ProductionTime();
   const random = new ProductionRandom();
   const network = new ProductionNetwork(options.network);
-  const storage = options.storageRoot === undefined ? new UnconfiguredStorage() : new ProductionStorage({ root: options.storageRoot });
+  const storage =
+    options.storageRoot === undefined
+      ? new UnconfiguredStorage()
+      : new ProductionStorage({ root: options.storageRoot });
   const tracer = options.tracer ?? new ConsoleTracer({ level: options.traceLevel ?? "info" });
-  const task = new ProductionTask({ time, random, network, storage, tracer, signal: options.signal, metrics: options.metrics ?? NO_METRICS });
+  const task = new ProductionTask({
+    time,
+    random,
+    network,
+    storage,
+    tracer,
+    signal: options.signal,
+    metrics: options.metrics ?? NO_METRICS,
+  });
   return { time, task, random, network, storage };
 }
 
@@ -96,7 +107,9 @@ export interface ProductionNodeContext extends NodeContext {
  */
 export function createNodeContext(options: NodeContextOptions): ProductionNodeContext {
   if (isIP(options.myIp) === 0) {
-    throw new InvalidConfiguration(`createNodeContext: myIp must be an IP address without port, got '${String(options.myIp)}'`);
+    throw new InvalidConfiguration(
+      `createNodeContext: myIp must be an IP address without port, got '${String(options.myIp)}'`,
+    );
   }
   const controller = new AbortController();
   const requestShutdown = (reason = "process is shutting down"): void => {
@@ -123,9 +136,16 @@ export function createNodeContext(options: NodeContextOptions): ProductionNodeCo
       dispose = () => source.removeEventListener("abort", follow);
     }
   }
-  const tracer = options.tracer ?? new ConsoleTracer({ level: options.traceLevel ?? "info", fields: { node: options.myIp } });
+  const tracer =
+    options.tracer ?? new ConsoleTracer({ level: options.traceLevel ?? "info", fields: { node: options.myIp } });
   const metrics = options.metrics ?? NO_METRICS;
-  const providers = productionProviders({ tracer, signal: controller.signal, network: options.network, storageRoot: options.storageRoot, metrics });
+  const providers = productionProviders({
+    tracer,
+    signal: controller.signal,
+    network: options.network,
+    storageRoot: options.storageRoot,
+    metrics,
+  });
   return {
     ...providers,
     myIp: options.myIp,

@@ -10,7 +10,12 @@ export {
   DEFAULT_READ_HIGH_WATER_MARK,
   type ProductionNetworkOptions,
 } from "./network.ts";
-export { ProductionStorage, ProductionStorageFile, UnconfiguredStorage, type ProductionStorageOptions } from "./storage.ts";
+export {
+  ProductionStorage,
+  ProductionStorageFile,
+  UnconfiguredStorage,
+  type ProductionStorageOptions,
+} from "./storage.ts";
 export { parseAddr, formatAddr, toIoError, type SocketAddress } from "./address.ts";
 export { prometheusMetrics, type PromClientLike, type PromRegistryLike, type PrometheusMetrics } from "./prometheus.ts";
 export { ConsoleTracer, NullTracer, type ConsoleTracerOptions } from "./tracer.ts";

@@ -77,7 +77,12 @@ export class ProductionConnection implements Connection {
    */
   read(): Promise<Uint8Array | null> {
     if (this.reader !== undefined) {
-      return Promise.reject(new IoError("EBUSY", `a read on ${this.localAddr} is already waiting; read from one task at a time (a read raced against a timeout keeps waiting and takes the next bytes: keep awaiting it, or close the connection)`));
+      return Promise.reject(
+        new IoError(
+          "EBUSY",
+          `a read on ${this.localAddr} is already waiting; read from one task at a time (a read raced against a timeout keeps waiting and takes the next bytes: keep awaiting it, or close the connection)`,
+        ),
+      );
     }
     return new Promise<Uint8Array | null>((resolve, reject) => {
       this.reader = { resolve, reject };
@@ -266,12 +271,20 @@ export class ProductionNetwork implements NetworkProvider {
 
   /** Listens on `ip:port` (port 0 picks a free port: read it from `localAddr`). */
   bind(addr: string): Promise<ProductionListener> {
-    return gate(this.halt, () => this.listen(addr), (listener) => void listener.close());
+    return gate(
+      this.halt,
+      () => this.listen(addr),
+      (listener) => void listener.close(),
+    );
   }
 
   /** Connects to `ip:port`; `IoError("ECONNREFUSED")` when nobody listens there. */
   connect(addr: string): Promise<ProductionConnection> {
-    return gate(this.halt, () => this.open(addr), (connection) => connection.destroy());
+    return gate(
+      this.halt,
+      () => this.open(addr),
+      (connection) => connection.destroy(),
+    );
   }
 
   private listen(addr: string): Promise<ProductionListener> {

@@ -33,7 +33,9 @@ interface PromMetricConfig<R> {
 export interface PromClientLike<R extends PromRegistryLike = PromRegistryLike> {
   readonly Registry: new () => R;
   readonly Counter: new (config: PromMetricConfig<R>) => { inc(labels: Labels, value: number): void };
-  readonly Gauge: new (config: PromMetricConfig<R>) => {
+  readonly Gauge: new (
+    config: PromMetricConfig<R>,
+  ) => {
     set(labels: Labels, value: number): void;
     inc(labels: Labels, value: number): void;
     dec(labels: Labels, value: number): void;
@@ -51,13 +53,21 @@ export interface PrometheusMetrics<R extends PromRegistryLike = PromRegistryLike
   readonly registry: R;
 }
 
-export function prometheusMetrics<R extends PromRegistryLike>(client: PromClientLike<R>, options: { registry?: R } = {}): PrometheusMetrics<R> {
+export function prometheusMetrics<R extends PromRegistryLike>(
+  client: PromClientLike<R>,
+  options: { registry?: R } = {},
+): PrometheusMetrics<R> {
   const registry = options.registry ?? new client.Registry();
   const definitions = new MetricDefinitions();
   const made = new Map<string, unknown>();
   // A second declaration must match the first (kind and labels), as in the simulator; it then
   // gets the metric made the first time.
-  const define = <T>(kind: MetricKind, name: string, opts: HistogramOptions, make: (labelNames: readonly string[]) => T): T => {
+  const define = <T>(
+    kind: MetricKind,
+    name: string,
+    opts: HistogramOptions,
+    make: (labelNames: readonly string[]) => T,
+  ): T => {
     const { definition, created } = definitions.define(kind, name, opts);
     if (!created) return made.get(name) as T;
     const metric = make(definition.labelNames);
@@ -78,7 +88,8 @@ export function prometheusMetrics<R extends PromRegistryLike>(client: PromClient
         const c = new client.Counter(config(name, opts, labelNames));
         return {
           inc(value = 1, labels?: MetricLabels) {
-            if (!(value >= 0)) throw new InvalidConfiguration(`counter ${name}: inc(${value}) must add a non-negative number`);
+            if (!(value >= 0))
+              throw new InvalidConfiguration(`counter ${name}: inc(${value}) must add a non-negative number`);
             c.inc(checkMetricLabels(name, labelNames, labels) as Labels, value);
           },
         };

@@ -25,7 +25,9 @@ export class ProductionRandom implements RandomProvider {
   /** A uniform integer in `[lo, hi)`; `RangeError` unless both are safe integers with `lo < hi`. */
   randomRange(lo: number, hi: number): number {
     if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || !(lo < hi)) {
-      throw new RangeError(`randomRange(lo, hi) needs safe integers with lo < hi, got lo=${String(lo)}, hi=${String(hi)}`);
+      throw new RangeError(
+        `randomRange(lo, hi) needs safe integers with lo < hi, got lo=${String(lo)}, hi=${String(hi)}`,
+      );
     }
     const span = hi - lo; // exact up to 2^53; a larger true span never computes below 2^52
     if (span <= TWO_POW_48) return randomInt(lo, hi);

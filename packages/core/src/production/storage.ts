@@ -66,7 +66,9 @@ export class ProductionStorageFile implements StorageFile {
       let filled = 0;
       // A regular file returns short reads only at its end; loop anyway, as POSIX allows them.
       while (filled < length) {
-        const { bytesRead } = await this.io("read", () => this.handle.read(buffer, filled, length - filled, offset + filled));
+        const { bytesRead } = await this.io("read", () =>
+          this.handle.read(buffer, filled, length - filled, offset + filled),
+        );
         if (bytesRead === 0) break;
         filled += bytesRead;
       }
@@ -86,7 +88,9 @@ export class ProductionStorageFile implements StorageFile {
         // O_APPEND with a null position appends atomically, whatever the platform does with
         // positional writes on append-mode descriptors.
         const position = this.appending ? null : offset + written;
-        const { bytesWritten } = await this.io("write", () => this.handle.write(copy, written, copy.length - written, position));
+        const { bytesWritten } = await this.io("write", () =>
+          this.handle.write(copy, written, copy.length - written, position),
+        );
         written += bytesWritten;
       }
     });
@@ -113,7 +117,8 @@ export class ProductionStorageFile implements StorageFile {
       const refused = checkLength(sizeBytes) ?? this.check("setLength", true);
       if (refused !== null) throw refused;
       // Linux answers EINVAL for ftruncate on a descriptor not open for writing; say it first.
-      if (!this.writable) throw new IoError("EINVAL", `setLength on ${this.path}: the file was not opened with write or append`);
+      if (!this.writable)
+        throw new IoError("EINVAL", `setLength on ${this.path}: the file was not opened with write or append`);
       await this.io("setLength", () => this.handle.truncate(sizeBytes));
       // The contract makes size changes durable at once (the simulator never loses them).
       await this.io("setLength", () => this.handle.sync());
@@ -130,7 +135,8 @@ export class ProductionStorageFile implements StorageFile {
 
   /** `EBADF` when closed or not opened for this access, else null. */
   private check(op: string, allowed: boolean): IoError | null {
-    if (this.closed) return new IoError("EBADF", `${op} on ${this.path}: the file handle is closed; open the file again`);
+    if (this.closed)
+      return new IoError("EBADF", `${op} on ${this.path}: the file handle is closed; open the file again`);
     if (!allowed) {
       const needs = op === "read" ? "read" : "write or append";
       return new IoError("EBADF", `${op} on ${this.path}: the file was not opened with ${needs}`);
@@ -156,7 +162,9 @@ export class ProductionStorage implements StorageProvider {
 
   constructor(options: ProductionStorageOptions) {
     if (typeof options?.root !== "string" || options.root.length === 0) {
-      throw new InvalidConfiguration("ProductionStorage needs { root: <directory> }, the directory that will hold every file");
+      throw new InvalidConfiguration(
+        "ProductionStorage needs { root: <directory> }, the directory that will hold every file",
+      );
     }
     this.root = resolve(options.root);
     this.halt = options.halt;
@@ -205,7 +213,11 @@ export class ProductionStorage implements StorageProvider {
       const target = await this.resolvePath(to);
       // rename(2) moves directories too; the contract only knows files.
       const info = await this.fs(`rename ${from}`, () => stat(source));
-      if (info.isDirectory()) throw new IoError("EISDIR", `rename ${from}: it is a directory (other files live under "${from}/"), not a file`);
+      if (info.isDirectory())
+        throw new IoError(
+          "EISDIR",
+          `rename ${from}: it is a directory (other files live under "${from}/"), not a file`,
+        );
       await this.makeParents(target, to);
       await this.fs(`rename ${from} -> ${to}`, () => rename(source, target));
       await this.syncDirectory(dirname(target));
@@ -218,7 +230,8 @@ export class ProductionStorage implements StorageProvider {
 
   list(prefix = ""): Promise<string[]> {
     return gate(this.halt, async () => {
-      if (typeof prefix !== "string") throw new IoError("EINVAL", `list(prefix) needs a string prefix, got ${typeof prefix}`);
+      if (typeof prefix !== "string")
+        throw new IoError("EINVAL", `list(prefix) needs a string prefix, got ${typeof prefix}`);
       await this.ensureRoot();
       const out: string[] = [];
       await this.walk(this.root, "", prefix, out);
@@ -262,7 +275,8 @@ export class ProductionStorage implements StorageProvider {
     if (invalid !== null) throw invalid;
     const full = join(this.root, ...path.split("/"));
     // checkStoragePath already rules out "..": this is the belt to those braces.
-    if (!full.startsWith(this.root + sep)) throw new IoError("EINVAL", `storage path ${JSON.stringify(path)} resolves outside the root ${this.root}`);
+    if (!full.startsWith(this.root + sep))
+      throw new IoError("EINVAL", `storage path ${JSON.stringify(path)} resolves outside the root ${this.root}`);
     await this.ensureRoot();
     return full;
   }
@@ -359,7 +373,9 @@ export class UnconfiguredStorage implements StorageProvider {
   }
   private fail<T>(call: string): Promise<T> {
     return Promise.reject(
-      new InvalidConfiguration(`storage.${call}: no storage root is configured; pass { storageRoot: "<directory>" } to productionProviders() or createNodeContext()`),
+      new InvalidConfiguration(
+        `storage.${call}: no storage root is configured; pass { storageRoot: "<directory>" } to productionProviders() or createNodeContext()`,
+      ),
     );
   }
   open(): Promise<StorageFile> {

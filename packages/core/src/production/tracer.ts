@@ -29,7 +29,9 @@ export class ConsoleTracer implements Tracer {
   constructor(options: ConsoleTracerOptions = {}) {
     this.level = options.level ?? "info";
     if (!Object.hasOwn(TRACE_LEVEL_ORDER, this.level)) {
-      throw new RangeError(`ConsoleTracer level must be one of trace, debug, info, warn, error; got ${String(this.level)}`);
+      throw new RangeError(
+        `ConsoleTracer level must be one of trace, debug, info, warn, error; got ${String(this.level)}`,
+      );
     }
     this.floor = TRACE_LEVEL_ORDER[this.level];
     this.fields = options.fields ?? {};

@@ -54,28 +54,40 @@ export class BrokenPromise extends TransportError {
 
 /** No endpoint (or no such method) at that token on the server: the request did not run. */
 export class EndpointNotFound extends TransportError {
-  constructor(readonly endpoint: string, detail = "") {
+  constructor(
+    readonly endpoint: string,
+    detail = "",
+  ) {
     super(`no endpoint ${endpoint} on the server${detail}: check the address and token, or that the service is served`);
   }
 }
 
 /** The request never left this process: no connection could carry it. It did not run. */
 export class ConnectionFailed extends TransportError {
-  constructor(readonly address: string, reason: string) {
+  constructor(
+    readonly address: string,
+    reason: string,
+  ) {
     super(`request to ${address} was never sent: ${reason}`);
   }
 }
 
 /** `getReply` got no reply within its timeout. The request may have run, once or more. */
 export class RequestTimeout extends TransportError {
-  constructor(readonly timeoutMs: number, readonly address: string) {
+  constructor(
+    readonly timeoutMs: number,
+    readonly address: string,
+  ) {
     super(`no reply from ${address} within ${timeoutMs} ms; the request may have run (raise timeoutMs or check it)`);
   }
 }
 
 /** The request was sent, then the connection failed or the wait ended without a reply: it may or may not have run. */
 export class MaybeDelivered extends TransportError {
-  constructor(readonly address: string, reason: string) {
+  constructor(
+    readonly address: string,
+    reason: string,
+  ) {
     super(`request to ${address} may or may not have been delivered: ${reason}`);
   }
 }

@@ -17,15 +17,7 @@ import { InvalidConfiguration, IoError, isAbortError, TimeoutError } from "../er
 import type { Listener, Providers } from "../providers.ts";
 import type { Tracer } from "../trace.ts";
 import { peerConfig, type PeerConfig } from "./config.ts";
-import {
-  decodeEnvelope,
-  encodeError,
-  encodeOneWay,
-  encodeReply,
-  encodeRequest,
-  ErrorCode,
-  Kind,
-} from "./envelope.ts";
+import { decodeEnvelope, encodeError, encodeOneWay, encodeReply, encodeRequest, ErrorCode, Kind } from "./envelope.ts";
 import {
   ApplicationError,
   BrokenPromise,
@@ -458,8 +450,13 @@ export class Transport implements PeerHost {
       } else if (mode.kind === "get") {
         this.afterTimeout(mode.timeoutMs, finished, () => finish(new RequestTimeout(mode.timeoutMs, address)));
       } else if (mode.kind === "unlessFailed") {
-        void this.watchFailure(address, mode.failedForMs, finished, () => done, (since) =>
-          finish(unknownOutcome(`${address} has been failed for ${mode.failedForMs} ms (since ${since} ms)`)),
+        void this.watchFailure(
+          address,
+          mode.failedForMs,
+          finished,
+          () => done,
+          (since) =>
+            finish(unknownOutcome(`${address} has been failed for ${mode.failedForMs} ms (since ${since} ms)`)),
         );
       }
     });

@@ -58,13 +58,18 @@ export const AttritionVictims = Object.freeze({
   },
   /** The processes of one group (named after its process's `name`). */
   group(name: string): AttritionVictims {
-    if (typeof name !== "string" || name.length === 0) throw new InvalidConfiguration(`AttritionVictims.group(name): name must be a process group's name, got ${JSON.stringify(name) ?? String(name)}`);
+    if (typeof name !== "string" || name.length === 0)
+      throw new InvalidConfiguration(
+        `AttritionVictims.group(name): name must be a process group's name, got ${JSON.stringify(name) ?? String(name)}`,
+      );
     return Object.freeze({ kind: "group", group: name });
   },
   /** The processes whose tag `key` is `value` (see `.tags(...)`). */
   tagged(key: string, value: string): AttritionVictims {
     if (typeof key !== "string" || key.length === 0 || typeof value !== "string") {
-      throw new InvalidConfiguration(`AttritionVictims.tagged(key, value): key must be a non-empty string and value a string, got ${JSON.stringify(key)}, ${JSON.stringify(value)}`);
+      throw new InvalidConfiguration(
+        `AttritionVictims.tagged(key, value): key must be a non-empty string and value a string, got ${JSON.stringify(key)}, ${JSON.stringify(value)}`,
+      );
     }
     return Object.freeze({ kind: "tagged", key, value });
   },
@@ -143,21 +148,28 @@ function checkVictims(victims: unknown, call: string): AttritionVictims {
   if (v !== null && typeof v === "object") {
     if (v.kind === "any") return AttritionVictims.any();
     if (v.kind === "group" && typeof v.group === "string" && v.group.length > 0) return AttritionVictims.group(v.group);
-    if (v.kind === "tagged" && typeof v.key === "string" && v.key.length > 0 && typeof v.value === "string") return AttritionVictims.tagged(v.key, v.value);
+    if (v.kind === "tagged" && typeof v.key === "string" && v.key.length > 0 && typeof v.value === "string")
+      return AttritionVictims.tagged(v.key, v.value);
   }
-  throw new InvalidConfiguration(`${call}: victims must be AttritionVictims.any(), AttritionVictims.group(name) or AttritionVictims.tagged(key, value), got ${JSON.stringify(victims) ?? String(victims)}`);
+  throw new InvalidConfiguration(
+    `${call}: victims must be AttritionVictims.any(), AttritionVictims.group(name) or AttritionVictims.tagged(key, value), got ${JSON.stringify(victims) ?? String(victims)}`,
+  );
 }
 
 /** Validates `config` (what can be seen without the topology) and fills the defaults. */
 export function checkAttrition(config: AttritionConfig, mode: ChaosMode, call: string): AttritionPlan {
   if (config === null || typeof config !== "object") {
-    throw new InvalidConfiguration(`${call}: config must be { maxDead, probGraceful, probCrash, probWipe, recoveryDelayMs?, gracePeriodMs?, scope?, victims? }`);
+    throw new InvalidConfiguration(
+      `${call}: config must be { maxDead, probGraceful, probCrash, probWipe, recoveryDelayMs?, gracePeriodMs?, scope?, victims? }`,
+    );
   }
   const errors: string[] = [];
-  if (!Number.isSafeInteger(config.maxDead) || config.maxDead < 0) errors.push(`maxDead must be a whole number >= 0, got ${String(config.maxDead)}`);
+  if (!Number.isSafeInteger(config.maxDead) || config.maxDead < 0)
+    errors.push(`maxDead must be a whole number >= 0, got ${String(config.maxDead)}`);
   for (const name of ["probGraceful", "probCrash", "probWipe"] as const) {
     const w = config[name];
-    if (typeof w !== "number" || !Number.isFinite(w) || w < 0) errors.push(`${name} must be a finite weight >= 0 (weights, not percentages), got ${String(w)}`);
+    if (typeof w !== "number" || !Number.isFinite(w) || w < 0)
+      errors.push(`${name} must be a finite weight >= 0 (weights, not percentages), got ${String(w)}`);
   }
   const recovery = config.recoveryDelayMs ?? DEFAULT_RECOVERY_DELAY_MS;
   const grace = config.gracePeriodMs ?? DEFAULT_GRACE_PERIOD_MS;
@@ -166,7 +178,10 @@ export function checkAttrition(config: AttritionConfig, mode: ChaosMode, call: s
   if (recoveryError !== null) errors.push(recoveryError);
   if (graceError !== null) errors.push(graceError);
   const scope = config.scope ?? "process";
-  if (!ATTRITION_SCOPES.includes(scope)) errors.push(`scope must be one of ${ATTRITION_SCOPES.map((s) => `"${s}"`).join(", ")}, got ${JSON.stringify(scope) ?? String(scope)}`);
+  if (!ATTRITION_SCOPES.includes(scope))
+    errors.push(
+      `scope must be one of ${ATTRITION_SCOPES.map((s) => `"${s}"`).join(", ")}, got ${JSON.stringify(scope) ?? String(scope)}`,
+    );
   if (errors.length > 0) throw new InvalidConfiguration(`${call}: ${errors.join("; ")}`);
   return Object.freeze({
     mode,
@@ -199,13 +214,22 @@ export interface AttritionGroupInfo {
 }
 
 /** Combination mistakes of the attrition entries with the rest of the configuration. */
-export function attritionErrors(entries: readonly AttritionPlan[], groups: readonly AttritionGroupInfo[], chaosDurationMs: number | null): string[] {
+export function attritionErrors(
+  entries: readonly AttritionPlan[],
+  groups: readonly AttritionGroupInfo[],
+  chaosDurationMs: number | null,
+): string[] {
   if (entries.length === 0) return [];
   const errors: string[] = [];
   if (chaosDurationMs === null) {
-    errors.push("Chaos.attrition(...) needs a chaos window: add .chaosDuration(ms); attrition reboots processes only between the start of the run phase and the cutoff, leaving a quiet tail for recovery");
+    errors.push(
+      "Chaos.attrition(...) needs a chaos window: add .chaosDuration(ms); attrition reboots processes only between the start of the run phase and the cutoff, leaving a quiet tail for recovery",
+    );
   }
-  if (groups.length === 0) errors.push("Chaos.attrition(...) reboots processes and there are none: add .processes(count, factory) or .cluster(config, factory)");
+  if (groups.length === 0)
+    errors.push(
+      "Chaos.attrition(...) reboots processes and there are none: add .processes(count, factory) or .cluster(config, factory)",
+    );
   const cluster = groups.find((g) => g.cluster);
   for (const entry of entries) {
     const name = `Chaos.attrition(victims ${victimsKey(entry.victims)})`;
@@ -213,16 +237,26 @@ export function attritionErrors(entries: readonly AttritionPlan[], groups: reado
     let pool: AttritionGroupInfo[] = groups.slice();
     if (v.kind === "group") {
       pool = groups.filter((g) => g.name === v.group);
-      if (pool.length === 0 && groups.length > 0) errors.push(`${name}: no process group is named '${v.group}'; groups: ${groups.map((g) => `'${g.name}'`).join(", ")}`);
+      if (pool.length === 0 && groups.length > 0)
+        errors.push(
+          `${name}: no process group is named '${v.group}'; groups: ${groups.map((g) => `'${g.name}'`).join(", ")}`,
+        );
     } else if (v.kind === "tagged") {
       pool = groups.filter((g) => g.tags[v.key]?.includes(v.value) === true);
-      if (pool.length === 0 && groups.length > 0) errors.push(`${name}: no process group has tag ${v.key}=${v.value}; set it with .tags({ ${JSON.stringify(v.key)}: [...] }) after the group's processes(...)`);
+      if (pool.length === 0 && groups.length > 0)
+        errors.push(
+          `${name}: no process group has tag ${v.key}=${v.value}; set it with .tags({ ${JSON.stringify(v.key)}: [...] }) after the group's processes(...)`,
+        );
     }
     if (entry.scope !== "process") {
       if (cluster === undefined) {
-        errors.push(`${name}: scope "${entry.scope}" needs failure domains: lay the processes out with .cluster(config, factory), or use scope "process"`);
+        errors.push(
+          `${name}: scope "${entry.scope}" needs failure domains: lay the processes out with .cluster(config, factory), or use scope "process"`,
+        );
       } else if (pool.length > 0 && !pool.some((g) => g.cluster)) {
-        errors.push(`${name}: scope "${entry.scope}" reboots domains of the cluster group '${cluster.name}', and none of these victims is in it; choose victims in the cluster or scope "process"`);
+        errors.push(
+          `${name}: scope "${entry.scope}" reboots domains of the cluster group '${cluster.name}', and none of these victims is in it; choose victims in the cluster or scope "process"`,
+        );
       }
     }
   }
@@ -258,7 +292,10 @@ export function resolveAttritionChaos(entries: readonly AttritionPlan[], config:
  * The kind of one reboot: `u = rangeInt(0, 10000) / 10000` (one sim draw) scaled by the total
  * weight picks graceful, crash or crash-and-wipe; all weights zero means crash (no draw).
  */
-export function drawRebootKind(sim: RandomStream, record: Pick<AttritionChaosRecord, "probGraceful" | "probCrash" | "probWipe">): RebootKind {
+export function drawRebootKind(
+  sim: RandomStream,
+  record: Pick<AttritionChaosRecord, "probGraceful" | "probCrash" | "probWipe">,
+): RebootKind {
   const total = record.probGraceful + record.probCrash + record.probWipe;
   if (!(total > 0)) return "crash";
   const r = (sim.rangeInt(0, 10_000) / 10_000) * total;
@@ -269,7 +306,9 @@ export function drawRebootKind(sim: RandomStream, record: Pick<AttritionChaosRec
 
 /** One line per entry for reports: `attrition[any]=swarm maxDead=1 weights=1/2/0 off=[wipe]`. */
 export function describeAttritionChaos(record: AttritionChaosRecord): string {
-  const parts = [`attrition[${victimsKey(record.victims)}${record.scope === "process" ? "" : `/${record.scope}`}]=${record.mode}`];
+  const parts = [
+    `attrition[${victimsKey(record.victims)}${record.scope === "process" ? "" : `/${record.scope}`}]=${record.mode}`,
+  ];
   parts.push(`maxDead=${record.maxDead}`, `weights=${record.probGraceful}/${record.probCrash}/${record.probWipe}`);
   // All weights zero still reboots: every reboot is then a crash (see drawRebootKind).
   const totalWeight = record.probGraceful + record.probCrash + record.probWipe;

@@ -54,7 +54,9 @@ function checkProbability(probability: number, what: string): void {
 
 function checkId(id: string, call: string): void {
   if (typeof id !== "string" || id.length === 0) {
-    throw new TypeError(`${call} needs a stable, non-empty string id naming the point (for example "storage: short write"), got ${JSON.stringify(id) ?? String(id)}`);
+    throw new TypeError(
+      `${call} needs a stable, non-empty string id naming the point (for example "storage: short write"), got ${JSON.stringify(id) ?? String(id)}`,
+    );
   }
 }
 
@@ -94,7 +96,9 @@ export class Buggify {
   knob(id: string, defaultValue: number, lo: number, hi: number): number {
     checkId(id, "buggifyKnob");
     if (typeof lo !== "number" || typeof hi !== "number" || !Number.isFinite(lo) || !Number.isFinite(hi)) {
-      throw new RangeError(`buggifyKnob("${id}", default, [lo, hi)) needs finite numeric bounds, got [${String(lo)}, ${String(hi)})`);
+      throw new RangeError(
+        `buggifyKnob("${id}", default, [lo, hi)) needs finite numeric bounds, got [${String(lo)}, ${String(hi)})`,
+      );
     }
     if (!this.fires(id, BUGGIFY_KNOB_FIRE_PROBABILITY)) return defaultValue;
     if (!(lo < hi)) return lo;
@@ -127,7 +131,9 @@ function rotl64(value: bigint, bits: bigint): bigint {
 export function swarmOpEnabled(seed: number, opId: number): boolean {
   assertSeed(seed);
   if (!Number.isInteger(opId) || opId < 0 || opId > MAX_SWARM_OP_ID) {
-    throw new RangeError(`swarmOpEnabled(opId): opId must be an integer 0..${MAX_SWARM_OP_ID} (one byte per operation family), got ${String(opId)}`);
+    throw new RangeError(
+      `swarmOpEnabled(opId): opId must be an integer 0..${MAX_SWARM_OP_ID} (one byte per operation family), got ${String(opId)}`,
+    );
   }
   const input = (BigInt(seed) ^ SWARM_OP_KEY ^ rotl64(BigInt(opId), 32n)) & MASK_64;
   return splitmix64(input).value >> 63n === 1n;

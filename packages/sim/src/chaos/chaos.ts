@@ -35,7 +35,9 @@ export const KNOB_SURFACES = ["network", "storage", "clock"] as const;
 
 function checkMode(mode: unknown, call: string): ChaosMode {
   if (!CHAOS_MODES.includes(mode as ChaosMode)) {
-    throw new InvalidConfiguration(`${call}: mode must be "random" (every parameter drawn per seed) or "swarm" (random, then each family off with probability 1/2), got ${JSON.stringify(mode) ?? String(mode)}`);
+    throw new InvalidConfiguration(
+      `${call}: mode must be "random" (every parameter drawn per seed) or "swarm" (random, then each family off with probability 1/2), got ${JSON.stringify(mode) ?? String(mode)}`,
+    );
   }
   return mode as ChaosMode;
 }
@@ -70,7 +72,11 @@ export const Chaos = Object.freeze({
    */
   attrition(config: AttritionConfig, mode: ChaosMode): Chaos {
     const checked = checkMode(mode, "Chaos.attrition(config, mode)");
-    return Object.freeze({ surface: "attrition", mode: checked, config: checkAttrition(config, checked, "Chaos.attrition(config, mode)") });
+    return Object.freeze({
+      surface: "attrition",
+      mode: checked,
+      config: checkAttrition(config, checked, "Chaos.attrition(config, mode)"),
+    });
   },
   /** Spike the knobs of the enabled surfaces on the seeds where their buggify points fire. */
   buggifyKnobs(): Chaos {
@@ -99,7 +105,9 @@ export const NO_CHAOS: ChaosPlan = Object.freeze({ network: null, buggifyKnobs: 
  */
 export function applyChaosEntries(plan: ChaosPlan, entries: readonly Chaos[]): ChaosPlan {
   if (!Array.isArray(entries)) {
-    throw new InvalidConfiguration("enableChaos(entries): entries must be an array, e.g. enableChaos([Chaos.network(\"swarm\"), Chaos.buggifyKnobs()])");
+    throw new InvalidConfiguration(
+      'enableChaos(entries): entries must be an array, e.g. enableChaos([Chaos.network("swarm"), Chaos.buggifyKnobs()])',
+    );
   }
   let network = plan.network;
   let storage = plan.storage;
@@ -121,7 +129,12 @@ export function applyChaosEntries(plan: ChaosPlan, entries: readonly Chaos[]): C
       case "attrition": {
         const { mode, config } = entry as { mode?: unknown; config?: unknown };
         const checked = checkMode(mode, `enableChaos: entry ${i} (attrition)`);
-        attrition = Object.freeze(addAttritionEntry(attrition ?? [], checkAttrition(config as AttritionConfig, checked, `enableChaos: entry ${i} (attrition)`)));
+        attrition = Object.freeze(
+          addAttritionEntry(
+            attrition ?? [],
+            checkAttrition(config as AttritionConfig, checked, `enableChaos: entry ${i} (attrition)`),
+          ),
+        );
         break;
       }
       case "buggifyKnobs":
@@ -138,7 +151,8 @@ export function applyChaosEntries(plan: ChaosPlan, entries: readonly Chaos[]): C
     storage,
     buggifyKnobs,
     ...(clock !== undefined ? { clock } : {}),
-    ...(attrition !== undefined ? { attrition } : {}) });
+    ...(attrition !== undefined ? { attrition } : {}),
+  });
 }
 
 /** Configuration mistakes of a plan alone, as messages that say what to change. */
@@ -146,7 +160,9 @@ export function chaosPlanErrors(plan: ChaosPlan): string[] {
   const errors: string[] = [];
   const knobSurfaceEnabled = KNOB_SURFACES.some((surface) => (plan[surface] ?? null) !== null);
   if (plan.buggifyKnobs && !knobSurfaceEnabled) {
-    errors.push("Chaos.buggifyKnobs() spikes the knobs of enabled chaos surfaces and none is enabled: add Chaos.network(\"random\" | \"swarm\"), Chaos.storage(\"random\" | \"swarm\") or Chaos.clock(\"random\" | \"swarm\") to enableChaos([...]), or drop Chaos.buggifyKnobs()");
+    errors.push(
+      'Chaos.buggifyKnobs() spikes the knobs of enabled chaos surfaces and none is enabled: add Chaos.network("random" | "swarm"), Chaos.storage("random" | "swarm") or Chaos.clock("random" | "swarm") to enableChaos([...]), or drop Chaos.buggifyKnobs()',
+    );
   }
   return errors;
 }

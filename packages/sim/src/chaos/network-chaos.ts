@@ -121,7 +121,16 @@ export const RANDOM_NETWORK_RANGES = Object.freeze({
 });
 
 /** The families the swarm mask may switch off, in the order of their `config`-stream draws. */
-export const SWARM_NETWORK_FAMILIES = ["clog", "partition", "bitFlip", "randomClose", "connectFailure", "clockDrift", "buggifiedDelay", "pairLatency"] as const;
+export const SWARM_NETWORK_FAMILIES = [
+  "clog",
+  "partition",
+  "bitFlip",
+  "randomClose",
+  "connectFailure",
+  "clockDrift",
+  "buggifiedDelay",
+  "pairLatency",
+] as const;
 export type SwarmNetworkFamily = (typeof SWARM_NETWORK_FAMILIES)[number];
 /** Probability that the swarm mask switches one family off for a seed. */
 export const SWARM_FAMILY_OFF_PROBABILITY = 0.5;
@@ -220,7 +229,10 @@ export const SWARM_NETWORK_FAMILY_OFF = Object.freeze({
 } satisfies Record<SwarmNetworkFamily, Partial<NetworkConfig>>);
 
 /** Switches off the families the mask left off. */
-export function applySwarmMask(config: NetworkConfig, mask: Readonly<Record<SwarmNetworkFamily, boolean>>): NetworkConfig {
+export function applySwarmMask(
+  config: NetworkConfig,
+  mask: Readonly<Record<SwarmNetworkFamily, boolean>>,
+): NetworkConfig {
   let masked: NetworkConfig = config;
   for (const family of SWARM_NETWORK_FAMILIES) {
     if (!mask[family]) masked = { ...masked, ...SWARM_NETWORK_FAMILY_OFF[family] };
@@ -228,12 +240,24 @@ export function applySwarmMask(config: NetworkConfig, mask: Readonly<Record<Swar
   return Object.freeze({ ...masked });
 }
 
-const KNOB_FAMILY: Record<KnobName, SwarmNetworkFamily> = { clogProbability: "clog", partitionProbability: "partition", randomCloseProbability: "randomClose" };
+const KNOB_FAMILY: Record<KnobName, SwarmNetworkFamily> = {
+  clogProbability: "clog",
+  partitionProbability: "partition",
+  randomCloseProbability: "randomClose",
+};
 
 /** Spikes the knobs whose buggify points fire, leaving masked-off families off. */
-function spikeKnobs(config: NetworkConfig, buggify: Buggify, mask: Readonly<Record<SwarmNetworkFamily, boolean>> | null): { config: NetworkConfig; spiked: Partial<Record<KnobName, number>> } {
+function spikeKnobs(
+  config: NetworkConfig,
+  buggify: Buggify,
+  mask: Readonly<Record<SwarmNetworkFamily, boolean>> | null,
+): { config: NetworkConfig; spiked: Partial<Record<KnobName, number>> } {
   const spiked: Partial<Record<KnobName, number>> = {};
-  const next: Record<KnobName, number> = { clogProbability: config.clogProbability, partitionProbability: config.partitionProbability, randomCloseProbability: config.randomCloseProbability };
+  const next: Record<KnobName, number> = {
+    clogProbability: config.clogProbability,
+    partitionProbability: config.partitionProbability,
+    randomCloseProbability: config.randomCloseProbability,
+  };
   for (const name of Object.keys(NETWORK_KNOBS) as KnobName[]) {
     if (mask !== null && !mask[KNOB_FAMILY[name]]) continue;
     const { id, range } = NETWORK_KNOBS[name];
@@ -250,7 +274,12 @@ function spikeKnobs(config: NetworkConfig, buggify: Buggify, mask: Readonly<Reco
  * The network configuration of one seed. Draw order: random parameters (`sim`), then the swarm
  * mask (`config`), then the knobs (`sim`, through buggify).
  */
-export function resolveNetworkChaos(plan: ChaosPlan, fixed: NetworkFaultsSetting, streams: SeedStreams, buggify: Buggify): NetworkChaosRecord {
+export function resolveNetworkChaos(
+  plan: ChaosPlan,
+  fixed: NetworkFaultsSetting,
+  streams: SeedStreams,
+  buggify: Buggify,
+): NetworkChaosRecord {
   const mode = plan.network;
   if (mode === null) {
     const config = fixed === "baseline" ? NETWORK_BASELINE : fixed === "none" ? NETWORK_NO_FAULTS : fixed;
@@ -315,7 +344,8 @@ export function describeNetworkChaos(record: NetworkChaosRecord): string {
   if (c.bitFlipProbability > 0) active.push(`bitFlip:${c.bitFlipProbability.toPrecision(2)}`);
   if (c.randomCloseProbability > 0) active.push(`randomClose:${c.randomCloseProbability.toPrecision(2)}`);
   if (c.clogProbability > 0) active.push(`clog:${c.clogProbability.toPrecision(2)}`);
-  if (c.partitionProbability > 0) active.push(`partition:${c.partitionProbability.toPrecision(2)}/${c.partitionStrategy}`);
+  if (c.partitionProbability > 0)
+    active.push(`partition:${c.partitionProbability.toPrecision(2)}/${c.partitionStrategy}`);
   if (c.clockDriftEnabled && c.clockDriftMaxUs > 0) active.push(`drift:${c.clockDriftMaxUs / 1000}ms`);
   if (c.buggifiedDelayEnabled && c.buggifiedDelayProbability > 0) active.push("sleepDelay");
   if (c.pairLatencyUs[1] > 0) active.push(`pairLatency:<${c.pairLatencyUs[1] / 1000}ms`);

@@ -49,7 +49,11 @@ export function randomLatency(sim: RandomStream, spec: LatencyDraw): LatencyDist
  * A swarm mask: one `config`-stream draw per family in `families` order; a family stays on
  * (true) unless its draw falls under `offProbability`.
  */
-export function drawFamilyMask<F extends string>(config: RandomStream, families: readonly F[], offProbability: number): Record<F, boolean> {
+export function drawFamilyMask<F extends string>(
+  config: RandomStream,
+  families: readonly F[],
+  offProbability: number,
+): Record<F, boolean> {
   const mask = {} as Record<F, boolean>;
   for (const family of families) mask[family] = !config.bool(offProbability);
   return mask;

@@ -75,7 +75,9 @@ export function delayRangeError(range: unknown, what: string): string | null {
 
 /** `range` as `[min, max]` (call `delayRangeError` first). */
 export function normalizeDelayRange(range: DelayRangeMs): readonly [number, number] {
-  return typeof range === "number" ? Object.freeze([range, range] as const) : Object.freeze([range[0], range[1]] as const);
+  return typeof range === "number"
+    ? Object.freeze([range, range] as const)
+    : Object.freeze([range[0], range[1]] as const);
 }
 
 /** One delay from `[min, max]` (inclusive); no draw when the range is a single value. */

@@ -15,16 +15,11 @@
  * to run without the chaos layer); they are re-exported here with the rest of the storage chaos.
  */
 import type { RandomStream, SeedStreams } from "../engine/rng.ts";
-import {
-  DEFAULT_STORAGE_CONFIG,
-  validateStorageConfig,
-  type StorageConfig,
-} from "../world/storage/config.ts";
+import { DEFAULT_STORAGE_CONFIG, validateStorageConfig, type StorageConfig } from "../world/storage/config.ts";
 import type { World } from "../world/world.ts";
 import type { Buggify } from "./buggify.ts";
 import { draw, drawFamilyMask, randomLatency, type Draw, type LatencyDraw } from "./random-draws.ts";
 import type { ChaosMode } from "./chaos.ts";
-
 
 const MS = 1000;
 const SECOND = 1_000_000;
@@ -67,7 +62,17 @@ export const RANDOM_STORAGE_RANGES = Object.freeze({
 });
 
 /** The families the swarm mask may switch off, in the order of their `config`-stream draws. */
-export const SWARM_STORAGE_FAMILIES = ["read", "write", "crash", "misdirectRead", "misdirectWrite", "phantom", "sync", "stall", "throttle"] as const;
+export const SWARM_STORAGE_FAMILIES = [
+  "read",
+  "write",
+  "crash",
+  "misdirectRead",
+  "misdirectWrite",
+  "phantom",
+  "sync",
+  "stall",
+  "throttle",
+] as const;
 export type SwarmStorageFamily = (typeof SWARM_STORAGE_FAMILIES)[number];
 export type StorageSwarmMask = Readonly<Record<SwarmStorageFamily, boolean>>;
 /** Probability that the swarm mask switches one storage family off for a seed. */
@@ -105,7 +110,11 @@ export const STORAGE_KNOBS = Object.freeze({
   stallProbability: { id: "chaos.storage.stallProbability", range: [0.1, 0.5] as const, family: "stall" },
   stallDurationUs: { id: "chaos.storage.stallDuration", range: [100 * MS, 500 * MS] as const, family: "stall" },
   throttleProbability: { id: "chaos.storage.throttleProbability", range: [0.1, 0.5] as const, family: "throttle" },
-  throttleDurationUs: { id: "chaos.storage.throttleDuration", range: [1 * SECOND, 5 * SECOND] as const, family: "throttle" },
+  throttleDurationUs: {
+    id: "chaos.storage.throttleDuration",
+    range: [1 * SECOND, 5 * SECOND] as const,
+    family: "throttle",
+  },
   crashFaultProbability: { id: "chaos.storage.crashFaultProbability", range: [0.9, 1] as const, family: "crash" },
 } satisfies Record<string, { id: string; range: readonly [number, number]; family: SwarmStorageFamily | null }>);
 export type StorageKnobName = keyof typeof STORAGE_KNOBS;
@@ -168,7 +177,10 @@ export function applyStorageSwarmMask(config: StorageConfig, mask: StorageSwarmM
 }
 
 /** The swarm configuration: the random configuration (`sim`), then the mask (`config`). */
-export function swarmStorageConfig(sim: RandomStream, config: RandomStream): { config: StorageConfig; mask: StorageSwarmMask } {
+export function swarmStorageConfig(
+  sim: RandomStream,
+  config: RandomStream,
+): { config: StorageConfig; mask: StorageSwarmMask } {
   const random = randomStorageConfig(sim);
   const mask = Object.freeze(drawStorageSwarmMask(config));
   return { config: applyStorageSwarmMask(random, mask), mask };
@@ -223,7 +235,13 @@ export function resolveStorageChaos(
     if (fixed !== null) {
       return Object.freeze({ mode: "custom", swarmMask: null, buggifyKnobs: false, spikedKnobs: {}, config: fixed });
     }
-    return Object.freeze({ mode: "baseline", swarmMask: null, buggifyKnobs: false, spikedKnobs: {}, config: DEFAULT_STORAGE_CONFIG });
+    return Object.freeze({
+      mode: "baseline",
+      swarmMask: null,
+      buggifyKnobs: false,
+      spikedKnobs: {},
+      config: DEFAULT_STORAGE_CONFIG,
+    });
   }
   let config: StorageConfig;
   let swarmMask: StorageSwarmMask | null = null;
@@ -279,7 +297,11 @@ export function describeStorageChaos(record: StorageChaosRecord): string {
     parts.push(`off=[${SWARM_STORAGE_FAMILIES.filter((f) => !record.swarmMask![f]).join(",")}]`);
   }
   if (record.buggifyKnobs) {
-    parts.push(`knobs=[${Object.entries(record.spikedKnobs).map(([k, v]) => `${k}=${Number(v).toPrecision(3)}`).join(",")}]`);
+    parts.push(
+      `knobs=[${Object.entries(record.spikedKnobs)
+        .map(([k, v]) => `${k}=${Number(v).toPrecision(3)}`)
+        .join(",")}]`,
+    );
   }
   parts.push(`faults=[${enabledStorageFamilies(record.config).join(",")}]`);
   return parts.join(" ");

@@ -10,7 +10,12 @@ import { pathToFileURL } from "node:url";
 import { REPORTER_NAMES, type MoonpoolConfig, type ReporterName } from "./define.ts";
 import { SimulationLoadError } from "./errors.ts";
 
-export const CONFIG_FILE_NAMES = ["moonpool.config.ts", "moonpool.config.mts", "moonpool.config.js", "moonpool.config.mjs"] as const;
+export const CONFIG_FILE_NAMES = [
+  "moonpool.config.ts",
+  "moonpool.config.mts",
+  "moonpool.config.js",
+  "moonpool.config.mjs",
+] as const;
 /** Simulation files found when no config (or a config without `include`) says otherwise. */
 export const DEFAULT_INCLUDE: readonly string[] = ["**/*.sim.{ts,mts,js,mjs}"];
 /** Never searched: dependencies and VCS metadata. */
@@ -38,12 +43,14 @@ function fail(file: string, message: string): never {
 }
 
 function positiveInteger(file: string, value: unknown, what: string): number {
-  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1) fail(file, `${what} must be a positive integer, got ${JSON.stringify(value)}`);
+  if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1)
+    fail(file, `${what} must be a positive integer, got ${JSON.stringify(value)}`);
   return value;
 }
 
 function stringList(file: string, value: unknown, what: string): string[] {
-  if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && v.length > 0)) fail(file, `${what} must be an array of glob strings, got ${JSON.stringify(value)}`);
+  if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && v.length > 0))
+    fail(file, `${what} must be an array of glob strings, got ${JSON.stringify(value)}`);
   return value.slice();
 }
 
@@ -51,7 +58,8 @@ export async function loadConfig(cwd: string, explicitPath?: string): Promise<Re
   let configFile: string | null = null;
   if (explicitPath !== undefined) {
     configFile = path.resolve(cwd, explicitPath);
-    if (!existsSync(configFile)) throw new SimulationLoadError(`--config ${explicitPath}: no such file (looked for ${configFile})`);
+    if (!existsSync(configFile))
+      throw new SimulationLoadError(`--config ${explicitPath}: no such file (looked for ${configFile})`);
   } else {
     for (const name of CONFIG_FILE_NAMES) {
       const candidate = path.join(cwd, name);
@@ -75,21 +83,33 @@ export async function loadConfig(cwd: string, explicitPath?: string): Promise<Re
   }
   const file = configFile ?? "moonpool config";
   const known = new Set(["include", "exclude", "iterations", "untilStable", "workers", "reportDir", "reporters"]);
-  for (const key of Object.keys(config)) if (!known.has(key)) fail(file, `unknown option '${key}'; valid options: ${[...known].join(", ")}`);
-  if (config.iterations !== undefined && config.untilStable !== undefined) fail(file, "set either iterations or untilStable, not both");
-  const untilStable = config.untilStable === undefined ? null : {
-    quietSeeds: positiveInteger(file, config.untilStable?.quietSeeds, "untilStable.quietSeeds"),
-    maxSeeds: positiveInteger(file, config.untilStable?.maxSeeds, "untilStable.maxSeeds"),
-    ...(config.untilStable?.minSeeds === undefined
-      ? {}
-      : { minSeeds: positiveInteger(file, config.untilStable.minSeeds, "untilStable.minSeeds") }),
-  };
+  for (const key of Object.keys(config))
+    if (!known.has(key)) fail(file, `unknown option '${key}'; valid options: ${[...known].join(", ")}`);
+  if (config.iterations !== undefined && config.untilStable !== undefined)
+    fail(file, "set either iterations or untilStable, not both");
+  const untilStable =
+    config.untilStable === undefined
+      ? null
+      : {
+          quietSeeds: positiveInteger(file, config.untilStable?.quietSeeds, "untilStable.quietSeeds"),
+          maxSeeds: positiveInteger(file, config.untilStable?.maxSeeds, "untilStable.maxSeeds"),
+          ...(config.untilStable?.minSeeds === undefined
+            ? {}
+            : { minSeeds: positiveInteger(file, config.untilStable.minSeeds, "untilStable.minSeeds") }),
+        };
   if (untilStable?.minSeeds !== undefined && untilStable.minSeeds > untilStable.maxSeeds) {
-    fail(file, `untilStable.minSeeds (${untilStable.minSeeds}) cannot exceed untilStable.maxSeeds (${untilStable.maxSeeds})`);
+    fail(
+      file,
+      `untilStable.minSeeds (${untilStable.minSeeds}) cannot exceed untilStable.maxSeeds (${untilStable.maxSeeds})`,
+    );
   }
-  const reporters = config.reporters === undefined ? (["text"] as ReporterName[]) : stringList(file, config.reporters, "reporters");
-  for (const r of reporters) if (!(REPORTER_NAMES as readonly string[]).includes(r)) fail(file, `unknown reporter '${r}'; known reporters: ${REPORTER_NAMES.join(", ")}`);
-  if (config.reportDir !== undefined && (typeof config.reportDir !== "string" || config.reportDir.length === 0)) fail(file, "reportDir must be a non-empty path");
+  const reporters =
+    config.reporters === undefined ? (["text"] as ReporterName[]) : stringList(file, config.reporters, "reporters");
+  for (const r of reporters)
+    if (!(REPORTER_NAMES as readonly string[]).includes(r))
+      fail(file, `unknown reporter '${r}'; known reporters: ${REPORTER_NAMES.join(", ")}`);
+  if (config.reportDir !== undefined && (typeof config.reportDir !== "string" || config.reportDir.length === 0))
+    fail(file, "reportDir must be a non-empty path");
   const rootDir = configFile !== null ? path.dirname(configFile) : cwd;
   return {
     rootDir,

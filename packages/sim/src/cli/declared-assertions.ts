@@ -25,7 +25,8 @@ const MESSAGE_ARGUMENT: Readonly<Record<string, number>> = {
 };
 
 const CALL = /\b(assertAlways(?:GreaterThan|GreaterThanOrEqualTo|LessThan|LessThanOrEqualTo)?)\s*\(/g;
-const IMPORT = /(?:import|export)\s[^'"]*?from\s*["'](\.{1,2}\/[^"']+)["']|import\s*\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
+const IMPORT =
+  /(?:import|export)\s[^'"]*?from\s*["'](\.{1,2}\/[^"']+)["']|import\s*\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
 const STRING_LITERAL = /^\s*(["'])((?:\\.|(?!\1).)*)\1\s*$/s;
 
 /** Top-level arguments of the call whose `(` is at `open`, or null when the call does not close. */
@@ -121,6 +122,11 @@ export async function declaredSafetyAssertions(file: string, rootDir: string): P
 }
 
 /** The declared safety assertions no seed evaluated (`evaluated`: the messages in the report's table). */
-export function neverEvaluated(declared: readonly DeclaredAssertion[], evaluated: ReadonlySet<string>): DeclaredAssertion[] {
-  return declared.filter((a) => !evaluated.has(a.message)).sort((a, b) => (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
+export function neverEvaluated(
+  declared: readonly DeclaredAssertion[],
+  evaluated: ReadonlySet<string>,
+): DeclaredAssertion[] {
+  return declared
+    .filter((a) => !evaluated.has(a.message))
+    .sort((a, b) => (a.message < b.message ? -1 : a.message > b.message ? 1 : 0));
 }

@@ -41,13 +41,21 @@ export interface SimulationDefinition extends SimulationSpec {
 }
 
 export function defineSimulation(spec: SimulationSpec): SimulationDefinition {
-  if (spec === null || typeof spec !== "object") throw new InvalidConfiguration("defineSimulation({ name, description, build }): pass an object");
+  if (spec === null || typeof spec !== "object")
+    throw new InvalidConfiguration("defineSimulation({ name, description, build }): pass an object");
   if (typeof spec.name !== "string" || !SIMULATION_NAME_PATTERN.test(spec.name)) {
-    throw new InvalidConfiguration(`defineSimulation: name must match ${SIMULATION_NAME_PATTERN} (letters, digits, '.', '_', '-'), got ${JSON.stringify(spec.name)}`);
+    throw new InvalidConfiguration(
+      `defineSimulation: name must match ${SIMULATION_NAME_PATTERN} (letters, digits, '.', '_', '-'), got ${JSON.stringify(spec.name)}`,
+    );
   }
-  if (typeof spec.build !== "function") throw new InvalidConfiguration(`defineSimulation('${spec.name}'): build must be a function returning a SimulationBuilder`);
-  if (spec.description !== undefined && typeof spec.description !== "string") throw new InvalidConfiguration(`defineSimulation('${spec.name}'): description must be a string`);
-  if (spec.expectFailure !== undefined && typeof spec.expectFailure !== "boolean") throw new InvalidConfiguration(`defineSimulation('${spec.name}'): expectFailure must be true or false`);
+  if (typeof spec.build !== "function")
+    throw new InvalidConfiguration(
+      `defineSimulation('${spec.name}'): build must be a function returning a SimulationBuilder`,
+    );
+  if (spec.description !== undefined && typeof spec.description !== "string")
+    throw new InvalidConfiguration(`defineSimulation('${spec.name}'): description must be a string`);
+  if (spec.expectFailure !== undefined && typeof spec.expectFailure !== "boolean")
+    throw new InvalidConfiguration(`defineSimulation('${spec.name}'): expectFailure must be true or false`);
   return Object.freeze({
     name: spec.name,
     description: spec.description ?? "",

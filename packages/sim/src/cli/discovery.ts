@@ -40,7 +40,8 @@ export async function loadSimulationFile(file: string): Promise<ExportedDefiniti
   }
   const found: ExportedDefinition[] = [];
   for (const [exportName, value] of Object.entries(module)) {
-    if (isSimulationDefinition(value) && !found.some((f) => f.definition === value)) found.push({ exportName, definition: value });
+    if (isSimulationDefinition(value) && !found.some((f) => f.definition === value))
+      found.push({ exportName, definition: value });
   }
   return found;
 }
@@ -67,8 +68,18 @@ export function formatLoadFailure(failure: LoadFailure): string {
  * Every simulation of the files the globs match. A file that throws while imported is passed to
  * `onLoadError` and skipped when that callback is given (else the error is thrown).
  */
-export async function discoverSimulations(config: ResolvedConfig, onLoadError?: (failure: LoadFailure) => void): Promise<DiscoveredSimulation[]> {
-  const files = (await glob([...config.include], { cwd: config.rootDir, ignore: [...config.exclude], absolute: true, onlyFiles: true })).sort();
+export async function discoverSimulations(
+  config: ResolvedConfig,
+  onLoadError?: (failure: LoadFailure) => void,
+): Promise<DiscoveredSimulation[]> {
+  const files = (
+    await glob([...config.include], {
+      cwd: config.rootDir,
+      ignore: [...config.exclude],
+      absolute: true,
+      onlyFiles: true,
+    })
+  ).sort();
   const byName = new Map<string, DiscoveredSimulation>();
   for (const file of files) {
     const relativeFile = path.relative(config.rootDir, file).split(path.sep).join("/");
@@ -78,16 +89,24 @@ export async function discoverSimulations(config: ResolvedConfig, onLoadError?: 
     } catch (error) {
       if (onLoadError === undefined || !(error instanceof SimulationLoadError)) throw error;
       const cause = error.cause instanceof Error ? error.cause : error;
-      onLoadError({ relativeFile, message: cause.message, location: userLocation(cause.stack) ?? loadErrorLocation(cause, file) });
+      onLoadError({
+        relativeFile,
+        message: cause.message,
+        location: userLocation(cause.stack) ?? loadErrorLocation(cause, file),
+      });
       continue;
     }
     if (definitions.length === 0) {
-      throw new SimulationLoadError(`${relativeFile} matches the simulation globs but exports no defineSimulation(...) (export const sim = defineSimulation({ name, description, build }))`);
+      throw new SimulationLoadError(
+        `${relativeFile} matches the simulation globs but exports no defineSimulation(...) (export const sim = defineSimulation({ name, description, build }))`,
+      );
     }
     for (const { exportName, definition } of definitions) {
       const existing = byName.get(definition.name);
       if (existing !== undefined && existing.definition !== definition) {
-        throw new SimulationLoadError(`two simulations are named '${definition.name}': in ${existing.relativeFile} and ${relativeFile}; names must be unique`);
+        throw new SimulationLoadError(
+          `two simulations are named '${definition.name}': in ${existing.relativeFile} and ${relativeFile}; names must be unique`,
+        );
       }
       byName.set(definition.name, {
         name: definition.name,
@@ -104,7 +123,9 @@ export async function discoverSimulations(config: ResolvedConfig, onLoadError?: 
 
 /** A syntax error's stack has no frame in the file; the transform's message often names the line. */
 function loadErrorLocation(error: Error, file: string): SourceLocation | null {
-  const match = new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:(\\d+):(\\d+)`).exec(error.message + "\n" + (error.stack ?? ""));
+  const match = new RegExp(`${file.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}:(\\d+):(\\d+)`).exec(
+    error.message + "\n" + (error.stack ?? ""),
+  );
   return match === null ? null : { file, line: Number(match[1]), column: Number(match[2]) + 1 };
 }
 
@@ -117,16 +138,24 @@ function knownNames(all: readonly DiscoveredSimulation[]): string {
  * whose name or file path contains it (so `run leader-election` runs exactly that one, while
  * `run leader` runs all leader simulations). No filters: all of them.
  */
-export function selectSimulations(all: readonly DiscoveredSimulation[], filters: readonly string[], config: ResolvedConfig): DiscoveredSimulation[] {
+export function selectSimulations(
+  all: readonly DiscoveredSimulation[],
+  filters: readonly string[],
+  config: ResolvedConfig,
+): DiscoveredSimulation[] {
   if (all.length === 0) {
-    throw new UnknownSimulation(`no simulation files found under ${config.rootDir} matching ${config.include.join(", ")}${config.configFile === null ? " (no moonpool.config.ts here: the defaults apply)" : ` (from ${config.configFile})`}`);
+    throw new UnknownSimulation(
+      `no simulation files found under ${config.rootDir} matching ${config.include.join(", ")}${config.configFile === null ? " (no moonpool.config.ts here: the defaults apply)" : ` (from ${config.configFile})`}`,
+    );
   }
   if (filters.length === 0) return all.slice();
   const selected = new Set<DiscoveredSimulation>();
   for (const filter of filters) {
     const exact = all.find((s) => s.name === filter);
-    const matches = exact !== undefined ? [exact] : all.filter((s) => s.name.includes(filter) || s.relativeFile.includes(filter));
-    if (matches.length === 0) throw new UnknownSimulation(`no simulation matches '${filter}'; known simulations: ${knownNames(all)}`);
+    const matches =
+      exact !== undefined ? [exact] : all.filter((s) => s.name.includes(filter) || s.relativeFile.includes(filter));
+    if (matches.length === 0)
+      throw new UnknownSimulation(`no simulation matches '${filter}'; known simulations: ${knownNames(all)}`);
     for (const m of matches) selected.add(m);
   }
   return all.filter((s) => selected.has(s));
@@ -135,6 +164,7 @@ export function selectSimulations(all: readonly DiscoveredSimulation[], filters:
 /** Exactly one simulation by name (replay). */
 export function findSimulation(all: readonly DiscoveredSimulation[], name: string): DiscoveredSimulation {
   const found = all.find((s) => s.name === name);
-  if (found === undefined) throw new UnknownSimulation(`unknown simulation '${name}'; known simulations: ${knownNames(all)}`);
+  if (found === undefined)
+    throw new UnknownSimulation(`unknown simulation '${name}'; known simulations: ${knownNames(all)}`);
   return found;
 }

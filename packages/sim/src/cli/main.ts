@@ -94,22 +94,51 @@ export function createProgram(): Command {
     .option("--last-failed", "rerun the failing seeds recorded in the last JSON report (<out>/report.json)")
     .option("--seeds-from <report.json>", "rerun the failing seeds recorded in this JSON report")
     .option("-n, --iterations <n>", "run n seeds derived from the base seed")
-    .option("--until-stable <quiet,max[,min]>", "run until coverage is stable for QUIET seeds, at most MAX seeds, at least MIN")
+    .option(
+      "--until-stable <quiet,max[,min]>",
+      "run until coverage is stable for QUIET seeds, at most MAX seeds, at least MIN",
+    )
     .option("--quick", "the default stop rule without its minimum budget: stop as soon as coverage is stable")
     .option("--base-seed <seed>", "base seed of derived seeds (same on every shard)")
     .option("-j, --workers <n>", "worker threads (default: config, else the number of cores)")
-    .option("--explore", "explore every root seed in depth (exploration with default settings, unless the simulation configures it)")
-    .option("--explore-budget <n>", "with --explore (implied): timelines per root seed (default: the simulation's, else 2000)")
-    .option("--explore-total-budget <n>", "with --explore (implied): timelines for all root seeds together, floor(n / seeds) each (needs a fixed number of seeds)")
-    .option("--no-stop-on-failure", "with --explore: keep exploring a root seed after its first failure (spend its whole budget)")
+    .option(
+      "--explore",
+      "explore every root seed in depth (exploration with default settings, unless the simulation configures it)",
+    )
+    .option(
+      "--explore-budget <n>",
+      "with --explore (implied): timelines per root seed (default: the simulation's, else 2000)",
+    )
+    .option(
+      "--explore-total-budget <n>",
+      "with --explore (implied): timelines for all root seeds together, floor(n / seeds) each (needs a fixed number of seeds)",
+    )
+    .option(
+      "--no-stop-on-failure",
+      "with --explore: keep exploring a root seed after its first failure (spend its whole budget)",
+    )
     .option("--shard <i/n>", "run shard i of n (or auto/n: i from JOB_COMPLETION_INDEX or MOONPOOL_SHARD_INDEX)")
-    .option("-r, --reporter <name>", "text, json, junit, html; repeat or comma-separate for several (default: config, else text)", collect, [])
+    .option(
+      "-r, --reporter <name>",
+      "text, json, junit, html; repeat or comma-separate for several (default: config, else text)",
+      collect,
+      [],
+    )
     .option("-o, --out <dir>", "folder for json and junit reports (default: config, else moonpool-reports)")
     .option("--bail [n]", "stop after n failing seeds, in seed order (default n: 1)")
     .option("-x", "stop at the first failing seed (--bail 1)")
-    .option("--timeout <duration>", "wall-clock limit per root seed, e.g. 30s or 5m; a seed over it fails and the run goes on (default: 60s)")
-    .option("--strict-coverage", "also fail on coverage gaps, never-evaluated safety assertions, and when until-stable hits its cap")
-    .option("--coverage", "code coverage of the system under test: a plateau signal; lcov.info and HTML in <out>/coverage")
+    .option(
+      "--timeout <duration>",
+      "wall-clock limit per root seed, e.g. 30s or 5m; a seed over it fails and the run goes on (default: 60s)",
+    )
+    .option(
+      "--strict-coverage",
+      "also fail on coverage gaps, never-evaluated safety assertions, and when until-stable hits its cap",
+    )
+    .option(
+      "--coverage",
+      "code coverage of the system under test: a plateau signal; lcov.info and HTML in <out>/coverage",
+    )
     .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .addHelpText("after", RUN_HELP)
     .action(async (filters: string[], flags: RunFlags) => {
@@ -124,7 +153,14 @@ export function createProgram(): Command {
     .option("--recipe <recipe>", 'exploration recipe, e.g. "151@8837201 -> 80@1293847"')
     .option("--overrides <overrides>", 'a shrunk run\'s overrides (moonpool shrink prints them), e.g. "window=750"')
     .option("--actor <name>", "only events of this actor (e.g. node-1 or node-1@10.0.1.1); repeatable", collect, [])
-    .addOption(new Option("-l, --level <level>", "lowest trace level shown (debug also captures debug events)").choices(["debug", "info", "warn", "error"]))
+    .addOption(
+      new Option("-l, --level <level>", "lowest trace level shown (debug also captures debug events)").choices([
+        "debug",
+        "info",
+        "warn",
+        "error",
+      ]),
+    )
     .option("--faults", "print every injected fault (default: folded into count lines)")
     .option("--full", "print the trace to the end of the run (default: stop shortly after the failure)")
     .option("--no-trace", "print only the outcome, not the trace")
@@ -132,7 +168,10 @@ export function createProgram(): Command {
     .option("--failure <n>", "with --from: which failure (default 1)")
     .option("--html", "also write the timeline page (a self-contained HTML file) into the report directory")
     .option("--out <dir>", "with --html: the folder to write the page into (default: reportDir of the config)")
-    .option("--timeout <duration>", "wall-clock limit of the replay, e.g. 30s or 5m (default: 60s); past it the replay is stopped, exit 1")
+    .option(
+      "--timeout <duration>",
+      "wall-clock limit of the replay, e.g. 30s or 5m (default: 60s); past it the replay is stopped, exit 1",
+    )
     .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .action(async (simulation: string | undefined, flags: ReplayFlags) => {
       process.exitCode = await replayCommandRun(simulation, flags, io);
@@ -157,7 +196,10 @@ export function createProgram(): Command {
     .command("merge")
     .description("merge shard reports (JSON) into one; byte-identical for the same inputs in any order")
     .argument("<reports...>", "report.json files of the shards")
-    .option("-o, --output <file>", "write the merged report here, - for stdout (default: report.json in the config's reportDir)")
+    .option(
+      "-o, --output <file>",
+      "write the merged report here, - for stdout (default: report.json in the config's reportDir)",
+    )
     .option("-c, --config <file>", "config file (for reportDir)")
     .option("--junit <file>", "also write JUnit XML")
     .action(async (files: string[], flags: MergeFlags) => {
@@ -165,7 +207,9 @@ export function createProgram(): Command {
     });
   program
     .command("check-history")
-    .description("check a recorded history for linearizability (Jepsen EDN, or JSON); exit 0 linearizable, 1 not, 3 unknown")
+    .description(
+      "check a recorded history for linearizability (Jepsen EDN, or JSON); exit 0 linearizable, 1 not, 3 unknown",
+    )
     .argument("<file>", "history file: .edn (Jepsen/Knossos) or .json (the same records, or HistoryRecorder events)")
     .option("--model <name>", `model to check against: ${CHECK_HISTORY_MODELS.join(", ")}`)
     .option("--initial <json>", "initial state of the model as JSON (default: null for registers, empty for maps)")

@@ -21,12 +21,19 @@ export interface NamedReport {
   readonly file: RunReportFile;
 }
 
-function sameEverywhere<T>(inputs: readonly NamedReport[], pick: (f: RunReportFile) => T, what: string, why: string): T {
+function sameEverywhere<T>(
+  inputs: readonly NamedReport[],
+  pick: (f: RunReportFile) => T,
+  what: string,
+  why: string,
+): T {
   const first = pick(inputs[0]!.file);
   for (const input of inputs) {
     const value = pick(input.file);
     if (JSON.stringify(value) !== JSON.stringify(first)) {
-      throw new ReportMergeError(`cannot merge: ${what} differs (${JSON.stringify(first)} in ${inputs[0]!.path}, ${JSON.stringify(value)} in ${input.path}); ${why}`);
+      throw new ReportMergeError(
+        `cannot merge: ${what} differs (${JSON.stringify(first)} in ${inputs[0]!.path}, ${JSON.stringify(value)} in ${input.path}); ${why}`,
+      );
     }
   }
   return first;
@@ -41,30 +48,48 @@ interface ShardEntry {
 function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boolean): SimulationEntry {
   const count = shards[0]!.shard.count;
   for (const s of shards) {
-    if (s.shard.count !== count) throw new ReportMergeError(`simulation '${name}': ${shards[0]!.path} is a shard of ${count} but ${s.path} a shard of ${s.shard.count}; merge shards of one sharded run`);
+    if (s.shard.count !== count)
+      throw new ReportMergeError(
+        `simulation '${name}': ${shards[0]!.path} is a shard of ${count} but ${s.path} a shard of ${s.shard.count}; merge shards of one sharded run`,
+      );
     for (const [what, a, b] of [
       ["seed plan", s.entry.plan, shards[0]!.entry.plan],
       ["--explore", s.entry.explore, shards[0]!.entry.explore],
     ] as const) {
-      if (JSON.stringify(a) !== JSON.stringify(b)) throw new ReportMergeError(`simulation '${name}': the ${what} of ${s.path} (${JSON.stringify(a)}) differs from ${shards[0]!.path} (${JSON.stringify(b)}); these shards are not of one campaign`);
+      if (JSON.stringify(a) !== JSON.stringify(b))
+        throw new ReportMergeError(
+          `simulation '${name}': the ${what} of ${s.path} (${JSON.stringify(a)}) differs from ${shards[0]!.path} (${JSON.stringify(b)}); these shards are not of one campaign`,
+        );
     }
   }
   shards.sort((a, b) => a.shard.index - b.shard.index);
   for (let i = 1; i < shards.length; i++) {
-    if (shards[i]!.shard.index === shards[i - 1]!.shard.index) throw new ReportMergeError(`simulation '${name}': shard ${shards[i]!.shard.index}/${count} appears twice (${shards[i - 1]!.path} and ${shards[i]!.path})`);
+    if (shards[i]!.shard.index === shards[i - 1]!.shard.index)
+      throw new ReportMergeError(
+        `simulation '${name}': shard ${shards[i]!.shard.index}/${count} appears twice (${shards[i - 1]!.path} and ${shards[i]!.path})`,
+      );
   }
   const present = new Set(shards.map((s) => s.shard.index));
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !present.has(i));
-  if (missing.length > 0) throw new ReportMergeError(`simulation '${name}': shard(s) ${missing.map((i) => `${i}/${count}`).join(", ")} missing; pass every shard's report`);
+  if (missing.length > 0)
+    throw new ReportMergeError(
+      `simulation '${name}': shard(s) ${missing.map((i) => `${i}/${count}`).join(", ")} missing; pass every shard's report`,
+    );
 
   const reports = shards.map((s) => SimulationReport.fromJSON(s.entry.report));
   const steppingModes = new Set(reports.map((r) => r.steppingMode));
-  if (steppingModes.size > 1) throw new ReportMergeError(`simulation '${name}': shards ran with different stepping modes (${[...steppingModes].join(", ")})`);
+  if (steppingModes.size > 1)
+    throw new ReportMergeError(
+      `simulation '${name}': shards ran with different stepping modes (${[...steppingModes].join(", ")})`,
+    );
   const table = new AssertionTable(reports[0]!.tableState.options);
   for (const r of reports) table.absorb(r.tableState, null);
   const seedIndexes = reports.flatMap((r) => r.seedIndexes);
   for (let i = 1; i < seedIndexes.length; i++) {
-    if (seedIndexes[i]! <= seedIndexes[i - 1]!) throw new ReportMergeError(`simulation '${name}': seed #${seedIndexes[i]! + 1} is in more than one shard; the reports overlap`);
+    if (seedIndexes[i]! <= seedIndexes[i - 1]!)
+      throw new ReportMergeError(
+        `simulation '${name}': seed #${seedIndexes[i]! + 1} is in more than one shard; the reports overlap`,
+      );
   }
   const explorations = reports.map((r) => r.exploration).filter((x): x is ExplorationReport => x !== null);
   const merged = new SimulationReport({
@@ -124,7 +149,12 @@ export function mergeRunReports(inputs: readonly NamedReport[]): RunReportFile {
   const packageVersion = sameEverywhere(inputs, (f) => f.packageVersion, "packageVersion", why);
   const node = sameEverywhere(inputs, (f) => f.node, "the Node version", why);
   const v8 = sameEverywhere(inputs, (f) => f.v8, "the V8 version", why);
-  const strictCoverage = sameEverywhere(inputs, (f) => f.strictCoverage, "--strict-coverage", "run every shard with the same flags");
+  const strictCoverage = sameEverywhere(
+    inputs,
+    (f) => f.strictCoverage,
+    "--strict-coverage",
+    "run every shard with the same flags",
+  );
   const byName = new Map<string, ShardEntry[]>();
   for (const input of inputs) {
     for (const entry of input.file.simulations) {

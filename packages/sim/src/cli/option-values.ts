@@ -14,8 +14,12 @@ export function parseSeed(text: string, flag: string): number {
 
 export function parseSeedList(text: string): number[] {
   // Also takes a list as JSON or a report prints it: `[1, 2, 3]`, `1 2 3`.
-  const parts = text.replace(/^\s*\[|\]\s*$/g, "").split(/[,\s]+/).filter((p) => p.length > 0);
-  if (parts.length === 0) throw new UsageError(`--seeds '${text}': expected a comma-separated list of seeds, e.g. --seeds 1,2,3`);
+  const parts = text
+    .replace(/^\s*\[|\]\s*$/g, "")
+    .split(/[,\s]+/)
+    .filter((p) => p.length > 0);
+  if (parts.length === 0)
+    throw new UsageError(`--seeds '${text}': expected a comma-separated list of seeds, e.g. --seeds 1,2,3`);
   const seeds = parts.map((p) => parseSeed(p, "--seeds"));
   const duplicate = seeds.find((s, i) => seeds.indexOf(s) !== i);
   if (duplicate !== undefined) throw new UsageError(`--seeds: seed ${duplicate} is listed twice`);
@@ -24,20 +28,24 @@ export function parseSeedList(text: string): number[] {
 
 export function parsePositiveInteger(text: string, flag: string, example: string): number {
   const n = Number(text.trim());
-  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < 1) throw new UsageError(`${flag} '${text}': expected a positive integer, e.g. ${flag} ${example}`);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < 1)
+    throw new UsageError(`${flag} '${text}': expected a positive integer, e.g. ${flag} ${example}`);
   return n;
 }
 
 export function parseUntilStable(text: string): { quietSeeds: number; maxSeeds: number; minSeeds?: number } {
   const match = /^\s*(\d+)\s*,\s*(\d+)\s*(?:,\s*(\d+)\s*)?$/.exec(text);
-  const form = "the form is --until-stable QUIET,MAX: stop after QUIET consecutive seeds reach no new sometimes-assertion, at most MAX seeds, at least MIN if given (e.g. --until-stable 10,1000 or 10,1000,500)";
+  const form =
+    "the form is --until-stable QUIET,MAX: stop after QUIET consecutive seeds reach no new sometimes-assertion, at most MAX seeds, at least MIN if given (e.g. --until-stable 10,1000 or 10,1000,500)";
   if (match === null) throw new UsageError(`--until-stable '${text}': ${form}`);
   const quietSeeds = Number(match[1]);
   const maxSeeds = Number(match[2]);
-  if (quietSeeds < 1 || maxSeeds < 1 || !Number.isSafeInteger(quietSeeds) || !Number.isSafeInteger(maxSeeds)) throw new UsageError(`--until-stable '${text}': both numbers must be positive; ${form}`);
+  if (quietSeeds < 1 || maxSeeds < 1 || !Number.isSafeInteger(quietSeeds) || !Number.isSafeInteger(maxSeeds))
+    throw new UsageError(`--until-stable '${text}': both numbers must be positive; ${form}`);
   if (match[3] === undefined) return { quietSeeds, maxSeeds };
   const minSeeds = Number(match[3]);
-  if (!Number.isSafeInteger(minSeeds) || minSeeds > maxSeeds) throw new UsageError(`--until-stable '${text}': MIN must be at most MAX; ${form}`);
+  if (!Number.isSafeInteger(minSeeds) || minSeeds > maxSeeds)
+    throw new UsageError(`--until-stable '${text}': MIN must be at most MAX; ${form}`);
   return { quietSeeds, maxSeeds, minSeeds };
 }
 
@@ -50,20 +58,28 @@ export function parseDurationMs(text: string, flag: string): number {
     throw new UsageError(`${flag} '${text}': a duration needs a unit (ms, s, m or h), e.g. ${flag} ${text.trim()}s`);
   }
   const ms = match === null ? Number.NaN : Number(match[1]) * DURATION_UNITS_MS[match[2]!]!;
-  if (!(ms > 0) || !Number.isFinite(ms)) throw new UsageError(`${flag} '${text}': expected a duration such as 500ms, 30s, 5m or 1h`);
+  if (!(ms > 0) || !Number.isFinite(ms))
+    throw new UsageError(`${flag} '${text}': expected a duration such as 500ms, 30s, 5m or 1h`);
   return ms;
 }
 
 /** `--reporter` may repeat and may hold a comma-separated list. */
 export function parseReporters(values: readonly string[]): ReporterName[] {
-  const names = values.flatMap((v) => v.split(",")).map((v) => v.trim()).filter((v) => v.length > 0);
+  const names = values
+    .flatMap((v) => v.split(","))
+    .map((v) => v.trim())
+    .filter((v) => v.length > 0);
   for (const name of names) {
-    if (!(REPORTER_NAMES as readonly string[]).includes(name)) throw new UsageError(`--reporter '${name}': known reporters are ${REPORTER_NAMES.join(", ")} (repeat the flag or separate with commas for several)`);
+    if (!(REPORTER_NAMES as readonly string[]).includes(name))
+      throw new UsageError(
+        `--reporter '${name}': known reporters are ${REPORTER_NAMES.join(", ")} (repeat the flag or separate with commas for several)`,
+      );
   }
   return [...new Set(names)] as ReporterName[];
 }
 
 export function parseTraceLevel(text: string): TraceLevel {
-  if (!(text in TRACE_LEVEL_ORDER)) throw new UsageError(`--level '${text}': expected one of ${Object.keys(TRACE_LEVEL_ORDER).join(", ")}`);
+  if (!(text in TRACE_LEVEL_ORDER))
+    throw new UsageError(`--level '${text}': expected one of ${Object.keys(TRACE_LEVEL_ORDER).join(", ")}`);
   return text as TraceLevel;
 }

@@ -39,10 +39,14 @@ export interface ProgressDisplay {
 type Stream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
 function statusText(info: ProgressStart, p: CampaignProgress, elapsedMs: number, c: Colors): string {
-  if (info.timelinesPerSeed != null && p.timelines !== undefined) return explorationStatusText(info, info.timelinesPerSeed, p, p.timelines, elapsedMs, c);
+  if (info.timelinesPerSeed != null && p.timelines !== undefined)
+    return explorationStatusText(info, info.timelinesPerSeed, p, p.timelines, elapsedMs, c);
   const rate = elapsedMs > 0 ? (1000 * p.done) / elapsedMs : 0;
   const remaining = Math.max(0, info.plannedSeeds - p.done);
-  const eta = rate > 0 && remaining > 0 ? `${info.upperBound ? "ETA ≤ " : "ETA "}${formatDuration((1000 * remaining) / rate)}` : "";
+  const eta =
+    rate > 0 && remaining > 0
+      ? `${info.upperBound ? "ETA ≤ " : "ETA "}${formatDuration((1000 * remaining) / rate)}`
+      : "";
   const parts = [
     `${formatCount(p.done)}/${info.upperBound ? "≤" : ""}${formatCount(info.plannedSeeds)} seeds`,
     p.failing > 0 ? c.red(`${p.failing} failing`) : "0 failing",
@@ -58,7 +62,14 @@ function statusText(info: ProgressStart, p: CampaignProgress, elapsedMs: number,
  * Exploration counts timelines: a root seed is up to its budget of them, and roots that end at
  * their first failure make the planned total an upper bound.
  */
-function explorationStatusText(info: ProgressStart, perSeed: number, p: CampaignProgress, timelines: number, elapsedMs: number, c: Colors): string {
+function explorationStatusText(
+  info: ProgressStart,
+  perSeed: number,
+  p: CampaignProgress,
+  timelines: number,
+  elapsedMs: number,
+  c: Colors,
+): string {
   const planned = info.plannedSeeds * perSeed;
   // Roots not yet absorbed run their full budget at most; absorbed ones are done.
   const remaining = Math.max(0, (info.plannedSeeds - p.done) * perSeed);

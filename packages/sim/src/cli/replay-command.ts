@@ -34,7 +34,10 @@ export function replayCommand(
 }
 
 /** The report renderer's hook: `replay: <command>`. */
-export function replayHintFor(context: ReplayCommandContext, simulation: string): (seed: number, recipe?: string) => string {
+export function replayHintFor(
+  context: ReplayCommandContext,
+  simulation: string,
+): (seed: number, recipe?: string) => string {
   return (seed, recipe) => `replay: ${replayCommand(context, simulation, seed, recipe)}`;
 }
 

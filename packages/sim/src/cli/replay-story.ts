@@ -83,7 +83,9 @@ export function buildStory(events: readonly TraceEvent[], options: StoryOptions)
   }
   // Actors are `name@ip`: faults name IPs, so `--actor` keeps the faults of the actor's IP.
   const ipsOfActors = new Set(
-    events.filter((e) => options.actors.length > 0 && actorMatches(e.source, options.actors) && e.source.includes("@")).map((e) => e.source.split("@")[1]!),
+    events
+      .filter((e) => options.actors.length > 0 && actorMatches(e.source, options.actors) && e.source.includes("@"))
+      .map((e) => e.source.split("@")[1]!),
   );
   const lines: StoryLine[] = [];
   let shown = 0;
@@ -93,7 +95,10 @@ export function buildStory(events: readonly TraceEvent[], options: StoryOptions)
     if (pending.size === 0) return;
     const total = [...pending.values()].reduce((a, b) => a + b, 0);
     const kinds = [...pending.entries()].sort((a, b) => b[1] - a[1]).map(([k, n]) => `${k} ${n}`);
-    lines.push({ kind: "folded", text: `… ${total} injected fault${total === 1 ? "" : "s"} (${kinds.join(", ")}; --faults shows them)` });
+    lines.push({
+      kind: "folded",
+      text: `… ${total} injected fault${total === 1 ? "" : "s"} (${kinds.join(", ")}; --faults shows them)`,
+    });
     pending = new Map();
   };
   for (let i = 0; i < end; i++) {
@@ -102,7 +107,8 @@ export function buildStory(events: readonly TraceEvent[], options: StoryOptions)
     if (!failure) {
       if (TRACE_LEVEL_ORDER[event.level] < TRACE_LEVEL_ORDER[options.minLevel]) continue;
       const isFault = event.name === SIM_FAULT_EVENT_NAME;
-      if (isFault ? !faultConcerns(event, options.actors, ipsOfActors) : !actorMatches(event.source, options.actors)) continue;
+      if (isFault ? !faultConcerns(event, options.actors, ipsOfActors) : !actorMatches(event.source, options.actors))
+        continue;
       if (!options.faults && isFoldable(event)) {
         const kind = event.str("kind") ?? "fault";
         pending.set(kind, (pending.get(kind) ?? 0) + 1);

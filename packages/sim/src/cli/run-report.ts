@@ -90,7 +90,11 @@ export interface RunReportFile {
 }
 
 /** Whether a report fails the run: a failing seed, a safety violation, a timeout; coverage only when strict. */
-export function simulationFailed(report: SimulationReport, strictCoverage: boolean, stoppedBy: StopReason | null): boolean {
+export function simulationFailed(
+  report: SimulationReport,
+  strictCoverage: boolean,
+  stoppedBy: StopReason | null,
+): boolean {
   if (!report.passed || stoppedBy === "timeout") return true;
   return strictCoverage && (report.coverageViolations.length > 0 || report.convergenceTimeout);
 }
@@ -106,7 +110,10 @@ export function simulationStatus(
   expectFailure: boolean,
   neverEvaluatedCount = 0,
 ): "passed" | "failed" {
-  if (!expectFailure) return simulationFailed(report, strictCoverage, stoppedBy) || (strictCoverage && neverEvaluatedCount > 0) ? "failed" : "passed";
+  if (!expectFailure)
+    return simulationFailed(report, strictCoverage, stoppedBy) || (strictCoverage && neverEvaluatedCount > 0)
+      ? "failed"
+      : "passed";
   return report.passed || stoppedBy === "timeout" ? "failed" : "passed";
 }
 
@@ -122,7 +129,8 @@ export function failureEntries(report: SimulationReport, context: ReplayCommandC
   }));
 }
 
-const bigintAsString = (_key: string, value: unknown): unknown => (typeof value === "bigint" ? value.toString() : value);
+const bigintAsString = (_key: string, value: unknown): unknown =>
+  typeof value === "bigint" ? value.toString() : value;
 
 /** JSON text of a report file: 2-space indented, a final newline, BigInt values as decimal strings. */
 export function stringifyRunReport(file: RunReportFile): string {
@@ -232,15 +240,21 @@ export async function readRunReport(filePath: string): Promise<RunReportFile> {
     throw new ReportMergeError(`${filePath}: not a readable JSON report (${(error as Error).message})`);
   }
   if (parsed?.kind !== RUN_REPORT_KIND || !Array.isArray(parsed.simulations)) {
-    throw new ReportMergeError(`${filePath}: not a moonpool run report (expected "kind": "${RUN_REPORT_KIND}"; write one with moonpool run --reporter json)`);
+    throw new ReportMergeError(
+      `${filePath}: not a moonpool run report (expected "kind": "${RUN_REPORT_KIND}"; write one with moonpool run --reporter json)`,
+    );
   }
   if (parsed.schemaVersion !== REPORT_SCHEMA_VERSION) {
-    throw new ReportMergeError(`${filePath}: report schema version ${String(parsed.schemaVersion)}, this moonpool (${PACKAGE_VERSION}) reads version ${REPORT_SCHEMA_VERSION}: re-run that shard with this version`);
+    throw new ReportMergeError(
+      `${filePath}: report schema version ${String(parsed.schemaVersion)}, this moonpool (${PACKAGE_VERSION}) reads version ${REPORT_SCHEMA_VERSION}: re-run that shard with this version`,
+    );
   }
   const problems = reportSchemaErrors(parsed);
   if (problems.length > 0) {
     const shown = problems.slice(0, 5).join("; ");
-    throw new ReportMergeError(`${filePath}: not a valid moonpool run report (${shown}${problems.length > 5 ? `; and ${problems.length - 5} more` : ""}): the file is damaged or was edited; write it again with moonpool run --reporter json`);
+    throw new ReportMergeError(
+      `${filePath}: not a valid moonpool run report (${shown}${problems.length > 5 ? `; and ${problems.length - 5} more` : ""}): the file is damaged or was edited; write it again with moonpool run --reporter json`,
+    );
   }
   return parsed as RunReportFile;
 }
@@ -254,5 +268,7 @@ export function reportSchemaErrors(value: unknown): string[] {
     validateReport = new Ajv2020({ allErrors: true, strict: false }).compile(schema);
   }
   if (validateReport(value)) return [];
-  return (validateReport.errors ?? []).map((e) => `${e.instancePath === "" ? "the report" : e.instancePath} ${e.message ?? "is invalid"}`);
+  return (validateReport.errors ?? []).map(
+    (e) => `${e.instancePath === "" ? "the report" : e.instancePath} ${e.message ?? "is invalid"}`,
+  );
 }

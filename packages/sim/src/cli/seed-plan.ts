@@ -28,23 +28,41 @@ export interface SeedFlags {
  * Precedence: command-line flags, then the simulation's own builder settings, then the config
  * file's defaults, then the library's default (until coverage is stable, 10 quiet seeds, at most 1,000).
  */
-export function resolveSeedPlan(flags: SeedFlags, sim: SimulationConfig, file: ResolvedConfig): { plan: SeedPlan; baseSeedSource: BaseSeedSource } {
-  const chosen = [flags.seed !== undefined && "--seed", flags.seeds !== undefined && "--seeds", flags.iterations !== undefined && "--iterations", flags.untilStable !== undefined && "--until-stable"].filter(Boolean);
+export function resolveSeedPlan(
+  flags: SeedFlags,
+  sim: SimulationConfig,
+  file: ResolvedConfig,
+): { plan: SeedPlan; baseSeedSource: BaseSeedSource } {
+  const chosen = [
+    flags.seed !== undefined && "--seed",
+    flags.seeds !== undefined && "--seeds",
+    flags.iterations !== undefined && "--iterations",
+    flags.untilStable !== undefined && "--until-stable",
+  ].filter(Boolean);
   if (flags.quick === true) chosen.push("--quick");
-  if (chosen.length > 1) throw new UsageError(`${chosen.join(" and ")} both choose the seeds: use one of --seed, --seeds, --iterations, --until-stable, --quick`);
+  if (chosen.length > 1)
+    throw new UsageError(
+      `${chosen.join(" and ")} both choose the seeds: use one of --seed, --seeds, --iterations, --until-stable, --quick`,
+    );
   if (flags.seed !== undefined) return { plan: { kind: "list", seeds: [flags.seed] }, baseSeedSource: "none" };
   if (flags.seeds !== undefined) return { plan: { kind: "list", seeds: flags.seeds.slice() }, baseSeedSource: "none" };
 
-  const baseSeedSource: BaseSeedSource = flags.baseSeed !== undefined ? "flag" : sim.baseSeed !== undefined ? "simulation" : "wallClock";
+  const baseSeedSource: BaseSeedSource =
+    flags.baseSeed !== undefined ? "flag" : sim.baseSeed !== undefined ? "simulation" : "wallClock";
   const baseSeed = flags.baseSeed ?? sim.baseSeed ?? wallClockBaseSeed();
   const debugSeeds = sim.debugSeeds.slice();
-  if (flags.iterations !== undefined) return { plan: { kind: "fixed", baseSeed, debugSeeds, count: flags.iterations }, baseSeedSource };
-  if (flags.untilStable !== undefined) return { plan: { kind: "untilStable", baseSeed, debugSeeds, ...flags.untilStable }, baseSeedSource };
+  if (flags.iterations !== undefined)
+    return { plan: { kind: "fixed", baseSeed, debugSeeds, count: flags.iterations }, baseSeedSource };
+  if (flags.untilStable !== undefined)
+    return { plan: { kind: "untilStable", baseSeed, debugSeeds, ...flags.untilStable }, baseSeedSource };
   // The builder keeps the very DEFAULT_ITERATION_CONTROL object until setIterations/untilCoverageStable is called.
   const simChoseIterations = sim.iteration !== DEFAULT_ITERATION_CONTROL;
   if (flags.quick === true) {
     const quick = simChoseIterations ? sim.iteration : DEFAULT_ITERATION_CONTROL;
-    return { plan: planOfControl(quick.kind === "fixed" ? quick : { ...quick, minSeeds: 0 }, baseSeed, debugSeeds), baseSeedSource };
+    return {
+      plan: planOfControl(quick.kind === "fixed" ? quick : { ...quick, minSeeds: 0 }, baseSeed, debugSeeds),
+      baseSeedSource,
+    };
   }
   const control = simChoseIterations
     ? sim.iteration

@@ -26,7 +26,8 @@ export const SHARD_INDEX_ENV = {
   generic: "MOONPOOL_SHARD_INDEX",
 } as const;
 
-const SHARD_FORM = "the form is --shard i/n with 1 <= i <= n (e.g. --shard 2/4), or --shard auto/n to take i from JOB_COMPLETION_INDEX (Kubernetes Indexed Job, 0-based) or MOONPOOL_SHARD_INDEX (1-based, e.g. from a CI matrix variable)";
+const SHARD_FORM =
+  "the form is --shard i/n with 1 <= i <= n (e.g. --shard 2/4), or --shard auto/n to take i from JOB_COMPLETION_INDEX (Kubernetes Indexed Job, 0-based) or MOONPOOL_SHARD_INDEX (1-based, e.g. from a CI matrix variable)";
 
 function integer(text: string): number | null {
   return /^\d+$/.test(text) && Number.isSafeInteger(Number(text)) ? Number(text) : null;
@@ -36,32 +37,47 @@ export function parseShard(text: string, env: NodeJS.ProcessEnv = process.env): 
   const match = /^([^/]+)\/([^/]+)$/.exec(text.trim());
   if (match === null) throw new UsageError(`--shard '${text}': ${SHARD_FORM}`);
   const count = integer(match[2]!);
-  if (count === null || count < 1) throw new UsageError(`--shard '${text}': n must be a positive integer; ${SHARD_FORM}`);
+  if (count === null || count < 1)
+    throw new UsageError(`--shard '${text}': n must be a positive integer; ${SHARD_FORM}`);
   let index: number | null;
   if (match[1] === "auto") {
     const k8s = env[SHARD_INDEX_ENV.kubernetes];
     const generic = env[SHARD_INDEX_ENV.generic];
     if (k8s !== undefined && k8s !== "") {
       const zeroBased = integer(k8s);
-      if (zeroBased === null) throw new UsageError(`--shard auto/${count}: ${SHARD_INDEX_ENV.kubernetes}='${k8s}' is not a non-negative integer`);
+      if (zeroBased === null)
+        throw new UsageError(
+          `--shard auto/${count}: ${SHARD_INDEX_ENV.kubernetes}='${k8s}' is not a non-negative integer`,
+        );
       index = zeroBased + 1;
     } else if (generic !== undefined && generic !== "") {
       index = integer(generic);
-      if (index === null) throw new UsageError(`--shard auto/${count}: ${SHARD_INDEX_ENV.generic}='${generic}' is not a positive integer`);
+      if (index === null)
+        throw new UsageError(
+          `--shard auto/${count}: ${SHARD_INDEX_ENV.generic}='${generic}' is not a positive integer`,
+        );
     } else {
-      throw new UsageError(`--shard auto/${count}: neither ${SHARD_INDEX_ENV.kubernetes} nor ${SHARD_INDEX_ENV.generic} is set; ${SHARD_FORM}`);
+      throw new UsageError(
+        `--shard auto/${count}: neither ${SHARD_INDEX_ENV.kubernetes} nor ${SHARD_INDEX_ENV.generic} is set; ${SHARD_FORM}`,
+      );
     }
   } else {
     index = integer(match[1]!);
   }
-  if (index === null || index < 1 || index > count) throw new UsageError(`--shard '${text}': shard ${String(index ?? match[1])} is not between 1 and ${count}; ${SHARD_FORM}`);
+  if (index === null || index < 1 || index > count)
+    throw new UsageError(
+      `--shard '${text}': shard ${String(index ?? match[1])} is not between 1 and ${count}; ${SHARD_FORM}`,
+    );
   return { index, count };
 }
 
 /** The block of indexes shard `index` of `count` runs out of `total`. */
 export function shardRange(total: number, shard: Shard | null): IndexRange {
   if (shard === null) return { start: 0, end: total };
-  return { start: Math.floor(((shard.index - 1) * total) / shard.count), end: Math.floor((shard.index * total) / shard.count) };
+  return {
+    start: Math.floor(((shard.index - 1) * total) / shard.count),
+    end: Math.floor((shard.index * total) / shard.count),
+  };
 }
 
 /** Rejects what cannot be sharded, with what to do instead. */

@@ -112,11 +112,25 @@ export class Engine {
   }
 
   /** Schedules `callback(arg, arg2)` at `nowUs + delayUs`. `tag` identifies the event kind in the hash. */
-  schedule(delayUs: number, callback: EventCallback, arg: unknown, tag: number, owner: EventOwner | null = null, arg2: unknown = undefined): SimEvent {
+  schedule(
+    delayUs: number,
+    callback: EventCallback,
+    arg: unknown,
+    tag: number,
+    owner: EventOwner | null = null,
+    arg2: unknown = undefined,
+  ): SimEvent {
     return this.scheduleAt(this.nowUs + delayUs, callback, arg, tag, owner, arg2);
   }
 
-  scheduleAt(timeUs: number, callback: EventCallback, arg: unknown, tag: number, owner: EventOwner | null = null, arg2: unknown = undefined): SimEvent {
+  scheduleAt(
+    timeUs: number,
+    callback: EventCallback,
+    arg: unknown,
+    tag: number,
+    owner: EventOwner | null = null,
+    arg2: unknown = undefined,
+  ): SimEvent {
     const t = timeUs < this.nowUs ? this.nowUs : timeUs;
     const event = new SimEvent(t, this.seq++, callback, arg, tag, owner, arg2);
     this.queue.push(event);

@@ -36,7 +36,12 @@ interface Patch {
 
 function patchProperty(target: object, key: string, value: unknown): Patch {
   const original = Object.getOwnPropertyDescriptor(target, key);
-  Object.defineProperty(target, key, { configurable: true, writable: true, enumerable: original?.enumerable ?? false, value });
+  Object.defineProperty(target, key, {
+    configurable: true,
+    writable: true,
+    enumerable: original?.enumerable ?? false,
+    value,
+  });
   return {
     restore() {
       if (original !== undefined) Object.defineProperty(target, key, original);
@@ -121,7 +126,11 @@ function wrapClass<T extends object>(name: GuardedGlobal, native: T, call: strin
   const wrapped: T = new Proxy(native, {
     construct(target, args, newTarget): object {
       if (active !== null && active.armed) active.intercept(name, call);
-      return Reflect.construct(target as AnyFunction, args, newTarget === wrapped ? (target as AnyFunction) : newTarget);
+      return Reflect.construct(
+        target as AnyFunction,
+        args,
+        newTarget === wrapped ? (target as AnyFunction) : newTarget,
+      );
     },
     apply(target, thisArg, args) {
       if (active !== null && active.armed) active.intercept(name, call);
@@ -139,7 +148,8 @@ function wrapMethod(target: object, key: string, name: GuardedGlobal, call: stri
 function wrapGetter(target: object, key: string, name: GuardedGlobal, call: string): void {
   let owner: object | null = target;
   let descriptor: PropertyDescriptor | undefined;
-  while (owner !== null && (descriptor = Object.getOwnPropertyDescriptor(owner, key)) === undefined) owner = Object.getPrototypeOf(owner);
+  while (owner !== null && (descriptor = Object.getOwnPropertyDescriptor(owner, key)) === undefined)
+    owner = Object.getPrototypeOf(owner);
   if (descriptor === undefined) return;
   const read = descriptor.get !== undefined ? descriptor.get : () => descriptor!.value;
   Object.defineProperty(target, key, {
@@ -195,7 +205,8 @@ export function installEscapeWrappers(): void {
     },
   });
   patchProperty(globalThis, "Date", GuardedDate);
-  for (const key of ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"]) wrapMethod(NativeDate.prototype, key, "Date.toLocaleString", `Date.prototype.${key}`);
+  for (const key of ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"])
+    wrapMethod(NativeDate.prototype, key, "Date.toLocaleString", `Date.prototype.${key}`);
   patchProperty(Intl, "DateTimeFormat", wrapClass("Intl.DateTimeFormat", Intl.DateTimeFormat, "Intl.DateTimeFormat"));
 
   const perf = (require("node:perf_hooks") as typeof import("node:perf_hooks")).performance;
@@ -206,24 +217,38 @@ export function installEscapeWrappers(): void {
     for (const key of ["mark", "measure"]) wrapMethod(target, key, "performance.mark", `performance.${key}`);
   }
   const hrtime = process.hrtime;
-  patchProperty(process, "hrtime", Object.assign(wrapFunction("process.hrtime", hrtime), { bigint: wrapFunction("process.hrtime", hrtime.bigint, "process.hrtime.bigint") }));
+  patchProperty(
+    process,
+    "hrtime",
+    Object.assign(wrapFunction("process.hrtime", hrtime), {
+      bigint: wrapFunction("process.hrtime", hrtime.bigint, "process.hrtime.bigint"),
+    }),
+  );
   wrapMethod(process, "uptime", "process.uptime", "process.uptime");
   // Native addons (`require` of a `.node` file ends here): their threads and I/O do not replay.
   wrapMethod(process, "dlopen", "process.dlopen", "process.dlopen");
   wrapMethod(process, "cpuUsage", "process.cpuUsage", "process.cpuUsage");
   wrapMethod(process, "resourceUsage", "process.cpuUsage", "process.resourceUsage");
   const memoryUsage = process.memoryUsage;
-  patchProperty(process, "memoryUsage", Object.assign(wrapFunction("process.memoryUsage", memoryUsage), { rss: wrapFunction("process.memoryUsage", memoryUsage.rss, "process.memoryUsage.rss") }));
+  patchProperty(
+    process,
+    "memoryUsage",
+    Object.assign(wrapFunction("process.memoryUsage", memoryUsage), {
+      rss: wrapFunction("process.memoryUsage", memoryUsage.rss, "process.memoryUsage.rss"),
+    }),
+  );
 
   const timers = require("node:timers") as Record<string, AnyFunction>;
   const timersPromises = require("node:timers/promises") as Record<string, AnyFunction> & { scheduler?: object };
-  for (const name of ["setTimeout", "setInterval", "setImmediate"] as const) patchProperty(timersPromises, name, wrapFunction(name, timersPromises[name]!, `timers/promises.${name}`));
+  for (const name of ["setTimeout", "setInterval", "setImmediate"] as const)
+    patchProperty(timersPromises, name, wrapFunction(name, timersPromises[name]!, `timers/promises.${name}`));
   const globals = globalThis as unknown as Record<string, AnyFunction>;
   for (const name of ["setTimeout", "setInterval", "setImmediate"] as const) {
     for (const target of [globals, timers]) {
       const wrapped = wrapFunction(name, target[name]!);
       // `util.promisify(setTimeout)` follows this to the promise version, as with Node's own.
-      if (name !== "setInterval") Object.defineProperty(wrapped, promisify.custom, { value: timersPromises[name], configurable: true });
+      if (name !== "setInterval")
+        Object.defineProperty(wrapped, promisify.custom, { value: timersPromises[name], configurable: true });
       patchProperty(target, name, wrapped);
     }
   }
@@ -240,7 +265,11 @@ export function installEscapeWrappers(): void {
   const nodeCrypto = require("node:crypto") as Record<string, AnyFunction> & { webcrypto?: typeof globalThis.crypto };
   for (const webcrypto of new Set([globalThis.crypto, nodeCrypto.webcrypto])) {
     if (webcrypto === undefined) continue;
-    patchProperty(webcrypto, "getRandomValues", wrapFunction("crypto.getRandomValues", webcrypto.getRandomValues.bind(webcrypto)));
+    patchProperty(
+      webcrypto,
+      "getRandomValues",
+      wrapFunction("crypto.getRandomValues", webcrypto.getRandomValues.bind(webcrypto)),
+    );
     patchProperty(webcrypto, "randomUUID", wrapFunction("crypto.randomUUID", webcrypto.randomUUID.bind(webcrypto)));
     wrapGetter(webcrypto, "subtle", "crypto.subtle", "crypto.subtle");
   }
@@ -265,7 +294,8 @@ export function installEscapeWrappers(): void {
   const openSync = fs.openSync;
   patchProperty(fs, "openSync", function guardedOpenSync(this: unknown, ...args: Parameters<typeof openSync>) {
     const flags = args[1];
-    const readOnly = flags === undefined || flags === "r" || flags === "rs" || flags === "sr" || flags === fs.constants.O_RDONLY;
+    const readOnly =
+      flags === undefined || flags === "r" || flags === "rs" || flags === "sr" || flags === fs.constants.O_RDONLY;
     if (!readOnly && active !== null && active.armed) active.intercept("fs", "fs.openSync");
     return openSync.apply(this, args);
   });
@@ -273,16 +303,23 @@ export function installEscapeWrappers(): void {
   const net = require("node:net") as typeof import("node:net");
   wrapMethod(net.Socket.prototype, "connect", "net", "net.Socket.connect");
   wrapMethod(net.Server.prototype, "listen", "net", "net.Server.listen");
-  if (typeof globalThis.fetch === "function") patchProperty(globalThis, "fetch", wrapFunction("fetch", globalThis.fetch));
+  if (typeof globalThis.fetch === "function")
+    patchProperty(globalThis, "fetch", wrapFunction("fetch", globalThis.fetch));
 
   const workerThreads = require("node:worker_threads") as Record<string, object>;
-  for (const [key, name] of [["MessageChannel", "MessageChannel"], ["BroadcastChannel", "BroadcastChannel"], ["Worker", "worker_threads"]] as const) {
+  for (const [key, name] of [
+    ["MessageChannel", "MessageChannel"],
+    ["BroadcastChannel", "BroadcastChannel"],
+    ["Worker", "worker_threads"],
+  ] as const) {
     const native = workerThreads[key];
-    if (native !== undefined) patchProperty(workerThreads, key, wrapClass(name, native, key === "Worker" ? "worker_threads.Worker" : key));
+    if (native !== undefined)
+      patchProperty(workerThreads, key, wrapClass(name, native, key === "Worker" ? "worker_threads.Worker" : key));
     const global = (globalThis as Record<string, unknown>)[key];
     if (typeof global === "function") patchProperty(globalThis, key, wrapClass(name, global, key));
   }
-  if (typeof (Atomics as { waitAsync?: unknown }).waitAsync === "function") wrapMethod(Atomics, "waitAsync", "Atomics.waitAsync", "Atomics.waitAsync");
+  if (typeof (Atomics as { waitAsync?: unknown }).waitAsync === "function")
+    wrapMethod(Atomics, "waitAsync", "Atomics.waitAsync", "Atomics.waitAsync");
 
   // ESM named imports of builtins (`import { randomUUID } from "node:crypto"`) read a facade
   // that only follows the CommonJS exports after this call (a copy taken before would stay native).

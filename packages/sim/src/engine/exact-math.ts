@@ -7,7 +7,8 @@
 
 /** `base ** exponent` for an integer exponent >= 0, by squaring: a fixed sequence of multiplications. */
 export function powInt(base: number, exponent: number): number {
-  if (!Number.isSafeInteger(exponent) || exponent < 0) throw new RangeError(`powInt: the exponent must be an integer >= 0, got ${exponent}`);
+  if (!Number.isSafeInteger(exponent) || exponent < 0)
+    throw new RangeError(`powInt: the exponent must be an integer >= 0, got ${exponent}`);
   let result = 1;
   let square = base;
   for (let e = exponent; e > 0; e = Math.floor(e / 2)) {

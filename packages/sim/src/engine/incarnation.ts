@@ -128,7 +128,12 @@ export class Incarnation {
    * Starts an operation owned by this incarnation (and `task`, if any); callers return
    * `op.promise`. Returns null when the owner is dead: callers then return `never()`.
    */
-  begin<T>(task: TaskState | null, abortable: boolean, what: string, detail: string | number = ""): PendingOp<T> | null {
+  begin<T>(
+    task: TaskState | null,
+    abortable: boolean,
+    what: string,
+    detail: string | number = "",
+  ): PendingOp<T> | null {
     if (!this.alive || (task !== null && !task.alive)) return null;
     const op = new PendingOp<T>(this, task, abortable, what, detail);
     this.link(op);

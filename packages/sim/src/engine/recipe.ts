@@ -24,7 +24,8 @@ const STREAM_TAGS: readonly BreakpointStreams[] = ["sim", "schedule", "sim+sched
 const INTEGER = /^\d+$/;
 
 export function parseRecipe(text: string): Recipe {
-  if (typeof text !== "string") throw new RecipeParseError(`a recipe must be a string like "151@8837201 -> 80@1293847", got ${typeof text}`);
+  if (typeof text !== "string")
+    throw new RecipeParseError(`a recipe must be a string like "151@8837201 -> 80@1293847", got ${typeof text}`);
   const trimmed = text.trim();
   if (trimmed === "") return [];
   const recipe = trimmed.split("->").map((raw, i): Breakpoint => {
@@ -35,7 +36,8 @@ export function parseRecipe(text: string): Recipe {
     if (colon >= 0) {
       const tag = segment.slice(0, colon).trim();
       streams = STREAM_TAGS.find((t) => t === tag);
-      if (streams === undefined) throw new RecipeParseError(`unknown streams '${tag}' in ${where}: one of ${STREAM_TAGS.join(", ")}`);
+      if (streams === undefined)
+        throw new RecipeParseError(`unknown streams '${tag}' in ${where}: one of ${STREAM_TAGS.join(", ")}`);
       segment = segment.slice(colon + 1).trim();
     }
     const at = segment.indexOf("@");
@@ -48,23 +50,32 @@ export function parseRecipe(text: string): Recipe {
     if (!INTEGER.test(seedText) || Number(seedText) > MAX_SEED) {
       throw new RecipeParseError(`invalid seed '${seedText}' in ${where}: a non-negative integer up to ${MAX_SEED}`);
     }
-    return streams === undefined ? { count: Number(countText), seed: Number(seedText) } : { count: Number(countText), seed: Number(seedText), streams };
+    return streams === undefined
+      ? { count: Number(countText), seed: Number(seedText) }
+      : { count: Number(countText), seed: Number(seedText), streams };
   });
   const tagged = recipe.filter((bp) => bp.streams !== undefined).length;
   if (tagged !== 0 && tagged !== recipe.length) {
-    throw new RecipeParseError(`recipe "${trimmed}" mixes untagged segments (count@seed, sim draws) with tagged ones (streams:count@seed): use one form`);
+    throw new RecipeParseError(
+      `recipe "${trimmed}" mixes untagged segments (count@seed, sim draws) with tagged ones (streams:count@seed): use one form`,
+    );
   }
   return recipe;
 }
 
 /** Checks a recipe given in its parsed form (an array of `{ count, seed }`) as `parseRecipe` checks text. */
 export function checkRecipe(recipe: unknown): Recipe {
-  if (!Array.isArray(recipe)) throw new RecipeParseError(`a recipe is a string like "151@8837201 -> 80@1293847" or an array of { count, seed }, got ${typeof recipe}`);
+  if (!Array.isArray(recipe))
+    throw new RecipeParseError(
+      `a recipe is a string like "151@8837201 -> 80@1293847" or an array of { count, seed }, got ${typeof recipe}`,
+    );
   return recipe.map((step: unknown, i) => {
     const where = `step ${i + 1} of the recipe (${JSON.stringify(step)})`;
-    if (step === null || typeof step !== "object") throw new RecipeParseError(`${where}: each step is an object { count, seed }`);
+    if (step === null || typeof step !== "object")
+      throw new RecipeParseError(`${where}: each step is an object { count, seed }`);
     const { count, seed } = step as { count?: unknown; seed?: unknown };
-    if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 0) throw new RecipeParseError(`${where}: count must be a non-negative integer number of draws`);
+    if (typeof count !== "number" || !Number.isSafeInteger(count) || count < 0)
+      throw new RecipeParseError(`${where}: count must be a non-negative integer number of draws`);
     if (typeof seed !== "number" || !Number.isSafeInteger(seed) || seed < 0 || seed > MAX_SEED) {
       throw new RecipeParseError(`${where}: seed must be a non-negative integer up to ${MAX_SEED}`);
     }

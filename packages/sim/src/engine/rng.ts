@@ -244,7 +244,9 @@ export class DrawClock {
   setBreakpoints(breakpoints: readonly Breakpoint[]): void {
     const tagged = breakpoints.filter((bp) => bp.streams !== undefined).length;
     if (tagged !== 0 && tagged !== breakpoints.length) {
-      throw new RangeError("a recipe mixes untagged segments (sim draws) with tagged ones (sim+schedule draws): use one form");
+      throw new RangeError(
+        "a recipe mixes untagged segments (sim draws) with tagged ones (sim+schedule draws): use one form",
+      );
     }
     if (this.schedule !== null) this.schedule.clock = tagged === 0 && breakpoints.length > 0 ? null : this;
     if (tagged > 0 && this.schedule === null && breakpoints.some((bp) => bp.streams !== "sim")) {

@@ -37,17 +37,25 @@ export function resolveExplorationConfig(partial: Partial<ExplorationConfig>): E
   const config = { ...DEFAULT_EXPLORATION, ...partial };
   for (const key of ["maxRunsPerSeed", "branchingFactor", "maxFrontier", "maxRecipeLen"] as const) {
     const v = config[key];
-    if (!Number.isSafeInteger(v) || v < 1) throw new InvalidConfiguration(`enableExploration({ ${key} }): must be a positive integer, got ${String(v)}`);
+    if (!Number.isSafeInteger(v) || v < 1)
+      throw new InvalidConfiguration(`enableExploration({ ${key} }): must be a positive integer, got ${String(v)}`);
   }
   if (typeof config.stopOnFailure !== "boolean") {
-    throw new InvalidConfiguration(`enableExploration({ stopOnFailure }): must be true or false, got ${String(config.stopOnFailure)}`);
+    throw new InvalidConfiguration(
+      `enableExploration({ stopOnFailure }): must be true or false, got ${String(config.stopOnFailure)}`,
+    );
   }
   if (!Number.isSafeInteger(config.workers) || config.workers < 0) {
-    throw new InvalidConfiguration(`enableExploration({ workers }): must be 0 (in this thread) or a positive number of worker threads, got ${String(config.workers)}`);
+    throw new InvalidConfiguration(
+      `enableExploration({ workers }): must be 0 (in this thread) or a positive number of worker threads, got ${String(config.workers)}`,
+    );
   }
   const known = new Set(Object.keys(DEFAULT_EXPLORATION));
   for (const key of Object.keys(partial)) {
-    if (!known.has(key)) throw new InvalidConfiguration(`enableExploration(): unknown option '${key}'; valid options: ${[...known].join(", ")}`);
+    if (!known.has(key))
+      throw new InvalidConfiguration(
+        `enableExploration(): unknown option '${key}'; valid options: ${[...known].join(", ")}`,
+      );
   }
   return config;
 }

@@ -3,7 +3,12 @@
  * "run one timeline" callback and a batch runner; the explorer never sees how a seed runs, so the
  * result types here hold only the fields it reads (the runner's `SeedResult` has them all).
  */
-import { AssertionTable, type AssertionTableState, type Discovery, type DiscoveryKind } from "../chaos/assertions/index.ts";
+import {
+  AssertionTable,
+  type AssertionTableState,
+  type Discovery,
+  type DiscoveryKind,
+} from "../chaos/assertions/index.ts";
 import type { Breakpoint } from "../engine/rng.ts";
 import type { ExplorationSettings } from "./config.ts";
 
@@ -64,7 +69,11 @@ export interface ExplorationReport {
   /** `[timelines so far, frontier size]` samples over the campaign. */
   readonly frontierSizes: readonly (readonly [number, number])[];
   /** Draws re-executed to reach branch points vs draws of new behaviour. */
-  readonly replayOverhead: { readonly drawsReplayed: number; readonly drawsNew: number; readonly replayedFraction: number };
+  readonly replayOverhead: {
+    readonly drawsReplayed: number;
+    readonly drawsNew: number;
+    readonly replayedFraction: number;
+  };
   readonly entriesRetired: number;
   readonly entriesEvicted: number;
   /** Discoveries not branched because their recipe would exceed maxRecipeLen. */
@@ -77,7 +86,11 @@ export interface ExplorationReport {
  * Runs one timeline: the root seed with a recipe of reseed points, recording its assertions in
  * `table` (default: the campaign's table).
  */
-export type TimelineRunner<R extends TimelineResult = TimelineResult> = (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) => Promise<R>;
+export type TimelineRunner<R extends TimelineResult = TimelineResult> = (
+  seed: number,
+  recipe: readonly Breakpoint[],
+  table?: AssertionTable,
+) => Promise<R>;
 
 /** One continuation of a batch: its recipe, and the table snapshot it starts from. */
 export interface TimelineJob {
@@ -97,7 +110,10 @@ export interface TimelineOutcome<R extends TimelineResult = TimelineResult> {
  * Runs the continuations of one batch, each in a table of its own starting from its `base`, and
  * returns their outcomes in job order (however they were scheduled).
  */
-export type BatchRunner<R extends TimelineResult = TimelineResult> = (seed: number, jobs: readonly TimelineJob[]) => Promise<TimelineOutcome<R>[]>;
+export type BatchRunner<R extends TimelineResult = TimelineResult> = (
+  seed: number,
+  jobs: readonly TimelineJob[],
+) => Promise<TimelineOutcome<R>[]>;
 
 /** The in-thread batch runner: the jobs one after the other. */
 export function sequentialBatchRunner<R extends TimelineResult>(runTimeline: TimelineRunner<R>): BatchRunner<R> {

@@ -15,7 +15,15 @@
  */
 import type { AssertionTable, DiscoveryKind } from "../chaos/assertions/index.ts";
 import type { ExplorationConfig, ExplorationSettings } from "./config.ts";
-import type { BatchRunner, BugRecipe, ExplorationReport, RootExploration, TimelineFailure, TimelineResult, TimelineRunner } from "./contract.ts";
+import type {
+  BatchRunner,
+  BugRecipe,
+  ExplorationReport,
+  RootExploration,
+  TimelineFailure,
+  TimelineResult,
+  TimelineRunner,
+} from "./contract.ts";
 import { Frontier, type FrontierEntry } from "./frontier.ts";
 import { childSeed, formatRecipe, type Recipe } from "../engine/recipe.ts";
 import type { Breakpoint } from "../engine/rng.ts";
@@ -27,7 +35,9 @@ const BRANCH_STREAMS = "sim+schedule";
 export const FRONTIER_SAMPLES_MAX = 200;
 
 function bugProperty(f: TimelineFailure): string {
-  return f.kind === "assertion" && f.property !== undefined ? f.property : `${f.kind}${f.actor !== undefined ? ` (${f.actor})` : ""}`;
+  return f.kind === "assertion" && f.property !== undefined
+    ? f.property
+    : `${f.kind}${f.actor !== undefined ? ` (${f.actor})` : ""}`;
 }
 
 /**
@@ -47,7 +57,14 @@ function settingsOf(config: ExplorationConfig): ExplorationSettings {
 /** Explores root seeds in depth; `R` is the runner's timeline result, returned with failures folded in. */
 export class Explorer<R extends TimelineResult = TimelineResult> {
   timelines = 0;
-  readonly discoveriesByKind: Record<DiscoveryKind, number> = { firstPass: 0, watermark: 0, frontier: 0, combination: 0, newBucket: 0, betterQuality: 0 };
+  readonly discoveriesByKind: Record<DiscoveryKind, number> = {
+    firstPass: 0,
+    watermark: 0,
+    frontier: 0,
+    combination: 0,
+    newBucket: 0,
+    betterQuality: 0,
+  };
   drawsReplayed = 0;
   drawsNew = 0;
   readonly bugRecipes: BugRecipe[] = [];
@@ -96,13 +113,25 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
           const key = `${seed}|${property}`;
           if (this.bugKeys.has(key)) continue;
           this.bugKeys.add(key);
-          const bug: BugRecipe = { seed, recipe: formatRecipe(recipe), property, message: f.message, foundAtTimeline: timelines, traceHash: result.traceHash };
+          const bug: BugRecipe = {
+            seed,
+            recipe: formatRecipe(recipe),
+            property,
+            message: f.message,
+            foundAtTimeline: timelines,
+            traceHash: result.traceHash,
+          };
           bugs.push(bug);
           this.bugRecipes.push(bug);
           // Each failure of a continuation names its own timeline (recipe and hash): the record
           // it joins may describe another timeline (the root's, or an earlier continuation's).
           if (recipe.length > 0) {
-            extraFailures.push({ ...f, message: `${f.message} [exploration recipe "${bug.recipe}"]`, recipe: bug.recipe, traceHash: result.traceHash });
+            extraFailures.push({
+              ...f,
+              message: `${f.message} [exploration recipe "${bug.recipe}"]`,
+              recipe: bug.recipe,
+              traceHash: result.traceHash,
+            });
           }
           if (recipe.length > 0) firstFailing ??= { result, recipe: bug.recipe };
         }
@@ -126,10 +155,15 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
       const base = this.table.snapshot();
       const batch = Math.min(this.config.branchingFactor, this.config.maxRunsPerSeed - timelines);
       const recipes: Recipe[] = [];
-      for (let i = 0; i < batch; i++) recipes.push(entry === undefined ? freshRecipe(seed, fresh++) : this.childRecipe(seed, entry));
+      for (let i = 0; i < batch; i++)
+        recipes.push(entry === undefined ? freshRecipe(seed, fresh++) : this.childRecipe(seed, entry));
       if (entry === undefined) this.freshTimelines += batch;
-      const outcomes = await this.runBatch(seed, recipes.map((recipe) => ({ recipe, base })));
-      if (outcomes.length !== recipes.length) throw new Error(`batch runner returned ${outcomes.length} outcomes for ${recipes.length} continuations`);
+      const outcomes = await this.runBatch(
+        seed,
+        recipes.map((recipe) => ({ recipe, base })),
+      );
+      if (outcomes.length !== recipes.length)
+        throw new Error(`batch runner returned ${outcomes.length} outcomes for ${recipes.length} continuations`);
       let productive = false;
       for (let i = 0; i < outcomes.length && !stopped(); i++) {
         const { result, table } = outcomes[i]!;
@@ -167,7 +201,11 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
   private childRecipe(seed: number, entry: FrontierEntry): Recipe {
     const index = entry.childrenSpawned++;
     const branchAt = `${entry.discovery.segment}:${entry.drawCount}`;
-    const branch: Breakpoint = { count: entry.drawCount, seed: childSeed(seed, entry.prefix, branchAt, index), streams: BRANCH_STREAMS };
+    const branch: Breakpoint = {
+      count: entry.drawCount,
+      seed: childSeed(seed, entry.prefix, branchAt, index),
+      streams: BRANCH_STREAMS,
+    };
     return [...entry.prefix, branch];
   }
 

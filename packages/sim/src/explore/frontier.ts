@@ -66,7 +66,16 @@ export class Frontier {
       const identity = `${prefix.map((bp) => `${bp.count}@${bp.seed}`).join(">")}|${d.drawCount}`;
       if (this.seen.has(identity)) continue;
       this.seen.add(identity);
-      this.entries.push({ id: this.nextId++, prefix, drawCount: d.drawCount, position, discovery: d, batches: 0, unproductiveBatches: 0, childrenSpawned: 0 });
+      this.entries.push({
+        id: this.nextId++,
+        prefix,
+        drawCount: d.drawCount,
+        position,
+        discovery: d,
+        batches: 0,
+        unproductiveBatches: 0,
+        childrenSpawned: 0,
+      });
       added++;
     }
     while (this.entries.length > this.maxFrontier) this.evictLeastNovel();
@@ -79,7 +88,11 @@ export class Frontier {
     let bestVisits = Infinity;
     for (const e of this.entries) {
       const v = this.visits(e.discovery.key);
-      if (best === undefined || v < bestVisits || (v === bestVisits && (e.position < best.position || (e.position === best.position && e.id < best.id)))) {
+      if (
+        best === undefined ||
+        v < bestVisits ||
+        (v === bestVisits && (e.position < best.position || (e.position === best.position && e.id < best.id)))
+      ) {
         best = e;
         bestVisits = v;
       }
@@ -103,7 +116,10 @@ export class Frontier {
     this.entries.forEach((e, i) => {
       const v = this.visits(e.discovery.key);
       const w = this.entries[worst]!;
-      if (v > worstVisits || (v === worstVisits && (e.position > w.position || (e.position === w.position && e.id > w.id)))) {
+      if (
+        v > worstVisits ||
+        (v === worstVisits && (e.position > w.position || (e.position === w.position && e.id > w.id)))
+      ) {
         worst = i;
         worstVisits = v;
       }

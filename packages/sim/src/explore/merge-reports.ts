@@ -17,7 +17,8 @@ export function mergeExplorationReports(parts: readonly ExplorationReport[]): Ex
   let drawsNew = 0;
   let frontierSizes: (readonly [number, number])[] = [];
   for (const part of parts) {
-    for (const [kind, n] of Object.entries(part.discoveriesByKind) as [DiscoveryKind, number][]) discoveriesByKind[kind] = (discoveriesByKind[kind] ?? 0) + n;
+    for (const [kind, n] of Object.entries(part.discoveriesByKind) as [DiscoveryKind, number][])
+      discoveriesByKind[kind] = (discoveriesByKind[kind] ?? 0) + n;
     for (const [t, size] of part.frontierSizes) frontierSizes.push([timelines + t, size]);
     timelines += part.timelines;
     drawsReplayed += part.replayOverhead.drawsReplayed;

@@ -67,7 +67,9 @@ export function checkLinearizability<S, I, O>(
   positive("sliceSteps", options.sliceSteps);
   const started = wallNowMs();
   const search = searchModel(model);
-  const parts = (model.partition ? model.partition(history) : [history]).map((p) => renumber(model.prune ? model.prune(p) : p));
+  const parts = (model.partition ? model.partition(history) : [history]).map((p) =>
+    renumber(model.prune ? model.prune(p) : p),
+  );
   const searches = parts.map((ops) => new PartSearch(search, ops));
   const slice = options.sliceSteps ?? DEFAULT_SLICE_STEPS;
   let steps = 0;
@@ -105,7 +107,11 @@ export function checkLinearizability<S, I, O>(
     };
   });
   const verdict: Verdict =
-    illegalPart !== undefined ? "illegal" : partResults.every((p) => p.verdict === "linearizable") ? "linearizable" : "unknown";
+    illegalPart !== undefined
+      ? "illegal"
+      : partResults.every((p) => p.verdict === "linearizable")
+        ? "linearizable"
+        : "unknown";
   return {
     verdict,
     model: model.name,

@@ -90,7 +90,8 @@ export function parseEdn(text: string, options: EdnParseOptions = {}): EdnValue[
       const items = readUntil("}");
       if (items.length % 2 !== 0) fail("a map needs an even number of forms", at);
       const map: { [key: string]: EdnValue } = {};
-      for (let i = 0; i < items.length; i += 2) map[typeof items[i] === "string" ? (items[i] as string) : JSON.stringify(items[i])] = items[i + 1]!;
+      for (let i = 0; i < items.length; i += 2)
+        map[typeof items[i] === "string" ? (items[i] as string) : JSON.stringify(items[i])] = items[i + 1]!;
       return map;
     }
     if (c === "#") {

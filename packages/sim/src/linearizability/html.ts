@@ -22,12 +22,15 @@ function partSvg<I, O>(model: Model<unknown, I, O>, part: PartResult<I, O>): str
   const finite = ops.flatMap((o) => (o.crashed ? [o.callIndex] : [o.callIndex, o.returnIndex]));
   const minPos = Math.min(...finite);
   const maxPos = Math.max(...finite) + 1;
-  const x = (pos: number) => LEFT_PX + ((Math.min(pos, maxPos) - minPos) / (maxPos - minPos)) * (WIDTH_PX - LEFT_PX - 20);
+  const x = (pos: number) =>
+    LEFT_PX + ((Math.min(pos, maxPos) - minPos) / (maxPos - minPos)) * (WIDTH_PX - LEFT_PX - 20);
   const height = clients.length * LANE_PX + 30;
   const out: string[] = [`<svg width="${WIDTH_PX}" height="${height}" xmlns="http://www.w3.org/2000/svg">`];
   clients.forEach((c, i) => {
     out.push(`<text x="4" y="${i * LANE_PX + 18}" class="lane">${escapeHtml(String(c))}</text>`);
-    out.push(`<line x1="${LEFT_PX}" x2="${WIDTH_PX - 10}" y1="${i * LANE_PX + 24}" y2="${i * LANE_PX + 24}" class="grid"/>`);
+    out.push(
+      `<line x1="${LEFT_PX}" x2="${WIDTH_PX - 10}" y1="${i * LANE_PX + 24}" y2="${i * LANE_PX + 24}" class="grid"/>`,
+    );
   });
   // State after each linearized operation, replayed through the model for the hover text.
   const search = searchModel(model);
@@ -47,7 +50,10 @@ function partSvg<I, O>(model: Model<unknown, I, O>, part: PartResult<I, O>): str
     const x2 = op.crashed ? WIDTH_PX - 12 : x(op.returnIndex);
     const k = position.get(op.id);
     const cls = op.id === stuck ? "op stuck" : k !== undefined ? "op lin" : op.crashed ? "op crashed" : "op";
-    const tip = [describeOperation(model, op), k !== undefined ? `linearized #${k + 1}: ${states[k]} → ${states[k + 1]}` : ""]
+    const tip = [
+      describeOperation(model, op),
+      k !== undefined ? `linearized #${k + 1}: ${states[k]} → ${states[k + 1]}` : "",
+    ]
       .filter(Boolean)
       .join("\n");
     out.push(

@@ -8,7 +8,13 @@ export {
   type HistoryRecorderOptions,
   type PendingOperation,
 } from "./recorder.ts";
-export { ModelError, type Model, type DeterministicModel, type NondeterministicModel, type StepResult } from "./model.ts";
+export {
+  ModelError,
+  type Model,
+  type DeterministicModel,
+  type NondeterministicModel,
+  type StepResult,
+} from "./model.ts";
 export {
   registerModel,
   casRegisterModel,

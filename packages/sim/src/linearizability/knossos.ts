@@ -33,7 +33,15 @@ export function knossosHistoryFromRecords(events: readonly unknown[]): Operation
   const open = new Map<string, Open>();
   const ops: Omit<Operation<OpInput, unknown>, "id">[] = [];
   const crash = (o: Open): void => {
-    ops.push({ client: o.process, input: { f: o.f, value: o.value }, output: undefined, callIndex: o.callIndex, returnIndex: Infinity, crashed: true, ...(o.time !== undefined ? { callTimeMs: o.time / 1e6 } : {}) });
+    ops.push({
+      client: o.process,
+      input: { f: o.f, value: o.value },
+      output: undefined,
+      callIndex: o.callIndex,
+      returnIndex: Infinity,
+      crashed: true,
+      ...(o.time !== undefined ? { callTimeMs: o.time / 1e6 } : {}),
+    });
   };
   events.forEach((raw, index) => {
     if (raw === null || typeof raw !== "object" || Array.isArray(raw)) {
@@ -48,7 +56,13 @@ export function knossosHistoryFromRecords(events: readonly unknown[]): Operation
     if (type === "invoke") {
       const previous = open.get(process);
       if (previous !== undefined) crash(previous);
-      open.set(process, { process, f, value: e.value ?? null, callIndex: index, ...(time !== undefined ? { time } : {}) });
+      open.set(process, {
+        process,
+        f,
+        value: e.value ?? null,
+        callIndex: index,
+        ...(time !== undefined ? { time } : {}),
+      });
       return;
     }
     const call = open.get(process);

@@ -67,7 +67,8 @@ export function searchModel<S, I, O>(model: Model<S, I, O>): SearchModel<I, O> {
   }
   const hash = (model.hash ?? defaultHash) as (s: S) => string | number;
   const equalOne = model.equal;
-  const describeOne = (s: S): string => (model.describeState ? model.describeState(s) : JSON.stringify(s) ?? "undefined");
+  const describeOne = (s: S): string =>
+    model.describeState ? model.describeState(s) : (JSON.stringify(s) ?? "undefined");
   if (model.nondeterministic !== true) {
     const m = model as DeterministicModel<S, I, O>;
     return {

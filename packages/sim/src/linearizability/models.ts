@@ -10,7 +10,12 @@ type Op = OpInput;
 
 // Values are compared structurally; primitives (the common case) without serialising.
 const same = (a: unknown, b: unknown): boolean =>
-  a === b || (typeof a === "object" && typeof b === "object" && a !== null && b !== null && JSON.stringify(a) === JSON.stringify(b));
+  a === b ||
+  (typeof a === "object" &&
+    typeof b === "object" &&
+    a !== null &&
+    b !== null &&
+    JSON.stringify(a) === JSON.stringify(b));
 const yes = <S>(state: S): StepResult<S> => ({ ok: true, state });
 const no = <S>(state: S): StepResult<S> => ({ ok: false, state });
 
@@ -39,7 +44,9 @@ function pruneUnobservedCrashedWrites<I extends Op, O>(writes: readonly string[]
       if (op.input.value !== undefined) collect(op.input.value, mentioned);
       if (op.output !== undefined) collect(op.output, mentioned);
     }
-    return part.filter((op) => !(op.crashed && writes.includes(op.input.f) && !mentioned.has(JSON.stringify(op.input.value))));
+    return part.filter(
+      (op) => !(op.crashed && writes.includes(op.input.f) && !mentioned.has(JSON.stringify(op.input.value))),
+    );
   };
 }
 
@@ -125,7 +132,12 @@ export function kvModel(): DeterministicModel<KvState, Op, unknown> {
     partition: partitionByKey,
     // Only puts: an append's effect is seen inside later values, never as its own value.
     prune: pruneUnobservedCrashedWrites(["put"]),
-    hash: (s) => JSON.stringify(Object.keys(s).sort().map((k) => [k, s[k]])),
+    hash: (s) =>
+      JSON.stringify(
+        Object.keys(s)
+          .sort()
+          .map((k) => [k, s[k]]),
+      ),
     describe: describeOp,
   };
 }
@@ -193,7 +205,9 @@ type Micro = readonly [f: string, key: string, value: unknown];
  * Registers updated by transactions: `txn [[read k v] [write k v] ...]`; a read of `null` or
  * `undefined` is unknown. The output is ignored (the completed transaction is the input).
  */
-export function multiRegisterModel(initial: Readonly<Record<string, unknown>> = {}): DeterministicModel<KvState, Op, unknown> {
+export function multiRegisterModel(
+  initial: Readonly<Record<string, unknown>> = {},
+): DeterministicModel<KvState, Op, unknown> {
   return {
     name: "multi-register",
     init: () => initial,
@@ -211,7 +225,12 @@ export function multiRegisterModel(initial: Readonly<Record<string, unknown>> = 
       }
       return yes(next ?? state);
     },
-    hash: (s) => JSON.stringify(Object.keys(s).sort().map((k) => [k, s[k]])),
+    hash: (s) =>
+      JSON.stringify(
+        Object.keys(s)
+          .sort()
+          .map((k) => [k, s[k]]),
+      ),
     describe: describeOp,
   };
 }

@@ -82,7 +82,15 @@ export class HistoryRecorder<I extends OpInput = OpInput, O = unknown> {
 
   private push(type: HistoryEventType, client: string, op: number, input: OpInput, output: unknown): void {
     const timeMs = this.options.time?.now() ?? 0;
-    const event: HistoryEvent = { index: this.recorded.length, type, client, op, input, timeMs, ...(type === "ok" ? { output } : {}) };
+    const event: HistoryEvent = {
+      index: this.recorded.length,
+      type,
+      client,
+      op,
+      input,
+      timeMs,
+      ...(type === "ok" ? { output } : {}),
+    };
     this.recorded.push(event);
     const trace = this.options.trace;
     if (trace === undefined) return;
@@ -104,7 +112,8 @@ export function historyFromEvents<I = OpInput, O = unknown>(events: readonly His
   const done = new Map<number, HistoryEvent>();
   for (const e of events) {
     if (e.type === "invoke") invokes.set(e.op, e);
-    else if (!invokes.has(e.op)) throw new HistoryError(`history event ${e.index} completes operation ${e.op}, which was never invoked`);
+    else if (!invokes.has(e.op))
+      throw new HistoryError(`history event ${e.index} completes operation ${e.op}, which was never invoked`);
     else done.set(e.op, e);
   }
   const ops: Operation<I, O>[] = [];

@@ -91,7 +91,13 @@ export class PartSearch<I, O> {
     const callEntry = new Map<number, number>();
     events.forEach((e, k) => {
       const at = k + 1;
-      this.entries.push({ op: e.op, isCall: e.isCall, match: -1, prev: at - 1, next: k + 1 < events.length ? at + 1 : -1 });
+      this.entries.push({
+        op: e.op,
+        isCall: e.isCall,
+        match: -1,
+        prev: at - 1,
+        next: k + 1 < events.length ? at + 1 : -1,
+      });
       if (e.isCall) callEntry.set(e.op, at);
       else {
         (this.entries[callEntry.get(e.op)!] as Entry).match = at;

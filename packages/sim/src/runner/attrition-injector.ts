@@ -129,7 +129,12 @@ export class AttritionInjector {
     const kind = drawRebootKind(sim, record);
     assertSometimesEach(ATTRITION_ASSERTIONS.rebootKind, { kind });
     assertSometimesEach(ATTRITION_ASSERTIONS.domainTargeted, { scope: level, groupSize: targets.length });
-    this.world.emit("attrition", "info", "attrition_domain_reboot", { scope: level, domain, kind, ips: targets.map((p) => p.ip).join(",") });
+    this.world.emit("attrition", "info", "attrition_domain_reboot", {
+      scope: level,
+      domain,
+      kind,
+      ips: targets.map((p) => p.ip).join(","),
+    });
     for (const p of targets) lifecycle.reboot(p.ip, kind, record.recoveryDelayMs, record.gracePeriodMs, "attrition");
   }
 }

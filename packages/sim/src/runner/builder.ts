@@ -21,7 +21,13 @@ import type { ClockConfig } from "../world/clock-config.ts";
 import type { StorageConfig } from "../world/storage/config.ts";
 import type { NetworkConfig } from "../world/network/config.ts";
 import type { FaultInjector } from "./fault-context.ts";
-import { checkLinkLatency, DEFAULT_LINK_LATENCY, localityCountRange, type LinkLatencyConfig, type LocalityConfig } from "./locality.ts";
+import {
+  checkLinkLatency,
+  DEFAULT_LINK_LATENCY,
+  localityCountRange,
+  type LinkLatencyConfig,
+  type LocalityConfig,
+} from "./locality.ts";
 import {
   DEFAULT_ITERATION_CONTROL,
   DEFAULT_RUN_TIME_BUDGET_MS,
@@ -84,13 +90,24 @@ export class SimulationBuilder {
    * (n = 1 for the first call). Call once per role.
    */
   processes(count: ProcessCount, factory: () => Process): this {
-    if (typeof factory !== "function") throw new InvalidConfiguration("processes(count, factory): factory must be a function returning a new Process");
+    if (typeof factory !== "function")
+      throw new InvalidConfiguration("processes(count, factory): factory must be a function returning a new Process");
     checkProcessCount(count);
     // The factory runs once now to learn the group's name.
     const name = checkProcess(factory(), "processes(count, factory): factory").name;
-    checkNewGroup(this.groups, name, "processes()", "call processes() once per role (or give the roles different names)");
+    checkNewGroup(
+      this.groups,
+      name,
+      "processes()",
+      "call processes() once per role (or give the roles different names)",
+    );
     const checkedFactory = () => checkProcess(factory(), `the factory of process group '${name}'`);
-    this.groups.push({ name, count: typeof count === "number" ? count : [count[0], count[1]], factory: checkedFactory, tags: {} });
+    this.groups.push({
+      name,
+      count: typeof count === "number" ? count : [count[0], count[1]],
+      factory: checkedFactory,
+      tags: {},
+    });
     return this;
   }
 
@@ -103,15 +120,24 @@ export class SimulationBuilder {
    * beside it; one cluster per simulation.
    */
   cluster(config: LocalityConfig, factory: () => Process): this {
-    if (typeof factory !== "function") throw new InvalidConfiguration("cluster(config, factory): factory must be a function returning a new Process");
+    if (typeof factory !== "function")
+      throw new InvalidConfiguration("cluster(config, factory): factory must be a function returning a new Process");
     if (this.groups.some((g) => g.locality !== undefined)) {
-      throw new InvalidConfiguration("cluster(): a cluster is already registered; lay out every located process in one cluster(config, factory) and add other roles with processes()");
+      throw new InvalidConfiguration(
+        "cluster(): a cluster is already registered; lay out every located process in one cluster(config, factory) and add other roles with processes()",
+      );
     }
     const [min, max] = localityCountRange(config, MAX_PROCESSES_PER_GROUP);
     const name = checkProcess(factory(), "cluster(config, factory): factory").name;
     checkNewGroup(this.groups, name, "cluster()", "give the cluster's process another name");
     const checkedFactory = () => checkProcess(factory(), `the factory of cluster group '${name}'`);
-    this.groups.push({ name, count: min === max ? min : [min, max], factory: checkedFactory, tags: {}, locality: Object.freeze({ ...config }) });
+    this.groups.push({
+      name,
+      count: min === max ? min : [min, max],
+      factory: checkedFactory,
+      tags: {},
+      locality: Object.freeze({ ...config }),
+    });
     return this;
   }
 
@@ -148,7 +174,9 @@ export class SimulationBuilder {
    */
   chaosDuration(durationMs: number): this {
     if (typeof durationMs !== "number" || !(durationMs > 0) || !Number.isFinite(durationMs)) {
-      throw new InvalidConfiguration(`chaosDuration(ms): ms must be a positive number of simulated milliseconds, got ${String(durationMs)}`);
+      throw new InvalidConfiguration(
+        `chaosDuration(ms): ms must be a positive number of simulated milliseconds, got ${String(durationMs)}`,
+      );
     }
     this.chaosDurationMs = durationMs;
     return this;
@@ -156,7 +184,10 @@ export class SimulationBuilder {
 
   /** A fresh fault injector per seed, run only inside the chaos window (needs `chaosDuration`). */
   faultFactory(factory: () => FaultInjector): this {
-    if (typeof factory !== "function") throw new InvalidConfiguration("faultFactory(factory): factory must be a function returning a new FaultInjector { name, inject(ctx) }");
+    if (typeof factory !== "function")
+      throw new InvalidConfiguration(
+        "faultFactory(factory): factory must be a function returning a new FaultInjector { name, inject(ctx) }",
+      );
     this.injectorFactory = factory;
     return this;
   }
@@ -196,9 +227,11 @@ export class SimulationBuilder {
   /** Tags for the last registered group: process i gets `values[i % values.length]` per key. */
   tags(dimensions: Readonly<Record<string, readonly string[]>>): this {
     const group = this.groups[this.groups.length - 1];
-    if (group === undefined) throw new InvalidConfiguration("tags() must be called after processes(): it tags the last registered group");
+    if (group === undefined)
+      throw new InvalidConfiguration("tags() must be called after processes(): it tags the last registered group");
     for (const [key, values] of Object.entries(dimensions)) {
-      if (!Array.isArray(values) || values.length === 0) throw new InvalidConfiguration(`tags(): dimension '${key}' needs at least one value`);
+      if (!Array.isArray(values) || values.length === 0)
+        throw new InvalidConfiguration(`tags(): dimension '${key}' needs at least one value`);
     }
     this.groups[this.groups.length - 1] = { ...group, tags: { ...group.tags, ...dimensions } };
     return this;
@@ -216,21 +249,36 @@ export class SimulationBuilder {
 
   /** A fresh workload per seed. */
   workloadFactory(factory: () => Workload): this {
-    if (typeof factory !== "function") throw new InvalidConfiguration("workloadFactory(factory): factory must be a function returning a new Workload");
-    this.workloadSpecs.push({ kind: "factory", count: WorkloadCount.fixed(1), create: () => checkWorkload(factory(), "workloadFactory(factory): factory()") });
+    if (typeof factory !== "function")
+      throw new InvalidConfiguration("workloadFactory(factory): factory must be a function returning a new Workload");
+    this.workloadSpecs.push({
+      kind: "factory",
+      count: WorkloadCount.fixed(1),
+      create: () => checkWorkload(factory(), "workloadFactory(factory): factory()"),
+    });
     return this;
   }
 
   /** `count` fresh workloads per seed; `factory(i)` gets the instance index. */
   workloads(count: WorkloadCount, factory: (index: number) => Workload): this {
     checkWorkloadCount(count);
-    if (typeof factory !== "function") throw new InvalidConfiguration("workloads(count, factory): factory must be a function (index) => Workload");
-    this.workloadSpecs.push({ kind: "factory", count, create: (i) => checkWorkload(factory(i), "workloads(count, factory): factory(i)") });
+    if (typeof factory !== "function")
+      throw new InvalidConfiguration("workloads(count, factory): factory must be a function (index) => Workload");
+    this.workloadSpecs.push({
+      kind: "factory",
+      count,
+      create: (i) => checkWorkload(factory(i), "workloads(count, factory): factory(i)"),
+    });
     return this;
   }
 
   invariant(invariant: Invariant): this {
-    if (invariant === null || typeof invariant !== "object" || typeof invariant.observe !== "function" || typeof invariant.name !== "string") {
+    if (
+      invariant === null ||
+      typeof invariant !== "object" ||
+      typeof invariant.observe !== "function" ||
+      typeof invariant.name !== "string"
+    ) {
       throw new InvalidConfiguration("invariant(i): i must have a 'name' and an 'observe(query, simTimeMs)' method");
     }
     this.invariants.push(invariant);
@@ -272,7 +320,9 @@ export class SimulationBuilder {
     positiveInteger(maxSeeds, "untilCoverageStable(quietSeeds, maxSeeds): maxSeeds");
     const minSeeds = options.minSeeds ?? 0;
     if (!Number.isSafeInteger(minSeeds) || minSeeds < 0 || minSeeds > maxSeeds) {
-      throw new InvalidConfiguration(`untilCoverageStable(quietSeeds, maxSeeds, { minSeeds }): minSeeds must be a whole number from 0 to maxSeeds (${maxSeeds}), got ${String(minSeeds)}`);
+      throw new InvalidConfiguration(
+        `untilCoverageStable(quietSeeds, maxSeeds, { minSeeds }): minSeeds must be a whole number from 0 to maxSeeds (${maxSeeds}), got ${String(minSeeds)}`,
+      );
     }
     this.iteration = { kind: "untilCoverageStable", quietSeeds, maxSeeds, ...(minSeeds > 0 ? { minSeeds } : {}) };
     return this;
@@ -280,14 +330,18 @@ export class SimulationBuilder {
 
   /** Simulated time the setup and run phases may take before the seed fails (default 1 hour). */
   runTimeBudget(budgetMs: number): this {
-    if (!(budgetMs > 0) || !Number.isFinite(budgetMs)) throw new InvalidConfiguration(`runTimeBudget(ms): ms must be a positive number, got ${String(budgetMs)}`);
+    if (!(budgetMs > 0) || !Number.isFinite(budgetMs))
+      throw new InvalidConfiguration(`runTimeBudget(ms): ms must be a positive number, got ${String(budgetMs)}`);
     this.runBudgetMs = budgetMs;
     return this;
   }
 
   /** Lowest trace level captured (default "info"; "debug" to debug one seed). */
   traceLevel(level: TraceLevel): this {
-    if (!(level in TRACE_LEVEL_ORDER)) throw new InvalidConfiguration(`traceLevel(level): level must be one of ${Object.keys(TRACE_LEVEL_ORDER).join(", ")}, got ${String(level)}`);
+    if (!(level in TRACE_LEVEL_ORDER))
+      throw new InvalidConfiguration(
+        `traceLevel(level): level must be one of ${Object.keys(TRACE_LEVEL_ORDER).join(", ")}, got ${String(level)}`,
+      );
     this.level = level;
     return this;
   }
@@ -325,7 +379,8 @@ export class SimulationBuilder {
 
   /** "fast" (default) or "paranoid" (a macrotask per step; for differential testing). */
   steppingMode(mode: SteppingMode): this {
-    if (mode !== "fast" && mode !== "paranoid") throw new InvalidConfiguration(`steppingMode(mode): mode must be "fast" or "paranoid", got ${String(mode)}`);
+    if (mode !== "fast" && mode !== "paranoid")
+      throw new InvalidConfiguration(`steppingMode(mode): mode must be "fast" or "paranoid", got ${String(mode)}`);
     this.mode = mode;
     return this;
   }
@@ -338,7 +393,9 @@ export class SimulationBuilder {
    */
   allowGlobal(name: string): this {
     if (!(GUARDED_GLOBALS as readonly string[]).includes(name)) {
-      throw new InvalidConfiguration(`allowGlobal(name): unknown guarded global '${name}'; valid names: ${GUARDED_GLOBALS.join(", ")}`);
+      throw new InvalidConfiguration(
+        `allowGlobal(name): unknown guarded global '${name}'; valid names: ${GUARDED_GLOBALS.join(", ")}`,
+      );
     }
     this.allowed.add(name);
     return this;
@@ -445,34 +502,37 @@ export class SimulationBuilder {
       hasFaultFactory: this.injectorFactory !== null,
       hasLinkLatency: this.linkLatencyConfig !== null,
     });
-    return withOverrides({
-      groups: this.groups.slice(),
-      workloads: this.workloadSpecs.slice(),
-      invariants: this.invariants.slice(),
-      iteration: this.iteration,
-      debugSeeds: this.debugSeeds.slice(),
-      baseSeed: this.baseSeed,
-      runTimeBudgetMs: this.runBudgetMs,
-      traceLevel: this.level,
-      printTrace: this.tracePrinting,
-      beforeIteration: this.beforeHooks.slice(),
-      swarmOperations: this.swarmOps,
-      steppingMode: this.mode,
-      allowedGlobals: new Set(this.allowed),
-      captureConsole: this.consoleCapture,
-      maxStepsPerInstant: this.maxStepsAtInstant,
-      exploration: this.replay !== null ? null : this.exploration,
-      chaos: this.chaosPlan,
-      networkFaults: this.networkFaultsSetting,
-      clockFaults: this.clockFaultsSetting,
-      storageFaults: this.storageFaultsSetting,
-      chaosDurationMs: this.chaosDurationMs,
-      faultFactory: this.injectorFactory,
-      linkLatency: this.linkLatencyConfig,
-      source: this.source,
-      taskFailuresFailSeed: this.taskFailuresFail,
-      nodeRuntime: this.virtualRuntime,
-    }, this.replay?.overrides ?? NO_OVERRIDES);
+    return withOverrides(
+      {
+        groups: this.groups.slice(),
+        workloads: this.workloadSpecs.slice(),
+        invariants: this.invariants.slice(),
+        iteration: this.iteration,
+        debugSeeds: this.debugSeeds.slice(),
+        baseSeed: this.baseSeed,
+        runTimeBudgetMs: this.runBudgetMs,
+        traceLevel: this.level,
+        printTrace: this.tracePrinting,
+        beforeIteration: this.beforeHooks.slice(),
+        swarmOperations: this.swarmOps,
+        steppingMode: this.mode,
+        allowedGlobals: new Set(this.allowed),
+        captureConsole: this.consoleCapture,
+        maxStepsPerInstant: this.maxStepsAtInstant,
+        exploration: this.replay !== null ? null : this.exploration,
+        chaos: this.chaosPlan,
+        networkFaults: this.networkFaultsSetting,
+        clockFaults: this.clockFaultsSetting,
+        storageFaults: this.storageFaultsSetting,
+        chaosDurationMs: this.chaosDurationMs,
+        faultFactory: this.injectorFactory,
+        linkLatency: this.linkLatencyConfig,
+        source: this.source,
+        taskFailuresFailSeed: this.taskFailuresFail,
+        nodeRuntime: this.virtualRuntime,
+      },
+      this.replay?.overrides ?? NO_OVERRIDES,
+    );
   }
 
   /**
@@ -483,7 +543,8 @@ export class SimulationBuilder {
    */
   async run(options: { readonly workers?: number } = {}): Promise<SimulationReport> {
     const config = this.build();
-    if (this.replay !== null) return new Campaign(config).run({ seeds: [this.replay.seed], breakpoints: this.replay.recipe });
+    if (this.replay !== null)
+      return new Campaign(config).run({ seeds: [this.replay.seed], breakpoints: this.replay.recipe });
     return new Campaign(config).run({ workers: options.workers ?? 0 });
   }
 }

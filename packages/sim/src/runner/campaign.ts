@@ -15,7 +15,14 @@ import type { AssertionTableState } from "../chaos/assertions/index.ts";
 import type { TraceEvent } from "../world/trace-log.ts";
 import type { SeedFailure, SeedResult } from "./seed-result.ts";
 import { SeedSession, type SeedOptions } from "./seed-runner.ts";
-import { Explorer, sequentialBatchRunner, type BatchRunner, type ExplorationReport, type TimelineJob, type TimelineOutcome } from "../explore/index.ts";
+import {
+  Explorer,
+  sequentialBatchRunner,
+  type BatchRunner,
+  type ExplorationReport,
+  type TimelineJob,
+  type TimelineOutcome,
+} from "../explore/index.ts";
 import { CampaignHook } from "./simulation-hook.ts";
 import { printSeedTrace } from "./trace-printing.ts";
 import { WorkerPool } from "./pool/worker-pool.ts";
@@ -79,8 +86,10 @@ export class Campaign {
   }
 
   async run(plan: CampaignPlan = {}): Promise<SimulationReport> {
-    const seeds: SeedPlan = plan.seeds !== undefined ? { kind: "list", seeds: plan.seeds } : configSeedPlan(this.config);
-    if (plan.workers !== undefined && plan.workers !== 0 && plan.breakpoints === undefined) return this.runOnWorkers(seeds, plan.workers);
+    const seeds: SeedPlan =
+      plan.seeds !== undefined ? { kind: "list", seeds: plan.seeds } : configSeedPlan(this.config);
+    if (plan.workers !== undefined && plan.workers !== 0 && plan.breakpoints === undefined)
+      return this.runOnWorkers(seeds, plan.workers);
     const wallStart = natives.performanceNow();
     const results: SeedResult[] = [];
     let stopRule: CoverageStopRule | null = null;
@@ -103,10 +112,13 @@ export class Campaign {
           explorer = new Explorer(exploration, this.table, runTimeline, runBatch ?? sequentialBatchRunner(runTimeline));
         }
 
-        if (seeds.kind === "untilStable") stopRule = new CoverageStopRule(seeds.quietSeeds, seeds.maxSeeds, seeds.minSeeds ?? 0);
+        if (seeds.kind === "untilStable")
+          stopRule = new CoverageStopRule(seeds.quietSeeds, seeds.maxSeeds, seeds.minSeeds ?? 0);
         for (let i = 0; i < planSize(seeds); i++) {
           const seed = seedAt(seeds, i);
-          results.push(explorer !== null ? await explorer.exploreRoot(seed) : await runTimeline(seed, plan.breakpoints ?? []));
+          results.push(
+            explorer !== null ? await explorer.exploreRoot(seed) : await runTimeline(seed, plan.breakpoints ?? []),
+          );
           if (stopRule !== null && stopRule.afterSeed(this.table, i + 1)) break;
         }
       });
@@ -134,7 +146,9 @@ export class Campaign {
   private async runOnWorkers(seeds: SeedPlan, workers: number): Promise<SimulationReport> {
     const source = this.config.source;
     if (!Number.isSafeInteger(workers) || workers < 1) {
-      throw new InvalidConfiguration(`run({ workers }): workers must be a whole number of threads (0 runs in this thread), got ${String(workers)}`);
+      throw new InvalidConfiguration(
+        `run({ workers }): workers must be a whole number of threads (0 runs in this thread), got ${String(workers)}`,
+      );
     }
     if (source === null) {
       throw new InvalidConfiguration(
@@ -182,11 +196,17 @@ export class Campaign {
     const explore = (options.explore ?? true) && this.config.exploration !== null && options.breakpoints === undefined;
     return this.inRealm(async (guard) => {
       const runTimeline = (timelineSeed: number, recipe: readonly Breakpoint[], timelineTable?: AssertionTable) =>
-        this.runSeed(timelineSeed, guard, {
+        this.runSeed(
+          timelineSeed,
+          guard,
+          {
             breakpoints: recipe,
             onChaos: timelineSeed === seed ? options.onChaos : undefined,
             drawObserver: timelineSeed === seed && !explore ? options.drawObserver : undefined,
-          }, timelineTable ?? table, options.onTrace);
+          },
+          timelineTable ?? table,
+          options.onTrace,
+        );
       if (explore) {
         const explorer = new Explorer(this.config.exploration!, table, runTimeline, sequentialBatchRunner(runTimeline));
         const result = await explorer.exploreRoot(seed);
@@ -249,7 +269,8 @@ export class Campaign {
     } finally {
       guard.uninstall();
       for (const name of PROCESS_EVENTS) process.removeAllListeners(name);
-      for (const [name, listeners] of savedListeners) for (const l of listeners) process.on(name, l as (...args: any[]) => void);
+      for (const [name, listeners] of savedListeners)
+        for (const l of listeners) process.on(name, l as (...args: any[]) => void);
       uninstallSimulationHook(this.hook);
     }
   }
@@ -267,7 +288,12 @@ export class Campaign {
       try {
         hook();
       } catch (error) {
-        lateFailures.push({ kind: "setup", message: `beforeIteration hook threw: ${errorFields(error).message}`, timeMs: 0, stack: errorFields(error).stack });
+        lateFailures.push({
+          kind: "setup",
+          message: `beforeIteration hook threw: ${errorFields(error).message}`,
+          timeMs: 0,
+          stack: errorFields(error).stack,
+        });
       }
     }
     const engine = session.world.engine;
@@ -300,11 +326,21 @@ export class Campaign {
     }
     for (const reason of this.unhandled.values()) {
       const { message, stack } = errorFields(reason);
-      lateFailures.push({ kind: "unhandledRejection", message: `unhandled promise rejection in simulated code: ${message}`, timeMs: result.simulatedTimeMs, stack });
+      lateFailures.push({
+        kind: "unhandledRejection",
+        message: `unhandled promise rejection in simulated code: ${message}`,
+        timeMs: result.simulatedTimeMs,
+        stack,
+      });
     }
     for (const error of this.uncaught) {
       const { message, stack } = errorFields(error);
-      lateFailures.push({ kind: "uncaughtException", message: `uncaught exception in simulated code: ${message}`, timeMs: result.simulatedTimeMs, stack });
+      lateFailures.push({
+        kind: "uncaughtException",
+        message: `uncaught exception in simulated code: ${message}`,
+        timeMs: result.simulatedTimeMs,
+        stack,
+      });
     }
     this.unhandled.clear();
     this.uncaught = [];

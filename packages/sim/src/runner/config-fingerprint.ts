@@ -16,7 +16,9 @@ export type ConfigFingerprint = Readonly<Record<string, string>>;
 export function configFingerprint(config: SimulationConfig): ConfigFingerprint {
   const json = (value: unknown) => JSON.stringify(value) ?? "undefined";
   return {
-    groups: json(config.groups.map((g) => ({ name: g.name, count: g.count, tags: g.tags, locality: g.locality ?? null }))),
+    groups: json(
+      config.groups.map((g) => ({ name: g.name, count: g.count, tags: g.tags, locality: g.locality ?? null })),
+    ),
     workloads: json(config.workloads.map((w) => `${w.kind} ${w.count.describe()}`)),
     invariants: json(config.invariants.map((i) => i.name)),
     runTimeBudgetMs: json(config.runTimeBudgetMs),

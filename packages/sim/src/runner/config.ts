@@ -43,7 +43,11 @@ export type IterationControl =
     };
 
 /** Default stop rule: 10 quiet seeds, at most 1,000 seeds. */
-export const DEFAULT_ITERATION_CONTROL: IterationControl = { kind: "untilCoverageStable", quietSeeds: 10, maxSeeds: 1000 };
+export const DEFAULT_ITERATION_CONTROL: IterationControl = {
+  kind: "untilCoverageStable",
+  quietSeeds: 10,
+  maxSeeds: 1000,
+};
 /** Default run-time budget: one simulated hour. */
 export const DEFAULT_RUN_TIME_BUDGET_MS = 3_600_000;
 /** Settling after processes stop may take at most five simulated minutes. */

@@ -37,7 +37,11 @@ export class SimContextImpl extends ActorScope implements SimContext {
   get traceQuery(): TraceQuery {
     // A read-only view: the log itself also records.
     const log = this.world.trace;
-    return { since: (name, cursor) => log.since(name, cursor), count: (name) => log.count(name), snapshot: (name) => log.snapshot(name) };
+    return {
+      since: (name, cursor) => log.since(name, cursor),
+      count: (name) => log.count(name),
+      snapshot: (name) => log.snapshot(name),
+    };
   }
 
   get metricQuery(): MetricQuery {
@@ -50,7 +54,9 @@ export class SimContextImpl extends ActorScope implements SimContext {
 
   attach(name: string, text: string): void {
     if (typeof name !== "string" || name.length === 0 || typeof text !== "string") {
-      throw new InvalidConfiguration(`attach(name, text): both must be strings and name non-empty, got ${typeof name} and ${typeof text}`);
+      throw new InvalidConfiguration(
+        `attach(name, text): both must be strings and name non-empty, got ${typeof name} and ${typeof text}`,
+      );
     }
     this.world.attachments.push({ name, text });
   }

@@ -129,7 +129,9 @@ function firstTraceDifference(a: readonly TraceEvent[], b: readonly TraceEvent[]
 
 function around(trace: readonly TraceEvent[], centre: number): string[] {
   const from = Math.max(0, centre - DIVERGENCE_CONTEXT_EVENTS);
-  return trace.slice(from, centre + DIVERGENCE_CONTEXT_EVENTS + 1).map((e) => `${e.seq === centre ? ">" : " "} ${e.format()}`);
+  return trace
+    .slice(from, centre + DIVERGENCE_CONTEXT_EVENTS + 1)
+    .map((e) => `${e.seq === centre ? ">" : " "} ${e.format()}`);
 }
 
 /** Index of the last trace event at or before `timeUs` (for context around a draw). */
@@ -147,7 +149,17 @@ function site(rec: Recording, i: number): DrawSite | null {
 
 function describe(d: SeedDivergence): string {
   const side = (label: string, s: DrawSite | null) =>
-    s === null ? `  ${label}: no draw (the run made fewer draws)` : `  ${label}: draw by ${s.actor} at ${s.timeMs.toFixed(3)} ms, step ${s.step}${s.stack ? `\n${s.stack.split("\n").slice(0, 6).map((l) => `      ${l.trim()}`).join("\n")}` : ""}`;
+    s === null
+      ? `  ${label}: no draw (the run made fewer draws)`
+      : `  ${label}: draw by ${s.actor} at ${s.timeMs.toFixed(3)} ms, step ${s.step}${
+          s.stack
+            ? `\n${s.stack
+                .split("\n")
+                .slice(0, 6)
+                .map((l) => `      ${l.trim()}`)
+                .join("\n")}`
+            : ""
+        }`;
   const head =
     d.drawIndex !== null
       ? `seed ${d.seed} is not deterministic: the runs diverge at sim draw #${d.drawIndex} (${d.drawsFirst} vs ${d.drawsSecond} draws in total)`

@@ -49,7 +49,14 @@ export function failingTimelines(report: SimulationReport): FailingTimeline[] {
       if (seen.has(recipe)) continue;
       seen.add(recipe);
       const index = report.seedIndexes[i] ?? i;
-      out.push({ seed: result.seed, index, recipe, failure, eventsProcessed: result.eventsProcessed, location: userLocation(failure.stack) });
+      out.push({
+        seed: result.seed,
+        index,
+        recipe,
+        failure,
+        eventsProcessed: result.eventsProcessed,
+        location: userLocation(failure.stack),
+      });
     }
   });
   return out;
@@ -72,11 +79,16 @@ export function groupFailures(report: SimulationReport): FailureGroup[] {
     }
     const timelines = [...bySeed.values()].sort(earlier);
     const first = timelines[0]!;
-    const title = first.failure.property !== undefined ? `"${first.failure.property}" violated` : `[${first.failure.kind}] ${first.failure.message}`;
+    const title =
+      first.failure.property !== undefined
+        ? `"${first.failure.property}" violated`
+        : `[${first.failure.kind}] ${first.failure.message}`;
     result.push({ key, title, timelines });
   }
   // Groups in the order their first seed ran: stable whatever the failures' times.
-  return result.sort((a, b) => Math.min(...a.timelines.map((t) => t.index)) - Math.min(...b.timelines.map((t) => t.index)));
+  return result.sort(
+    (a, b) => Math.min(...a.timelines.map((t) => t.index)) - Math.min(...b.timelines.map((t) => t.index)),
+  );
 }
 
 export function plural(n: number, singular: string, pluralForm = `${singular}s`): string {

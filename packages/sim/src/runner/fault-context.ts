@@ -104,14 +104,18 @@ function checkIp(ip: string, call: string): string {
   try {
     parseSimAddr(`${ip}:1`);
   } catch {
-    throw new RangeError(`FaultContext.${call}: ${JSON.stringify(ip)} is not an IPv4 address; use an IP from ctx.processIps() or ctx.topology`);
+    throw new RangeError(
+      `FaultContext.${call}: ${JSON.stringify(ip)} is not an IPv4 address; use an IP from ctx.processIps() or ctx.topology`,
+    );
   }
   return ip;
 }
 
 function checkKind(kind: unknown, call: string): asserts kind is RebootKind {
   if (!isRebootKind(kind)) {
-    throw new RangeError(`FaultContext.${call}: kind must be one of ${REBOOT_KINDS.map((k) => `"${k}"`).join(", ")}, got ${JSON.stringify(kind) ?? String(kind)}`);
+    throw new RangeError(
+      `FaultContext.${call}: kind must be one of ${REBOOT_KINDS.map((k) => `"${k}"`).join(", ")}, got ${JSON.stringify(kind) ?? String(kind)}`,
+    );
   }
 }
 
@@ -124,7 +128,9 @@ function checkDelay(range: DelayRangeMs, what: string, call: string): readonly [
 function durationUs(durationMs: number | undefined, call: string): number {
   const ms = durationMs ?? DEFAULT_MANUAL_PARTITION_MS;
   if (typeof ms !== "number" || !(ms >= 0) || !Number.isFinite(ms)) {
-    throw new RangeError(`FaultContext.${call}: durationMs must be a finite number of milliseconds >= 0, got ${String(durationMs)}`);
+    throw new RangeError(
+      `FaultContext.${call}: durationMs must be a finite number of milliseconds >= 0, got ${String(durationMs)}`,
+    );
   }
   return partitionDurationUs(ms);
 }
@@ -229,7 +235,13 @@ export class FaultContextImpl implements FaultContext {
     return this.rebootOne(ip, kind, recoveryDelayMs, gracePeriodMs, "rebootWithDelays");
   }
 
-  private rebootOne(ip: string, kind: RebootKind, recoveryDelayMs: DelayRangeMs, gracePeriodMs: DelayRangeMs, call: string): boolean {
+  private rebootOne(
+    ip: string,
+    kind: RebootKind,
+    recoveryDelayMs: DelayRangeMs,
+    gracePeriodMs: DelayRangeMs,
+    call: string,
+  ): boolean {
     checkKind(kind, call);
     const recovery = checkDelay(recoveryDelayMs, "recoveryDelayMs", call);
     const grace = checkDelay(gracePeriodMs, "gracePeriodMs", call);
@@ -260,7 +272,9 @@ export class FaultContextImpl implements FaultContext {
   rebootDomain(level: DomainLevel, id: string, kind: RebootKind): string[] {
     checkKind(kind, "rebootDomain");
     if (level !== "datacenter" && level !== "zone" && level !== "machine") {
-      throw new RangeError(`FaultContext.rebootDomain: level must be "datacenter", "zone" or "machine", got ${JSON.stringify(level) ?? String(level)}`);
+      throw new RangeError(
+        `FaultContext.rebootDomain: level must be "datacenter", "zone" or "machine", got ${JSON.stringify(level) ?? String(level)}`,
+      );
     }
     if (!this.allowed("rebootDomain")) return [];
     return this.rebootAll(this.topology.ipsInDomain(level, id), kind);
@@ -270,7 +284,8 @@ export class FaultContextImpl implements FaultContext {
   private rebootAll(ips: readonly string[], kind: RebootKind): string[] {
     const done: string[] = [];
     for (const ip of ips) {
-      if (this.lifecycle.reboot(ip, kind, DEFAULT_RECOVERY_DELAY_MS, DEFAULT_GRACE_PERIOD_MS, "injector")) done.push(ip);
+      if (this.lifecycle.reboot(ip, kind, DEFAULT_RECOVERY_DELAY_MS, DEFAULT_GRACE_PERIOD_MS, "injector"))
+        done.push(ip);
     }
     return done;
   }
@@ -278,7 +293,9 @@ export class FaultContextImpl implements FaultContext {
   private checkProcessIp(ip: string, call: string): void {
     checkIp(ip, call);
     if (!this.lifecycle.has(ip)) {
-      throw new RangeError(`FaultContext.${call}: ${ip} is not a process IP (workloads cannot be rebooted); use an IP from ctx.processIps() or ctx.topology`);
+      throw new RangeError(
+        `FaultContext.${call}: ${ip} is not a process IP (workloads cannot be rebooted); use an IP from ctx.processIps() or ctx.topology`,
+      );
     }
   }
 }

@@ -44,7 +44,9 @@ function bounds(count: ProcessCount): [number, number] {
 /** Checks `config` and returns the smallest and largest process count it can draw. */
 export function localityCountRange(config: LocalityConfig, maxProcesses: number): [number, number] {
   if (config === null || typeof config !== "object") {
-    throw new InvalidConfiguration("cluster(config, factory): config must be { datacenters, zonesPerDatacenter, machinesPerZone, processesPerMachine }, each a count or [min, max]");
+    throw new InvalidConfiguration(
+      "cluster(config, factory): config must be { datacenters, zonesPerDatacenter, machinesPerZone, processesPerMachine }, each a count or [min, max]",
+    );
   }
   let min = 1;
   let max = 1;
@@ -52,14 +54,22 @@ export function localityCountRange(config: LocalityConfig, maxProcesses: number)
     const count = config[dim];
     const ok =
       (typeof count === "number" && Number.isSafeInteger(count) && count >= 1) ||
-      (Array.isArray(count) && count.length === 2 && count.every((n) => Number.isSafeInteger(n) && n >= 1) && count[0]! <= count[1]!);
-    if (!ok) throw new InvalidConfiguration(`cluster(config): ${dim} must be a positive integer or [min, max] with 1 <= min <= max, got ${JSON.stringify(count)}`);
+      (Array.isArray(count) &&
+        count.length === 2 &&
+        count.every((n) => Number.isSafeInteger(n) && n >= 1) &&
+        count[0]! <= count[1]!);
+    if (!ok)
+      throw new InvalidConfiguration(
+        `cluster(config): ${dim} must be a positive integer or [min, max] with 1 <= min <= max, got ${JSON.stringify(count)}`,
+      );
     const [lo, hi] = bounds(count);
     min *= lo;
     max *= hi;
   }
   if (max > maxProcesses) {
-    throw new InvalidConfiguration(`cluster(config): up to ${max} processes (the product of the four counts' maxima), but a group holds at most ${maxProcesses}; lower a count`);
+    throw new InvalidConfiguration(
+      `cluster(config): up to ${max} processes (the product of the four counts' maxima), but a group holds at most ${maxProcesses}; lower a count`,
+    );
   }
   return [min, max];
 }
@@ -74,7 +84,11 @@ export function resolveLocalities(config: LocalityConfig, sim: RandomStream): Lo
   for (let d = 1; d <= dcs; d++) {
     for (let z = 1; z <= zones; z++) {
       for (let m = 1; m <= machines; m++) {
-        const locality: Locality = Object.freeze({ datacenter: `dc${d}`, zone: `dc${d}-z${z}`, machine: `dc${d}-z${z}-m${m}` });
+        const locality: Locality = Object.freeze({
+          datacenter: `dc${d}`,
+          zone: `dc${d}-z${z}`,
+          machine: `dc${d}-z${z}-m${m}`,
+        });
         for (let p = 0; p < perMachine; p++) out.push(locality);
       }
     }
@@ -119,15 +133,24 @@ export const DEFAULT_LINK_LATENCY: LinkLatencyConfig = Object.freeze({
 
 export function checkLinkLatency(config: LinkLatencyConfig): LinkLatencyConfig {
   if (config === null || typeof config !== "object") {
-    throw new InvalidConfiguration("linkLatency(config): config must be { sameMachineMs, sameZoneMs, sameDatacenterMs, crossDatacenterMs }, each [minMs, maxMs]");
+    throw new InvalidConfiguration(
+      "linkLatency(config): config must be { sameMachineMs, sameZoneMs, sameDatacenterMs, crossDatacenterMs }, each [minMs, maxMs]",
+    );
   }
   let previous: RangeMs | null = null;
   let previousName = "";
   for (const distance of DISTANCES) {
     const name = `${distance}Ms`;
     const range = config[name as keyof LinkLatencyConfig];
-    if (!Array.isArray(range) || range.length !== 2 || !range.every((n) => typeof n === "number" && Number.isFinite(n) && n >= 0) || range[0] > range[1]) {
-      throw new InvalidConfiguration(`linkLatency(config): ${name} must be [minMs, maxMs] with 0 <= minMs <= maxMs, got ${JSON.stringify(range)}`);
+    if (
+      !Array.isArray(range) ||
+      range.length !== 2 ||
+      !range.every((n) => typeof n === "number" && Number.isFinite(n) && n >= 0) ||
+      range[0] > range[1]
+    ) {
+      throw new InvalidConfiguration(
+        `linkLatency(config): ${name} must be [minMs, maxMs] with 0 <= minMs <= maxMs, got ${JSON.stringify(range)}`,
+      );
     }
     if (previous !== null && (range[0] < previous[0] || range[1] < previous[1])) {
       throw new InvalidConfiguration(
@@ -148,7 +171,11 @@ export function linkDistance(a: Locality, b: Locality): LinkDistance {
 }
 
 /** The network's link-latency hook for one seed: a draw per message between two located IPs. */
-export function linkLatencySampler(config: LinkLatencyConfig, localityOf: (ip: string) => Locality | undefined, sim: RandomStream): (fromIp: string, toIp: string) => number {
+export function linkLatencySampler(
+  config: LinkLatencyConfig,
+  localityOf: (ip: string) => Locality | undefined,
+  sim: RandomStream,
+): (fromIp: string, toIp: string) => number {
   const rangesUs = {} as Record<LinkDistance, [number, number]>;
   for (const distance of DISTANCES) {
     const [minMs, maxMs] = config[`${distance}Ms` as keyof LinkLatencyConfig];

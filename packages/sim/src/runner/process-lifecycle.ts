@@ -130,7 +130,13 @@ export class ProcessLifecycle {
    * when it is already dead or the run phase is over. Delays are drawn from the sim stream: the
    * grace period first (graceful only), then the recovery delay.
    */
-  reboot(ip: string, kind: RebootKind, recoveryDelayMs: readonly [number, number], gracePeriodMs: readonly [number, number], cause: RebootCause): boolean {
+  reboot(
+    ip: string,
+    kind: RebootKind,
+    recoveryDelayMs: readonly [number, number],
+    gracePeriodMs: readonly [number, number],
+    cause: RebootCause,
+  ): boolean {
     const state = this.states.get(ip);
     if (state === undefined) throw new RangeError(`reboot: ${ip} is not a process IP`);
     if (!this.owner.alive) return false;
@@ -150,13 +156,30 @@ export class ProcessLifecycle {
       const graceMs = drawDelayMs(sim, gracePeriodMs);
       const recoveryMs = drawDelayMs(sim, recoveryDelayMs);
       this.stats.graceful++;
-      this.world.recordFault(PROCESS_FAULT_KINDS.gracefulShutdown, { ip, gracePeriodMs: graceMs, recoveryDelayMs: recoveryMs, cause });
+      this.world.recordFault(PROCESS_FAULT_KINDS.gracefulShutdown, {
+        ip,
+        gracePeriodMs: graceMs,
+        recoveryDelayMs: recoveryMs,
+        cause,
+      });
       if (incarnation !== null) {
         // The signal is delivered as the process's own event (same instant), so the shutdown code
         // it wakes runs as a step of that process, not of whoever asked for the reboot.
-        engine.schedule(0, () => incarnation.beginShutdown(abortError("graceful shutdown: the process is being rebooted")), null, EventTag.lifecycle, incarnation);
+        engine.schedule(
+          0,
+          () => incarnation.beginShutdown(abortError("graceful shutdown: the process is being rebooted")),
+          null,
+          EventTag.lifecycle,
+          incarnation,
+        );
       }
-      engine.schedule(msToUs(graceMs), () => this.forceKill(state, incarnation, recoveryMs, cause), null, EventTag.lifecycle, this.owner);
+      engine.schedule(
+        msToUs(graceMs),
+        () => this.forceKill(state, incarnation, recoveryMs, cause),
+        null,
+        EventTag.lifecycle,
+        this.owner,
+      );
       return true;
     }
     const wipe = kind === "crashAndWipe";

@@ -95,7 +95,9 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
   const failedText = report.failedRuns > 0 ? c.red(`Failed: ${report.failedRuns}`) : `Failed: ${report.failedRuns}`;
   out.push(`Iterations: ${report.iterations} | Passed: ${report.successfulRuns} | ${failedText} | Rate: ${rate}%`);
   // Averages over every seed: failing seeds are often the longest ones.
-  out.push(`Avg Wall Time: ${formatDuration(average(report, "wallTimeMs"))} | Total: ${formatDuration(report.totalWallTimeMs)}`);
+  out.push(
+    `Avg Wall Time: ${formatDuration(average(report, "wallTimeMs"))} | Total: ${formatDuration(report.totalWallTimeMs)}`,
+  );
   out.push(`Avg Sim Time: ${formatDuration(average(report, "simulatedTimeMs"))}`);
   out.push(`Avg Events: ${formatCount(average(report, "eventsProcessed"))}`);
   if (report.seedsFailing.length > 0) out.push(c.red(`Failing seeds: ${report.seedsFailing.join(",")}`));
@@ -109,7 +111,9 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
       const f = first.failure;
       out.push(c.red(`✗ ${group.title}: ${plural(group.timelines.length, "seed")} of ${report.iterations}`));
       const recipeText = first.recipe.length > 0 ? ` (explored timeline "${first.recipe}")` : "";
-      out.push(`  earliest: seed ${first.seed} (#${first.index})${recipeText} at ${f.timeMs.toFixed(3)} ms sim, ${formatCount(first.eventsProcessed)} events`);
+      out.push(
+        `  earliest: seed ${first.seed} (#${first.index})${recipeText} at ${f.timeMs.toFixed(3)} ms sim, ${formatCount(first.eventsProcessed)} events`,
+      );
       out.push(`    ${f.message}${f.actor !== undefined ? ` (actor ${f.actor})` : ""}`);
       if (first.location !== null) {
         out.push(`    at ${formatLocation(first.location)}`);
@@ -126,8 +130,12 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
   if (report.exploration !== null) {
     out.push(header("Exploration"));
     const x = report.exploration;
-    out.push(`Timelines: ${formatCount(x.timelines)} | Bugs found: ${x.bugsFound} | Replayed draws: ${(100 * x.replayOverhead.replayedFraction).toFixed(1)}%`);
-    const kinds = Object.entries(x.discoveriesByKind).filter(([, n]) => n > 0).map(([k, n]) => `${k} ${formatCount(n)}`);
+    out.push(
+      `Timelines: ${formatCount(x.timelines)} | Bugs found: ${x.bugsFound} | Replayed draws: ${(100 * x.replayOverhead.replayedFraction).toFixed(1)}%`,
+    );
+    const kinds = Object.entries(x.discoveriesByKind)
+      .filter(([, n]) => n > 0)
+      .map(([k, n]) => `${k} ${formatCount(n)}`);
     if (kinds.length > 0) out.push(`Discoveries: ${kinds.join(", ")}`);
     for (const bug of x.bugRecipes) {
       out.push(c.red(`Bug (seed=${bug.seed}, timeline ${bug.foundAtTimeline}): ${bug.property}`));
@@ -145,7 +153,12 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
   if (details.length > 0) {
     out.push(header(`Assertions (${details.length})`));
     for (const d of details) {
-      const status = d.status === "PASS" ? c.green(pretty ? "✓ PASS" : "PASS") : d.status === "FAIL" ? c.red(pretty ? "✗ FAIL" : "FAIL") : c.yellow(pretty ? "○ MISS" : "MISS");
+      const status =
+        d.status === "PASS"
+          ? c.green(pretty ? "✓ PASS" : "PASS")
+          : d.status === "FAIL"
+            ? c.red(pretty ? "✗ FAIL" : "FAIL")
+            : c.yellow(pretty ? "○ MISS" : "MISS");
       out.push(`${status}  [${d.kind}]  "${d.message}"  ${detailStats(d)}`);
     }
   }
@@ -160,7 +173,8 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
   if (report.bucketSummaries.length > 0) {
     const total = report.bucketSummaries.reduce((s, b) => s + b.bucketsDiscovered, 0);
     out.push(header(`Buckets (${total} across ${report.bucketSummaries.length} sites)`));
-    for (const b of report.bucketSummaries) out.push(`"${b.message}": ${b.bucketsDiscovered} buckets, ${formatCount(b.totalHits)} hits`);
+    for (const b of report.bucketSummaries)
+      out.push(`"${b.message}": ${b.bucketsDiscovered} buckets, ${formatCount(b.totalHits)} hits`);
   }
   const overflow = report.tableOverflow;
   if (overflow.droppedSiteCalls > 0 || overflow.droppedBucketCalls > 0 || overflow.droppedDiscoveries > 0) {
@@ -177,12 +191,19 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
     // The gate counts sometimes-style sites (boolean, numeric, sometimes-all) and each-buckets; point at the
     // remaining coverage gaps so "saturated" never reads as "no coverage gap".
     const gaps = report.coverageViolations.length;
-    const gapNote = gaps > 0 ? ` · ${gaps} coverage gap${gaps === 1 ? "" : "s"} outside the gate (see Coverage Gaps)` : "";
-    const stableWhat = s.signals?.includes("codeCoverage") === true ? "code and assertion coverage" : "assertion coverage";
+    const gapNote =
+      gaps > 0 ? ` · ${gaps} coverage gap${gaps === 1 ? "" : "s"} outside the gate (see Coverage Gaps)` : "";
+    const stableWhat =
+      s.signals?.includes("codeCoverage") === true ? "code and assertion coverage" : "assertion coverage";
     const hitText = `${s.sometimesHit}/${s.sometimesTotal} sometimes/reachable hit`;
-    out.push(`${state}: ${hitText} · ${stableWhat} stable for ${s.plateauSeeds} seeds (needs ${s.requiredQuietSeeds})${gapNote}`);
+    out.push(
+      `${state}: ${hitText} · ${stableWhat} stable for ${s.plateauSeeds} seeds (needs ${s.requiredQuietSeeds})${gapNote}`,
+    );
     if (s.signals !== undefined) {
-      const stopped = s.stoppedBy === undefined ? "" : ` · stopped by the ${s.stoppedBy.join(" and ")} plateau (the last to go quiet)`;
+      const stopped =
+        s.stoppedBy === undefined
+          ? ""
+          : ` · stopped by the ${s.stoppedBy.join(" and ")} plateau (the last to go quiet)`;
       out.push(`Plateau signals: ${s.signals.join(", ")}${stopped}`);
     }
     if (s.stopReason !== undefined) out.push(`Stop rule: ${s.stopReason}`);
@@ -202,10 +223,15 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
       const line = `#${report.seedIndexes[i] ?? i} seed=${r.seed} wall=${formatDuration(r.wallTimeMs)} sim=${formatDuration(r.simulatedTimeMs)} events=${formatCount(r.eventsProcessed)} hash=${r.traceHash}`;
       out.push(r.ok ? line : c.red(`${line} FAILED`));
     });
-    if (hidden > 0) out.push(`... ${formatCount(hidden)} more passing ${hidden === 1 ? "seed" : "seeds"} (every seed is in the JSON report)`);
+    if (hidden > 0)
+      out.push(
+        `... ${formatCount(hidden)} more passing ${hidden === 1 ? "seed" : "seeds"} (every seed is in the JSON report)`,
+      );
   }
   // What the simulation attached (graphs, tables): the first failing seed's, else the first seed's.
-  const attached = report.seeds.find((r) => !r.ok && r.attachments !== undefined) ?? report.seeds.find((r) => r.attachments !== undefined);
+  const attached =
+    report.seeds.find((r) => !r.ok && r.attachments !== undefined) ??
+    report.seeds.find((r) => r.attachments !== undefined);
   for (const a of attached?.attachments ?? []) {
     out.push(header(`Attachment "${a.name}" (seed ${attached!.seed})`));
     out.push(a.text);

@@ -6,7 +6,13 @@
  */
 import { MoonpoolError } from "@moonpool/core";
 import type { SteppingMode } from "../engine/engine.ts";
-import { AssertionTable, type AssertionDetail, type AssertionTableState, type BucketSiteSummary, type AssertionOverflow } from "../chaos/assertions/index.ts";
+import {
+  AssertionTable,
+  type AssertionDetail,
+  type AssertionTableState,
+  type BucketSiteSummary,
+  type AssertionOverflow,
+} from "../chaos/assertions/index.ts";
 import { formatFailure, type SeedResult } from "./seed-result.ts";
 import { formatText, formatPretty, type RenderOptions } from "./report-format.ts";
 import type { ExplorationReport } from "../explore/index.ts";
@@ -126,7 +132,9 @@ export class SimulationReport {
    */
   static fromJSON(json: Record<string, any>): SimulationReport {
     if (json.schemaVersion !== REPORT_SCHEMA_VERSION) {
-      throw new MoonpoolError(`report schema version ${String(json.schemaVersion)} is not supported (this is @moonpool/sim ${PACKAGE_VERSION}, schema ${REPORT_SCHEMA_VERSION}): re-run the campaign with this version`);
+      throw new MoonpoolError(
+        `report schema version ${String(json.schemaVersion)} is not supported (this is @moonpool/sim ${PACKAGE_VERSION}, schema ${REPORT_SCHEMA_VERSION}): re-run the campaign with this version`,
+      );
     }
     const seeds = json.seeds as Record<string, any>[];
     return SimulationReport.fromParts({
@@ -168,7 +176,8 @@ export class SimulationReport {
     this.totalWallTimeMs = input.wallTimeMs;
     this.steppingMode = input.steppingMode;
     this.seedIndexes = input.seedIndexes !== undefined ? input.seedIndexes.slice() : results.map((_, i) => i);
-    if (this.seedIndexes.length !== results.length) throw new RangeError(`seedIndexes has ${this.seedIndexes.length} entries for ${results.length} seeds`);
+    if (this.seedIndexes.length !== results.length)
+      throw new RangeError(`seedIndexes has ${this.seedIndexes.length} entries for ${results.length} seeds`);
     this.runtime = input.runtime ?? { node: process.versions.node, v8: process.versions.v8 };
     this.tableState = input.table.snapshot();
   }
@@ -217,7 +226,8 @@ export class SimulationReport {
    * (the CI policy for campaigns that establish coverage).
    */
   assertPassed(options: { strictCoverage?: boolean } = {}): void {
-    const coverageFailed = options.strictCoverage === true && (this.coverageViolations.length > 0 || this.convergenceTimeout);
+    const coverageFailed =
+      options.strictCoverage === true && (this.coverageViolations.length > 0 || this.convergenceTimeout);
     if (this.passed && !coverageFailed) return;
     const error = new SimulationFailed(`simulation failed\n${formatText(this)}`);
     // Test runners point their code frame at the top of the stack: make it the user's line of the

@@ -18,8 +18,19 @@ import { abortError, assertReachable, isAbortError } from "@moonpool/core";
 import { msToUs } from "../engine/engine.ts";
 import { Incarnation, never, type PendingOp, type TaskState } from "../engine/incarnation.ts";
 import type { Buggify } from "../chaos/buggify.ts";
-import { clockDriftMaxUs, describeNetworkChaos, installNetworkChaos, resolveNetworkChaos, type NetworkChaosRecord } from "../chaos/network-chaos.ts";
-import { describeStorageChaos, installStorageChaos, resolveStorageChaos, type StorageChaosRecord } from "../chaos/storage-config.ts";
+import {
+  clockDriftMaxUs,
+  describeNetworkChaos,
+  installNetworkChaos,
+  resolveNetworkChaos,
+  type NetworkChaosRecord,
+} from "../chaos/network-chaos.ts";
+import {
+  describeStorageChaos,
+  installStorageChaos,
+  resolveStorageChaos,
+  type StorageChaosRecord,
+} from "../chaos/storage-config.ts";
 import { describeClockChaos, resolveClockChaos, SeedClocks, type ClockChaosRecord } from "../chaos/clock-chaos.ts";
 import { describeAttritionChaos, resolveAttritionChaos, type AttritionChaosRecord } from "../chaos/attrition.ts";
 import { AttritionInjector } from "./attrition-injector.ts";
@@ -57,8 +68,20 @@ export interface SeedChaosRecord {
  * workload factories ran): no fault had been switched on yet.
  */
 export const NO_CHAOS_DRAWN: SeedChaosRecord = Object.freeze({
-  network: Object.freeze({ mode: "none", swarmMask: null, buggifyKnobs: false, spikedKnobs: {}, config: NETWORK_NO_FAULTS }),
-  storage: Object.freeze({ mode: "baseline", swarmMask: null, buggifyKnobs: false, spikedKnobs: {}, config: DEFAULT_STORAGE_CONFIG }),
+  network: Object.freeze({
+    mode: "none",
+    swarmMask: null,
+    buggifyKnobs: false,
+    spikedKnobs: {},
+    config: NETWORK_NO_FAULTS,
+  }),
+  storage: Object.freeze({
+    mode: "baseline",
+    swarmMask: null,
+    buggifyKnobs: false,
+    spikedKnobs: {},
+    config: DEFAULT_STORAGE_CONFIG,
+  }),
   attrition: [],
   reboots: null,
   chaosDurationMs: null,
@@ -67,7 +90,8 @@ export const NO_CHAOS_DRAWN: SeedChaosRecord = Object.freeze({
 
 /** One line for the text report of a failing seed: which faults were on. */
 export function describeSeedChaos(record: SeedChaosRecord): string {
-  const window = record.chaosDurationMs === null ? "window=none (faults for the whole run)" : `window=${record.chaosDurationMs}ms`;
+  const window =
+    record.chaosDurationMs === null ? "window=none (faults for the whole run)" : `window=${record.chaosDurationMs}ms`;
   const injector = record.faultInjector === null ? "" : ` injector=${record.faultInjector}`;
   const storage = record.storage.mode === "baseline" ? "" : ` ${describeStorageChaos(record.storage)}`;
   const clockLine = record.clock === undefined ? "" : describeClockChaos(record.clock);
@@ -75,7 +99,10 @@ export function describeSeedChaos(record: SeedChaosRecord): string {
   // Records read back from older report files may lack the lifecycle fields.
   const attrition = (record.attrition ?? []).map((a) => ` ${describeAttritionChaos(a)}`).join("");
   const r = record.reboots;
-  const reboots = r === null || r === undefined || r.graceful + r.crash + r.crashAndWipe + r.ignored === 0 ? "" : ` reboots=[graceful:${r.graceful},crash:${r.crash},wipe:${r.crashAndWipe},forceKills:${r.forceKills},ignored:${r.ignored}]`;
+  const reboots =
+    r === null || r === undefined || r.graceful + r.crash + r.crashAndWipe + r.ignored === 0
+      ? ""
+      : ` reboots=[graceful:${r.graceful},crash:${r.crash},wipe:${r.crashAndWipe},forceKills:${r.forceKills},ignored:${r.ignored}]`;
   return `${describeNetworkChaos(record.network)}${storage}${clock}${attrition} ${window}${injector}${reboots}`;
 }
 
@@ -113,7 +140,13 @@ export function setUpSeedChaos(
   const drawnAttrition = resolveAttritionChaos(config.chaos.attrition ?? [], world.engine.streams.config);
   const attrition = overrides.attritionOff ? [] : drawnAttrition;
   // Clocks draw last (nothing at all with exact clocks), so the other surfaces' draws are unchanged.
-  const clockRecord = resolveClockChaos(config.chaos.clock ?? null, config.clockFaults ?? "none", knobs, streams, buggify);
+  const clockRecord = resolveClockChaos(
+    config.chaos.clock ?? null,
+    config.clockFaults ?? "none",
+    knobs,
+    streams,
+    buggify,
+  );
   const ips = [...registry.processes.map((p) => p.ip), ...registry.workloadIps];
   const clocks = new SeedClocks(clockRecord, world, ips);
   if (config.linkLatency !== null) {
@@ -244,8 +277,17 @@ export class ChaosWindow {
       this.fail("faultInjector", `faultFactory() threw: ${message}`, { stack });
       return;
     }
-    if (injector === null || typeof injector !== "object" || typeof injector.name !== "string" || typeof injector.inject !== "function") {
-      this.fail("faultInjector", "faultFactory() must return an object with a 'name' and an async 'inject(ctx)' method", {});
+    if (
+      injector === null ||
+      typeof injector !== "object" ||
+      typeof injector.name !== "string" ||
+      typeof injector.inject !== "function"
+    ) {
+      this.fail(
+        "faultInjector",
+        "faultFactory() must return an object with a 'name' and an async 'inject(ctx)' method",
+        {},
+      );
       return;
     }
     const actor = `${injector.name}@fault-injector`;
@@ -253,7 +295,13 @@ export class ChaosWindow {
     this.injector = { name: injector.name, incarnation };
     this.injectorName = injector.name;
     const scope = new ActorScope(this.world, incarnation, null, new ProcessClock(FAULT_INJECTOR_IP), FAULT_INJECTOR_IP);
-    const ctx = new FaultContextImpl(this.world, scope, this.controller.signal, new Topology(this.registry, ""), this.lifecycle);
+    const ctx = new FaultContextImpl(
+      this.world,
+      scope,
+      this.controller.signal,
+      new Topology(this.registry, ""),
+      this.lifecycle,
+    );
     const signal = this.controller.signal;
     this.world.engine.schedule(
       0,

@@ -11,7 +11,12 @@ export type SeedPlan =
   /** Exactly these seeds (`--seed`, `--seeds`, a replay). */
   | { readonly kind: "list"; readonly seeds: readonly number[] }
   /** A fixed number of seeds from a base seed (after the simulation's debug seeds). */
-  | { readonly kind: "fixed"; readonly baseSeed: number; readonly debugSeeds: readonly number[]; readonly count: number }
+  | {
+      readonly kind: "fixed";
+      readonly baseSeed: number;
+      readonly debugSeeds: readonly number[];
+      readonly count: number;
+    }
   /** Seeds until assertion coverage is stable, at most `maxSeeds`. */
   | {
       readonly kind: "untilStable";
@@ -37,7 +42,11 @@ export function planSize(plan: SeedPlan): number {
 /** The seed at campaign position `index` (0-based, below `planSize(plan)`). */
 export function seedAt(plan: SeedPlan, index: number): number {
   const seed =
-    plan.kind === "list" ? plan.seeds[index] : index < plan.debugSeeds.length ? plan.debugSeeds[index] : deriveSeed(plan.baseSeed, index);
+    plan.kind === "list"
+      ? plan.seeds[index]
+      : index < plan.debugSeeds.length
+        ? plan.debugSeeds[index]
+        : deriveSeed(plan.baseSeed, index);
   if (seed === undefined) throw new RangeError(`seed index ${index} is outside the plan's ${planSize(plan)} seeds`);
   return seed;
 }
@@ -56,7 +65,10 @@ export function planOfControl(control: IterationControl, baseSeed: number, debug
 }
 
 /** What a configuration runs by itself: its iteration control, debug seeds and base seed (default: the wall clock). */
-export function configSeedPlan(config: SimulationConfig, baseSeed: number = config.baseSeed ?? wallClockBaseSeed()): SeedPlan {
+export function configSeedPlan(
+  config: SimulationConfig,
+  baseSeed: number = config.baseSeed ?? wallClockBaseSeed(),
+): SeedPlan {
   return planOfControl(config.iteration, baseSeed, config.debugSeeds);
 }
 

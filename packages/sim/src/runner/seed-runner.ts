@@ -123,22 +123,39 @@ export class SeedSession {
     if (config.taskFailuresFailSeed !== false) {
       this.world.onTaskFailed = (actor, task, error) => {
         const { message, stack } = errorText(error);
-        this.fail("task", `task '${task}' of ${actor} failed: ${message}. Catch inside the task what it may meet, or allowTaskFailures()`, { actor, stack });
+        this.fail(
+          "task",
+          `task '${task}' of ${actor} failed: ${message}. Catch inside the task what it may meet, or allowTaskFailures()`,
+          { actor, stack },
+        );
       };
     }
-    this.nodeRuntime = config.nodeRuntime !== true ? null : new NodeRuntime(this.world, (actor, error) => {
-      const { message, stack } = errorText(error);
-      this.fail("process", `uncaught exception in a timer callback of ${actor}: ${message}`, { actor, stack });
-    });
+    this.nodeRuntime =
+      config.nodeRuntime !== true
+        ? null
+        : new NodeRuntime(this.world, (actor, error) => {
+            const { message, stack } = errorText(error);
+            this.fail("process", `uncaught exception in a timer callback of ${actor}: ${message}`, { actor, stack });
+          });
     this.processLifecycle = new ProcessLifecycle(this.world, (slot) => this.bootProcess(slot as ProcessSlot));
-    this.chaosWindow = new ChaosWindow(this.world, config, this.registry, (kind, message, extra) => this.fail(kind, message, extra), this.processLifecycle);
+    this.chaosWindow = new ChaosWindow(
+      this.world,
+      config,
+      this.registry,
+      (kind, message, extra) => this.fail(kind, message, extra),
+      this.processLifecycle,
+    );
   }
 
   get nowMs(): number {
     return this.world.nowMs;
   }
 
-  fail(kind: SeedFailureKind, message: string, extra: { actor?: string; stack?: string; property?: string } = {}): void {
+  fail(
+    kind: SeedFailureKind,
+    message: string,
+    extra: { actor?: string; stack?: string; property?: string } = {},
+  ): void {
     // Picked field by field: an object with a `message` of its own must not replace the one given.
     const { actor, stack, property } = extra;
     this.failures.push({
@@ -159,7 +176,10 @@ export class SeedSession {
   }
 
   console(level: string, text: string): void {
-    this.world.emit(this.world.engine.currentActor, CONSOLE_LEVEL[level] ?? "info", CONSOLE_EVENT_NAME, { stream: level, text });
+    this.world.emit(this.world.engine.currentActor, CONSOLE_LEVEL[level] ?? "info", CONSOLE_EVENT_NAME, {
+      stream: level,
+      text,
+    });
   }
 
   // --- lifecycle ------------------------------------------------------------------------------
@@ -197,7 +217,11 @@ export class SeedSession {
       simDraws: engine.streams.sim.totalCalls,
       recipeDraws: engine.streams.clock.totalCalls,
       discoveries: this.discoveries.slice(),
-      chaos: { ...this.chaosRecord!, faultInjector: this.chaosWindow.injectorName, reboots: { ...this.processLifecycle.stats } },
+      chaos: {
+        ...this.chaosRecord!,
+        faultInjector: this.chaosWindow.injectorName,
+        reboots: { ...this.processLifecycle.stats },
+      },
       ...(this.world.metrics.series.length > 0 ? { metrics: this.world.metrics.report(this.nowMs) } : {}),
       ...(this.world.attachments.length > 0 ? { attachments: this.world.attachments.slice() } : {}),
       ...(this.sizes.report() !== undefined ? { sizes: this.sizes.report() } : {}),
@@ -240,7 +264,8 @@ export class SeedSession {
     }
     this.config.groups.forEach((group, g) => {
       // A cluster group's size is the product of its locality counts, drawn per seed.
-      const localities: Locality[] | null = group.locality !== undefined ? resolveLocalities(group.locality, sim) : null;
+      const localities: Locality[] | null =
+        group.locality !== undefined ? resolveLocalities(group.locality, sim) : null;
       const range = typeof group.count === "number" ? null : group.count;
       let drawn: number;
       if (localities !== null) drawn = localities.length;
@@ -254,10 +279,25 @@ export class SeedSession {
         const name = count === 1 ? group.name : `${group.name}-${i}`;
         const tags: Record<string, string> = {};
         for (const [key, values] of Object.entries(group.tags)) tags[key] = values[i % values.length]!;
-        const slot: ProcessSlot = { group: group.name, index: i, groupSize: count, ip, actor: `${name}@${ip}`, factory: group.factory, incarnation: null };
+        const slot: ProcessSlot = {
+          group: group.name,
+          index: i,
+          groupSize: count,
+          ip,
+          actor: `${name}@${ip}`,
+          factory: group.factory,
+          incarnation: null,
+        };
         this.processes.push(slot);
         this.processLifecycle.add(slot);
-        this.registry.addProcess({ ip, group: group.name, index: i, actor: slot.actor, tags, ...(localities !== null ? { locality: localities[i]! } : {}) });
+        this.registry.addProcess({
+          ip,
+          group: group.name,
+          index: i,
+          actor: slot.actor,
+          tags,
+          ...(localities !== null ? { locality: localities[i]! } : {}),
+        });
       }
     });
     workloadObjects.forEach((workload, i) => {
@@ -266,7 +306,17 @@ export class SeedSession {
       const actor = `${workload.name}@${ip}`;
       const incarnation = new Incarnation(actor);
       const ctx = this.context(incarnation, ip, i, workloadObjects.length);
-      this.workloads.push({ workload, index: i, ip, actor, incarnation, ctx, setupDone: false, runDone: false, checkDone: false });
+      this.workloads.push({
+        workload,
+        index: i,
+        ip,
+        actor,
+        incarnation,
+        ctx,
+        setupDone: false,
+        runDone: false,
+        checkDone: false,
+      });
     });
   }
 
@@ -299,7 +349,8 @@ export class SeedSession {
     const incarnation = new Incarnation(slot.actor);
     slot.incarnation = incarnation;
     // A process restarted after the first workload finished starts with its shutdown signalled.
-    if (this.shutdownTriggered) incarnation.signalShutdown(abortError("simulation shutdown: the first workload finished"));
+    if (this.shutdownTriggered)
+      incarnation.signalShutdown(abortError("simulation shutdown: the first workload finished"));
     const ctx = this.context(incarnation, slot.ip, slot.index, slot.groupSize);
     this.world.engine.schedule(
       0,
@@ -326,7 +377,11 @@ export class SeedSession {
             // Rejections caused by graceful shutdown are the expected way out.
             if (incarnation.shuttingDown && isAbortError(error)) return;
             const { message, stack } = errorText(error);
-            this.fail("process", `process ${slot.actor} run() rejected: ${message}. A process should handle the I/O errors it can meet; crashes are simulated by the runner.`, { actor: slot.actor, stack });
+            this.fail(
+              "process",
+              `process ${slot.actor} run() rejected: ${message}. A process should handle the I/O errors it can meet; crashes are simulated by the runner.`,
+              { actor: slot.actor, stack },
+            );
           },
         );
       },
@@ -366,7 +421,10 @@ export class SeedSession {
           markDone();
           if (!incarnation.alive) return;
           const { message, stack } = errorText(error);
-          this.fail(phase === "run" ? "workload" : phase, `workload ${slot.actor} ${phase}() rejected: ${message}`, { actor: slot.actor, stack });
+          this.fail(phase === "run" ? "workload" : phase, `workload ${slot.actor} ${phase}() rejected: ${message}`, {
+            actor: slot.actor,
+            stack,
+          });
         });
       },
       null,
@@ -400,7 +458,11 @@ export class SeedSession {
         // A throwing invariant is reported once and then skipped for the rest of the seed.
         this.brokenInvariants.add(inv.name);
         const { message, stack } = errorText(error);
-        this.fail("invariant", `invariant '${inv.name}' threw: ${message}. Record violations with assertAlways instead of throwing.`, { stack });
+        this.fail(
+          "invariant",
+          `invariant '${inv.name}' threw: ${message}. Record violations with assertAlways instead of throwing.`,
+          { stack },
+        );
       }
     }
   }
@@ -411,23 +473,42 @@ export class SeedSession {
       const inc = s.incarnation;
       if (inc === null || !inc.alive) continue;
       const waits = inc.waitingOn();
-      lines.push(`${s.actor} waiting on ${waits.length > 0 ? waits.join(", ") : "a promise no simulated operation will settle"}`);
+      lines.push(
+        `${s.actor} waiting on ${waits.length > 0 ? waits.join(", ") : "a promise no simulated operation will settle"}`,
+      );
     }
     return lines.join("; ");
   }
 
-  private async phase(name: string, done: () => boolean, budgetMs: number, waiting: () => WorkloadSlot[]): Promise<boolean> {
+  private async phase(
+    name: string,
+    done: () => boolean,
+    budgetMs: number,
+    waiting: () => WorkloadSlot[],
+  ): Promise<boolean> {
     const engine = this.world.engine;
     const deadlineUs = engine.nowUs + msToUs(budgetMs);
-    const reason: RunUntilResult = await engine.runUntil(done, { deadlineUs, maxStepsPerInstant: this.config.maxStepsPerInstant });
+    const reason: RunUntilResult = await engine.runUntil(done, {
+      deadlineUs,
+      maxStepsPerInstant: this.config.maxStepsPerInstant,
+    });
     if (reason === "done") return true;
     const stuck = this.describeWaiting(waiting());
     if (reason === "idle") {
-      this.fail("deadlock", `seed ${this.seed}: deadlock in ${name} at ${this.nowMs.toFixed(3)} ms: no pending event while workloads still run: ${stuck}`);
+      this.fail(
+        "deadlock",
+        `seed ${this.seed}: deadlock in ${name} at ${this.nowMs.toFixed(3)} ms: no pending event while workloads still run: ${stuck}`,
+      );
     } else if (reason === "deadline") {
-      this.fail("runTimeBudget", `seed ${this.seed}: ${name} exceeded its simulated budget of ${budgetMs} ms with workloads still running: ${stuck}. Raise runTimeBudget(ms) if this is expected.`);
+      this.fail(
+        "runTimeBudget",
+        `seed ${this.seed}: ${name} exceeded its simulated budget of ${budgetMs} ms with workloads still running: ${stuck}. Raise runTimeBudget(ms) if this is expected.`,
+      );
     } else {
-      this.fail("busyLoop", `seed ${this.seed}: busy loop in ${name} at ${this.nowMs.toFixed(3)} ms: ${this.config.maxStepsPerInstant} steps without simulated time advancing (last actor ${engine.currentActor}). Code that polls must sleep between polls.`);
+      this.fail(
+        "busyLoop",
+        `seed ${this.seed}: busy loop in ${name} at ${this.nowMs.toFixed(3)} ms: ${this.config.maxStepsPerInstant} steps without simulated time advancing (last actor ${engine.currentActor}). Code that polls must sleep between polls.`,
+      );
     }
     return false;
   }
@@ -438,14 +519,24 @@ export class SeedSession {
 
     // Setup: concurrently, then a barrier. A failed setup skips run and check.
     for (const w of this.workloads) this.startPhase("setup", w);
-    const setupOk = await this.phase("setup", () => this.workloads.every(isSetupDone), this.config.runTimeBudgetMs, () => this.workloads.filter((w) => !w.setupDone));
+    const setupOk = await this.phase(
+      "setup",
+      () => this.workloads.every(isSetupDone),
+      this.config.runTimeBudgetMs,
+      () => this.workloads.filter((w) => !w.setupDone),
+    );
     const setupFailed = this.failures.some((f) => f.kind === "setup");
 
     let runOk = false;
     if (setupOk && !setupFailed) {
       this.chaosWindow.start(this.chaosRecord!.attrition);
       for (const w of this.workloads) this.startPhase("run", w);
-      runOk = await this.phase("run", () => this.workloads.every(isRunDone), this.config.runTimeBudgetMs, () => this.workloads.filter((w) => !w.runDone));
+      runOk = await this.phase(
+        "run",
+        () => this.workloads.every(isRunDone),
+        this.config.runTimeBudgetMs,
+        () => this.workloads.filter((w) => !w.runDone),
+      );
     }
 
     // No chaos outlives the run phase: injector stopped, chaos events dropped, faults off, and
@@ -461,9 +552,15 @@ export class SeedSession {
     // is really quiet.
     engine.queue.purgeDead();
     const settleDeadlineUs = engine.nowUs + msToUs(SETTLE_BUDGET_MS);
-    const settled = await engine.runUntil(() => engine.queue.size === 0, { deadlineUs: settleDeadlineUs, maxStepsPerInstant: this.config.maxStepsPerInstant });
+    const settled = await engine.runUntil(() => engine.queue.size === 0, {
+      deadlineUs: settleDeadlineUs,
+      maxStepsPerInstant: this.config.maxStepsPerInstant,
+    });
     if (settled !== "done" && settled !== "idle") {
-      this.fail("settleTimeout", `seed ${this.seed}: events still pending ${SETTLE_BUDGET_MS} ms after processes stopped (${engine.queue.size} queued)`);
+      this.fail(
+        "settleTimeout",
+        `seed ${this.seed}: events still pending ${SETTLE_BUDGET_MS} ms after processes stopped (${engine.queue.size} queued)`,
+      );
     }
 
     // Checks run with fresh contexts once the world is quiet, even after a failed run, so the
@@ -474,7 +571,12 @@ export class SeedSession {
         w.ctx = this.context(w.incarnation, w.ip, w.index, this.workloads.length);
         this.startPhase("check", w);
       }
-      await this.phase("check", () => this.workloads.every((w) => w.checkDone), SETTLE_BUDGET_MS, () => this.workloads.filter((w) => !w.checkDone));
+      await this.phase(
+        "check",
+        () => this.workloads.every((w) => w.checkDone),
+        SETTLE_BUDGET_MS,
+        () => this.workloads.filter((w) => !w.checkDone),
+      );
       for (const w of this.workloads) w.incarnation.kill();
     }
 

@@ -3,7 +3,13 @@
  * assertion table, buggify to the seed's buggify state, select offsets to the seed's `select`
  * stream. Between seeds (no session) every call is a no-op, like outside a simulation.
  */
-import type { AssertionDetails, BooleanAssertionKind, EachValue, NumericComparison, SimulationHook } from "@moonpool/core";
+import type {
+  AssertionDetails,
+  BooleanAssertionKind,
+  EachValue,
+  NumericComparison,
+  SimulationHook,
+} from "@moonpool/core";
 import { swarmOpEnabled } from "../chaos/buggify.ts";
 import type { SeedSession } from "./seed-runner.ts";
 
@@ -16,7 +22,14 @@ export class CampaignHook implements SimulationHook {
     if (this.session !== null) this.session.table.booleanAssertion(kind, condition, message, details);
   }
 
-  numericAssertion(family: "always" | "sometimes", comparison: NumericComparison, left: number, right: number, message: string, details?: AssertionDetails): void {
+  numericAssertion(
+    family: "always" | "sometimes",
+    comparison: NumericComparison,
+    left: number,
+    right: number,
+    message: string,
+    details?: AssertionDetails,
+  ): void {
     if (this.session !== null) this.session.table.numericAssertion(family, comparison, left, right, message, details);
   }
 
@@ -24,7 +37,11 @@ export class CampaignHook implements SimulationHook {
     if (this.session !== null) this.session.table.sometimesAll(message, propositions);
   }
 
-  sometimesEach(message: string, identity: Readonly<Record<string, EachValue>>, quality?: Readonly<Record<string, number>>): void {
+  sometimesEach(
+    message: string,
+    identity: Readonly<Record<string, EachValue>>,
+    quality?: Readonly<Record<string, number>>,
+  ): void {
     if (this.session !== null) this.session.table.sometimesEach(message, identity, quality);
   }
 

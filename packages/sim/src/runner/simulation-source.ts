@@ -40,7 +40,9 @@ export interface BuildOverrides {
 /** Validates a source at the call that gives it; returns it with `module` as a `file:` URL. */
 export function checkSimulationSource(module: unknown, exportName: unknown, where: string): SimulationSource {
   if (typeof module !== "string" || module.length === 0) {
-    throw new InvalidConfiguration(`${where}: module must be an absolute path or a file: URL (import.meta.url inside the module), got ${JSON.stringify(module) ?? String(module)}`);
+    throw new InvalidConfiguration(
+      `${where}: module must be an absolute path or a file: URL (import.meta.url inside the module), got ${JSON.stringify(module) ?? String(module)}`,
+    );
   }
   let url: string;
   if (module.startsWith("file:")) {
@@ -48,10 +50,14 @@ export function checkSimulationSource(module: unknown, exportName: unknown, wher
   } else if (path.isAbsolute(module)) {
     url = pathToFileURL(module).href;
   } else {
-    throw new InvalidConfiguration(`${where}: module '${module}' is relative; worker threads need an absolute path or a file: URL (import.meta.url inside the module)`);
+    throw new InvalidConfiguration(
+      `${where}: module '${module}' is relative; worker threads need an absolute path or a file: URL (import.meta.url inside the module)`,
+    );
   }
   if (typeof exportName !== "string" || exportName.length === 0) {
-    throw new InvalidConfiguration(`${where}: exportName must name the module's export that builds the simulation, got ${JSON.stringify(exportName) ?? String(exportName)}`);
+    throw new InvalidConfiguration(
+      `${where}: exportName must name the module's export that builds the simulation, got ${JSON.stringify(exportName) ?? String(exportName)}`,
+    );
   }
   return { module: url, export: exportName };
 }
@@ -63,7 +69,9 @@ export function describeSource(source: SimulationSource): string {
 function isBuilderLike(value: unknown): value is SimulationBuilder {
   // Duck-typed rather than instanceof: the module may have resolved another copy of @moonpool/sim.
   const v = value as Partial<SimulationBuilder> | null;
-  return typeof v === "object" && v !== null && typeof v.build === "function" && typeof v.enableExploration === "function";
+  return (
+    typeof v === "object" && v !== null && typeof v.build === "function" && typeof v.enableExploration === "function"
+  );
 }
 
 function kindOf(value: unknown): string {
@@ -74,17 +82,25 @@ function kindOf(value: unknown): string {
 /** Turns the module's export into a builder: see the module comment for the accepted shapes. */
 function builderFromExport(value: unknown, source: SimulationSource): SimulationBuilder {
   const where = describeSource(source);
-  const expected = "a function returning a SimulationBuilder, a defineSimulation({ name, build }) or a SimulationBuilder";
+  const expected =
+    "a function returning a SimulationBuilder, a defineSimulation({ name, build }) or a SimulationBuilder";
   if (isBuilderLike(value)) return value;
   let built: unknown;
   if (typeof value === "function") {
     built = (value as () => unknown)();
-  } else if (typeof value === "object" && value !== null && typeof (value as { build?: unknown }).build === "function") {
+  } else if (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as { build?: unknown }).build === "function"
+  ) {
     built = (value as { build: () => unknown }).build();
   } else {
     throw new InvalidConfiguration(`${where}: export '${source.export}' is ${kindOf(value)}; expected ${expected}`);
   }
-  if (!isBuilderLike(built)) throw new InvalidConfiguration(`${where}: export '${source.export}' returned ${kindOf(built)}, not a SimulationBuilder`);
+  if (!isBuilderLike(built))
+    throw new InvalidConfiguration(
+      `${where}: export '${source.export}' returned ${kindOf(built)}, not a SimulationBuilder`,
+    );
   return built;
 }
 
@@ -107,13 +123,17 @@ export async function loadSimulationBuilder(source: SimulationSource): Promise<S
     try {
       module = (await loadWithFixedRandomness(() => import(source.module))) as Record<string, unknown>;
     } catch (error) {
-      throw new InvalidConfiguration(`${where}: the module failed to load: ${(error as Error).message}`, { cause: error });
+      throw new InvalidConfiguration(`${where}: the module failed to load: ${(error as Error).message}`, {
+        cause: error,
+      });
     }
     loadedModules.set(source.module, module);
   }
   if (!(source.export in module)) {
     const names = Object.keys(module).sort();
-    throw new InvalidConfiguration(`${where}: the module has no export '${source.export}'; its exports: ${names.length === 0 ? "none" : names.join(", ")}`);
+    throw new InvalidConfiguration(
+      `${where}: the module has no export '${source.export}'; its exports: ${names.length === 0 ? "none" : names.join(", ")}`,
+    );
   }
   const builder = builderFromExport(module[source.export], source);
   if (typeof builder.simulationSource === "function") builder.simulationSource(source.module, source.export);

@@ -66,7 +66,8 @@ export function userFrames(stack: string | undefined): string[] {
 /** `file:line:column`, the file relative to `root` when it lies under it. */
 export function formatLocation(location: SourceLocation, root: string = process.cwd()): string {
   const relative = path.relative(root, location.file);
-  const shown = relative.startsWith("..") || path.isAbsolute(relative) ? location.file : relative.split(path.sep).join("/");
+  const shown =
+    relative.startsWith("..") || path.isAbsolute(relative) ? location.file : relative.split(path.sep).join("/");
   return `${shown}:${location.line}:${location.column}`;
 }
 

@@ -147,7 +147,9 @@ export class Topology {
 
   /** IPs of the cluster's processes in datacenter, zone or machine `id` (e.g. "dc1-z2"), in process order. */
   ipsInDomain(level: DomainLevel, id: string): string[] {
-    return this.registry.processes.filter((p) => p.locality !== undefined && domainId(p.locality, level) === id).map((p) => p.ip);
+    return this.registry.processes
+      .filter((p) => p.locality !== undefined && domainId(p.locality, level) === id)
+      .map((p) => p.ip);
   }
 
   /** IPs of the processes on cluster machine `id` (e.g. "dc1-z1-m2"), in process order. */

@@ -15,7 +15,15 @@
  * A receiver that gives up (`timeoutMs`, `signal`) is rejected and so no longer pending: the
  * hand-offs skip it, and the value it would have taken goes to the next receiver.
  */
-import { ChannelClosed, TimeoutError, checkChannelName, checkRecvTimeoutMs, checkSendable, type Channel, type RecvOptions } from "@moonpool/core";
+import {
+  ChannelClosed,
+  TimeoutError,
+  checkChannelName,
+  checkRecvTimeoutMs,
+  checkSendable,
+  type Channel,
+  type RecvOptions,
+} from "@moonpool/core";
 import { Incarnation, never, type PendingOp } from "../engine/incarnation.ts";
 import { msToUs } from "../engine/engine.ts";
 import { EventTag } from "./event-tag.ts";
@@ -164,7 +172,8 @@ export class SimChannel<T> implements Channel<T> {
     if (op === null) return never();
     queue.waiters.push(op as PendingOp<unknown>);
     queue.ensureWakes();
-    if (timeoutMs !== undefined) scope.world.engine.schedule(msToUs(timeoutMs), expireRecv, op, EventTag.timer, scope.incarnation, timeoutMs);
+    if (timeoutMs !== undefined)
+      scope.world.engine.schedule(msToUs(timeoutMs), expireRecv, op, EventTag.timer, scope.incarnation, timeoutMs);
     if (signal !== undefined) watchSignal(op as PendingOp<unknown>, signal);
     return op.promise;
   }

@@ -3,7 +3,17 @@
  * task, to that task). Providers are created lazily: a spawned task that only sleeps should not
  * pay for a network object (heap per suspended task is a measured target).
  */
-import type { MetricsProvider, NetworkProvider, RandomProvider, StorageProvider, TaskProvider, TaskScope, TimeProvider, TraceFields, Tracer } from "@moonpool/core";
+import type {
+  MetricsProvider,
+  NetworkProvider,
+  RandomProvider,
+  StorageProvider,
+  TaskProvider,
+  TaskScope,
+  TimeProvider,
+  TraceFields,
+  Tracer,
+} from "@moonpool/core";
 import type { Incarnation, TaskState } from "../engine/incarnation.ts";
 import type { World } from "./world.ts";
 import { SimTime, type ProcessClock } from "./time.ts";
@@ -100,4 +110,3 @@ export class ActorScope implements TaskScope {
     return new ActorScope(this.world, this.incarnation, task, this.clock, this.ip);
   }
 }
-

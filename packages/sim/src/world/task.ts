@@ -3,7 +3,15 @@
  * of the current instant (like a scheduler picking a ready task), and stops where it waits when
  * aborted or when its process crashes.
  */
-import { isAbortError, TaskCancelled, TaskHandleBase, type Channel, type TaskHandle, type TaskProvider, type TaskScope } from "@moonpool/core";
+import {
+  isAbortError,
+  TaskCancelled,
+  TaskHandleBase,
+  type Channel,
+  type TaskHandle,
+  type TaskProvider,
+  type TaskScope,
+} from "@moonpool/core";
 import { Incarnation, TaskState, never, type PendingOp } from "../engine/incarnation.ts";
 import { EventTag } from "./event-tag.ts";
 import type { ActorScope } from "./scope.ts";
@@ -59,7 +67,9 @@ function startTask(start: TaskStart): void {
       });
       handle.finish({ status: "failed", error });
       // Aborting a task or shutting its process down gracefully is an expected way out.
-      const expected = error instanceof TaskCancelled || (isAbortError(error) && (scope.incarnation.shuttingDown || scope.taskController?.signal.aborted === true));
+      const expected =
+        error instanceof TaskCancelled ||
+        (isAbortError(error) && (scope.incarnation.shuttingDown || scope.taskController?.signal.aborted === true));
       if (!expected) scope.world.onTaskFailed?.(scope.actor, handle.name, error);
     },
   );

@@ -125,7 +125,11 @@ export class ProcessClock {
     while (this.nextStepAtUs <= nowUs && this.nextStepAtUs < steps.cutoffUs) {
       const stepUs = sim.rangeInt(-steps.maxUs, steps.maxUs + 1);
       this.stepSumUs += stepUs;
-      world.recordFault(CLOCK_FAULT_KINDS.clockStep, { ip: this.ip, stepMs: stepUs / 1000, dueMs: this.nextStepAtUs / 1000 });
+      world.recordFault(CLOCK_FAULT_KINDS.clockStep, {
+        ip: this.ip,
+        stepMs: stepUs / 1000,
+        dueMs: this.nextStepAtUs / 1000,
+      });
       this.nextStepAtUs += nextStepGapUs(sim.ratio(), steps.meanIntervalUs);
     }
   }
@@ -161,7 +165,13 @@ export class SimTime implements TimeProvider {
     const op = this.scope.incarnation.begin<void>(this.scope.taskState, true, "timeout ms", timeoutMs);
     if (op === null) return never<T>();
     const timer = op.promise;
-    this.scope.world.engine.schedule(this.scope.clock.trueDelayUs(msToUs(timeoutMs)), fireTimer, op, EventTag.timer, this.scope.incarnation);
+    this.scope.world.engine.schedule(
+      this.scope.clock.trueDelayUs(msToUs(timeoutMs)),
+      fireTimer,
+      op,
+      EventTag.timer,
+      this.scope.incarnation,
+    );
     return new Promise<T>((resolve, reject) => {
       promise.then(
         (value) => {

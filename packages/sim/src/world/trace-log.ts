@@ -24,7 +24,8 @@ export class TraceEvent {
   num(key: string): number | undefined {
     const v = this.fields[key];
     if (typeof v === "number") return v;
-    if (typeof v === "bigint" && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(v);
+    if (typeof v === "bigint" && v >= BigInt(Number.MIN_SAFE_INTEGER) && v <= BigInt(Number.MAX_SAFE_INTEGER))
+      return Number(v);
     return undefined;
   }
 
@@ -94,7 +95,9 @@ export class TraceLog implements TraceQuery {
   record(timeMs: number, source: string, level: TraceLevel, name: string, fields: TraceFields): TraceEvent | undefined {
     if (TRACE_LEVEL_ORDER[level] < TRACE_LEVEL_ORDER[this.floor]) return undefined;
     if (typeof name !== "string" || name.length === 0) {
-      throw new TypeError("a trace event needs a non-empty constant name, e.g. ctx.trace.info(\"value_chosen\", { slot })");
+      throw new TypeError(
+        'a trace event needs a non-empty constant name, e.g. ctx.trace.info("value_chosen", { slot })',
+      );
     }
     const event = new TraceEvent(this.all.length, timeMs, source, level, name, Object.freeze({ ...fields }));
     this.all.push(event);

@@ -14,7 +14,6 @@ import { SimMetricStore } from "./metrics/store.ts";
 
 export { EventTag };
 
-
 export interface WorldOptions {
   readonly seed: number;
   readonly mode?: SteppingMode;

@@ -39,7 +39,14 @@ describe("Campaign.runSingleSeed + absorb in seed order", () => {
       const seeds = Array.from({ length: 8 }, (_, i) => deriveSeed(99, i));
       const sequential = await sim.build().setBaseSeed(99).setIterations(8).run();
       const { table, results } = await perSeed(sim.build, seeds);
-      const parts = new SimulationReport({ results, table, convergenceTimeout: false, saturation: null, wallTimeMs: 0, steppingMode: "fast" });
+      const parts = new SimulationReport({
+        results,
+        table,
+        convergenceTimeout: false,
+        saturation: null,
+        wallTimeMs: 0,
+        steppingMode: "fast",
+      });
       expect(view(parts)).toEqual(view(sequential));
     }
   });

@@ -62,7 +62,10 @@ describe("moonpool check-history", () => {
   });
 
   it("writes a self-contained HTML view with --html", async () => {
-    const r = await runCli(["check-history", "bad.edn", "--model", "register", "--initial", "0", "--html", "bad.html"], { cwd: dir });
+    const r = await runCli(
+      ["check-history", "bad.edn", "--model", "register", "--initial", "0", "--html", "bad.html"],
+      { cwd: dir },
+    );
     expect(r.code).toBe(1);
     expect(r.stdout).toContain("HTML: bad.html");
     const html = await readFile(path.join(dir, "bad.html"), "utf8");
@@ -84,7 +87,9 @@ describe("moonpool check-history", () => {
     const missing = await runCli(["check-history", "nope.edn", "--model", "register"], { cwd: dir });
     expect(missing.code).toBe(2);
     expect(missing.stderr).toContain("cannot read nope.edn: ENOENT");
-    const badInitial = await runCli(["check-history", "good.edn", "--model", "register", "--initial", "{x"], { cwd: dir });
+    const badInitial = await runCli(["check-history", "good.edn", "--model", "register", "--initial", "{x"], {
+      cwd: dir,
+    });
     expect(badInitial.code).toBe(2);
     expect(badInitial.stderr).toContain("--initial '{x': expected a JSON value");
   });

@@ -14,7 +14,9 @@ async function configWith(body: string): Promise<string> {
 
 describe("moonpool.config untilStable", () => {
   it("takes quietSeeds, maxSeeds and an optional minSeeds", async () => {
-    const withMin = await loadConfig(await configWith("{ untilStable: { quietSeeds: 10, maxSeeds: 900, minSeeds: 300 } }"));
+    const withMin = await loadConfig(
+      await configWith("{ untilStable: { quietSeeds: 10, maxSeeds: 900, minSeeds: 300 } }"),
+    );
     expect(withMin.untilStable).toEqual({ quietSeeds: 10, maxSeeds: 900, minSeeds: 300 });
     const without = await loadConfig(await configWith("{ untilStable: { quietSeeds: 5, maxSeeds: 50 } }"));
     expect(without.untilStable).toEqual({ quietSeeds: 5, maxSeeds: 50 });

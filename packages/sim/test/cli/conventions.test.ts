@@ -21,8 +21,36 @@ describe("moonpool CLI conventions", () => {
   it("short flags -s -n -j -r -o -c, and --bail n / -x stop after that many failing seeds", async () => {
     const out = await tempDir("short");
     const [short, bail2, x] = await Promise.all([
-      runCli(["run", "counter", "-n", "3", "-j", "1", "-r", "json", "-o", path.join(out, "short"), "-c", "moonpool.config.ts", "--base-seed", "1"]),
-      runCli(["run", "planted-bug", "--bail", "2", "-n", "40", "--base-seed", "3", "-r", "json", "-o", path.join(out, "bail2")]),
+      runCli([
+        "run",
+        "counter",
+        "-n",
+        "3",
+        "-j",
+        "1",
+        "-r",
+        "json",
+        "-o",
+        path.join(out, "short"),
+        "-c",
+        "moonpool.config.ts",
+        "--base-seed",
+        "1",
+      ]),
+      runCli([
+        "run",
+        "planted-bug",
+        "--bail",
+        "2",
+        "-n",
+        "40",
+        "--base-seed",
+        "3",
+        "-r",
+        "json",
+        "-o",
+        path.join(out, "bail2"),
+      ]),
       runCli(["run", "planted-bug", "-x", "-n", "40", "--base-seed", "3", "-r", "json", "-o", path.join(out, "x")]),
     ]);
     expect(short.code, short.stderr).toBe(0);
@@ -35,7 +63,10 @@ describe("moonpool CLI conventions", () => {
     const one = await runCli(["run", "counter", "-s", String(seed), "-r", "json", "-o", path.join(out, "one")]);
     expect((await readJson(path.join(out, "one", "report.json"))).simulations[0].report.seedsUsed).toEqual([seed]);
     expect(one.code).toBe(0);
-    for (const [run, dir, failing] of [[bail2, "bail2", 2], [x, "x", 1]] as const) {
+    for (const [run, dir, failing] of [
+      [bail2, "bail2", 2],
+      [x, "x", 1],
+    ] as const) {
       expect(run.code).toBe(1);
       const entry = (await readJson(path.join(out, dir, "report.json"))).simulations[0];
       expect(entry.stoppedBy).toBe("bail");
@@ -61,19 +92,40 @@ describe("moonpool CLI conventions", () => {
     const out = await tempDir("lastfailed");
     const first = await runCli(["run", "planted-bug", "counter", "--base-seed", "3", "-r", "json", "-o", out]);
     expect(first.code).toBe(1);
-    const recorded = (await readJson(path.join(out, "report.json"))).simulations.find((s: any) => s.name === "planted-bug").report.seedsFailing as number[];
+    const recorded = (await readJson(path.join(out, "report.json"))).simulations.find(
+      (s: any) => s.name === "planted-bug",
+    ).report.seedsFailing as number[];
     expect(recorded.length).toBeGreaterThan(0);
     const again = await runCli(["run", "--last-failed", "-r", "json", "-o", out]);
     expect(again.code).toBe(1);
-    expect(again.stderr).toContain(`rerunning the failing seeds recorded in ${path.join(out, "report.json")}: planted-bug (${recorded.length} seed`);
+    expect(again.stderr).toContain(
+      `rerunning the failing seeds recorded in ${path.join(out, "report.json")}: planted-bug (${recorded.length} seed`,
+    );
     const rerun = await readJson(path.join(out, "report.json"));
     expect(rerun.simulations.map((s: any) => s.name)).toEqual(["planted-bug"]);
     expect(rerun.simulations[0].report.seedsUsed).toEqual(recorded);
     expect(rerun.simulations[0].report.failedRuns).toBe(recorded.length);
-    const from = await runCli(["run", "--seeds-from", path.join(out, "report.json"), "-r", "json", "-o", path.join(out, "from")]);
+    const from = await runCli([
+      "run",
+      "--seeds-from",
+      path.join(out, "report.json"),
+      "-r",
+      "json",
+      "-o",
+      path.join(out, "from"),
+    ]);
     expect((await readJson(path.join(out, "from", "report.json"))).simulations[0].report.seedsUsed).toEqual(recorded);
     expect(from.code).toBe(1);
-    const bracketed = await runCli(["run", "planted-bug", "--seeds", `[${recorded.join(", ")}]`, "-r", "json", "-o", path.join(out, "list")]);
+    const bracketed = await runCli([
+      "run",
+      "planted-bug",
+      "--seeds",
+      `[${recorded.join(", ")}]`,
+      "-r",
+      "json",
+      "-o",
+      path.join(out, "list"),
+    ]);
     expect(bracketed.code).toBe(1);
     expect((await readJson(path.join(out, "list", "report.json"))).simulations[0].report.seedsUsed).toEqual(recorded);
     const conflict = await runCli(["run", "--last-failed", "--seed", "1", "-o", out]);
@@ -83,7 +135,20 @@ describe("moonpool CLI conventions", () => {
 
   it("merge writes report.json in the report folder by default; -o - prints it", async () => {
     const out = await tempDir("merge");
-    const shard = await runCli(["run", "counter", "--shard", "1/1", "--base-seed", "2", "-n", "2", "-r", "json", "-o", out]);
+    const shard = await runCli([
+      "run",
+      "counter",
+      "--shard",
+      "1/1",
+      "--base-seed",
+      "2",
+      "-n",
+      "2",
+      "-r",
+      "json",
+      "-o",
+      out,
+    ]);
     expect(shard.code).toBe(0);
     const shardFile = path.join(out, "report.shard-1-of-1.json");
     const cwd = await tempDir("merge-cwd");

@@ -31,7 +31,10 @@ describe("declared safety assertions", () => {
 
   it("lists only those the campaign never evaluated, by message", () => {
     const found = assertionsInSource(SOURCE, (line) => `f.ts:${line}`);
-    const missing = neverEvaluated(found, new Set(["votes are answered", "single, quoted", "count stays positive", "under the limit"]));
+    const missing = neverEvaluated(
+      found,
+      new Set(["votes are answered", "single, quoted", "count stays positive", "under the limit"]),
+    );
     expect(missing.map((a) => a.message)).toEqual(['spans lines "quoted"']);
     expect(neverEvaluated(found, new Set(found.map((a) => a.message)))).toEqual([]);
   });

@@ -21,7 +21,21 @@ describe("run --explore", () => {
 
   const run = async (name: string, extra: string[]) => {
     const dir = path.join(out, name);
-    const result = await runCli(["run", "gated", "--iterations", "12", "--base-seed", "5", "--workers", "2", "--reporter", "json", "--out", dir, ...extra]);
+    const result = await runCli([
+      "run",
+      "gated",
+      "--iterations",
+      "12",
+      "--base-seed",
+      "5",
+      "--workers",
+      "2",
+      "--reporter",
+      "json",
+      "--out",
+      dir,
+      ...extra,
+    ]);
     const report = await readJson(path.join(dir, "report.json"));
     return { result, exploration: report.simulations[0].report.exploration };
   };
@@ -62,9 +76,20 @@ describe("run --explore", () => {
   }, 300_000);
 
   it("--explore-total-budget needs a fixed number of seeds and excludes --explore-budget", async () => {
-    const both = await runCli(["run", "gated", "--iterations", "4", "--explore-budget", "5", "--explore-total-budget", "50"]);
+    const both = await runCli([
+      "run",
+      "gated",
+      "--iterations",
+      "4",
+      "--explore-budget",
+      "5",
+      "--explore-total-budget",
+      "50",
+    ]);
     expect(both.code).toBe(2);
-    expect(both.stderr).toContain("--explore-budget (per root seed) and --explore-total-budget (all root seeds together)");
+    expect(both.stderr).toContain(
+      "--explore-budget (per root seed) and --explore-total-budget (all root seeds together)",
+    );
     const open = await runCli(["run", "gated", "--until-stable", "5,50", "--explore-total-budget", "50"]);
     expect(open.code).toBe(2);
     expect(open.stderr).toContain("--explore-total-budget needs a fixed number of root seeds");

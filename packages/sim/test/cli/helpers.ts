@@ -18,8 +18,15 @@ export interface CliResult {
 /** Plain output: no colours, no live display (CI mode). */
 export const PLAIN_ENV = { NO_COLOR: "1", CI: "true", FORCE_COLOR: "" };
 
-export function startCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): { child: ChildProcess; done: Promise<CliResult>; output: () => { stdout: string; stderr: string } } {
-  const child = spawn(process.execPath, [BIN, ...args], { cwd: options.cwd ?? FIXTURES, env: { ...process.env, ...PLAIN_ENV, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
+export function startCli(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): { child: ChildProcess; done: Promise<CliResult>; output: () => { stdout: string; stderr: string } } {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    cwd: options.cwd ?? FIXTURES,
+    env: { ...process.env, ...PLAIN_ENV, ...options.env },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (d: Buffer) => (stdout += d.toString()));
@@ -31,7 +38,10 @@ export function startCli(args: readonly string[], options: { cwd?: string; env?:
   return { child, done, output: () => ({ stdout, stderr }) };
 }
 
-export function runCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<CliResult> {
+export function runCli(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<CliResult> {
   return startCli(args, options).done;
 }
 

@@ -7,7 +7,21 @@
 type Schema = Record<string, any>;
 
 const ANNOTATIONS = new Set(["$schema", "$id", "$defs", "title", "description"]);
-const KEYWORDS = new Set(["type", "properties", "required", "additionalProperties", "items", "enum", "const", "anyOf", "oneOf", "minimum", "maximum", "pattern", "$ref"]);
+const KEYWORDS = new Set([
+  "type",
+  "properties",
+  "required",
+  "additionalProperties",
+  "items",
+  "enum",
+  "const",
+  "anyOf",
+  "oneOf",
+  "minimum",
+  "maximum",
+  "pattern",
+  "$ref",
+]);
 
 function typeOf(value: unknown): string {
   if (value === null) return "null";
@@ -24,7 +38,8 @@ function typeMatches(value: unknown, type: string): boolean {
 export function validate(root: Schema, value: unknown): string[] {
   const check = (schema: Schema, v: unknown, at: string, errors: string[]): void => {
     for (const key of Object.keys(schema)) {
-      if (!KEYWORDS.has(key) && !ANNOTATIONS.has(key)) throw new Error(`unsupported JSON Schema keyword '${key}' at ${at}`);
+      if (!KEYWORDS.has(key) && !ANNOTATIONS.has(key))
+        throw new Error(`unsupported JSON Schema keyword '${key}' at ${at}`);
     }
     if (schema.$ref !== undefined) {
       const match = /^#\/\$defs\/(.+)$/.exec(schema.$ref);
@@ -38,14 +53,20 @@ export function validate(root: Schema, value: unknown): string[] {
         return;
       }
     }
-    if (schema.const !== undefined && JSON.stringify(v) !== JSON.stringify(schema.const)) errors.push(`${at}: expected ${JSON.stringify(schema.const)}, got ${JSON.stringify(v)}`);
-    if (schema.enum !== undefined && !schema.enum.some((e: unknown) => JSON.stringify(e) === JSON.stringify(v))) errors.push(`${at}: ${JSON.stringify(v)} not in ${JSON.stringify(schema.enum)}`);
+    if (schema.const !== undefined && JSON.stringify(v) !== JSON.stringify(schema.const))
+      errors.push(`${at}: expected ${JSON.stringify(schema.const)}, got ${JSON.stringify(v)}`);
+    if (schema.enum !== undefined && !schema.enum.some((e: unknown) => JSON.stringify(e) === JSON.stringify(v)))
+      errors.push(`${at}: ${JSON.stringify(v)} not in ${JSON.stringify(schema.enum)}`);
     if (typeof v === "number") {
       if (schema.minimum !== undefined && v < schema.minimum) errors.push(`${at}: ${v} < minimum ${schema.minimum}`);
       if (schema.maximum !== undefined && v > schema.maximum) errors.push(`${at}: ${v} > maximum ${schema.maximum}`);
     }
-    if (typeof v === "string" && schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(v)) errors.push(`${at}: '${v}' does not match ${schema.pattern}`);
-    for (const [keyword, needed] of [["anyOf", (n: number) => n >= 1], ["oneOf", (n: number) => n === 1]] as const) {
+    if (typeof v === "string" && schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(v))
+      errors.push(`${at}: '${v}' does not match ${schema.pattern}`);
+    for (const [keyword, needed] of [
+      ["anyOf", (n: number) => n >= 1],
+      ["oneOf", (n: number) => n === 1],
+    ] as const) {
       if (schema[keyword] === undefined) continue;
       const passing = (schema[keyword] as Schema[]).filter((sub) => {
         const subErrors: string[] = [];
@@ -54,17 +75,20 @@ export function validate(root: Schema, value: unknown): string[] {
       }).length;
       if (!needed(passing)) errors.push(`${at}: ${passing} of the ${keyword} alternatives match`);
     }
-    if (Array.isArray(v) && schema.items !== undefined) v.forEach((item, i) => {
-      check(schema.items, item, `${at}[${i}]`, errors);
-    });
+    if (Array.isArray(v) && schema.items !== undefined)
+      v.forEach((item, i) => {
+        check(schema.items, item, `${at}[${i}]`, errors);
+      });
     if (typeOf(v) === "object") {
       const o = v as Record<string, unknown>;
       for (const key of schema.required ?? []) if (!(key in o)) errors.push(`${at}: missing required '${key}'`);
       for (const [key, child] of Object.entries(o)) {
         const declared = schema.properties?.[key];
         if (declared !== undefined) check(declared, child, `${at}.${key}`, errors);
-        else if (schema.additionalProperties === false) errors.push(`${at}: unexpected property '${key}' (document it in report.schema.json)`);
-        else if (typeof schema.additionalProperties === "object") check(schema.additionalProperties, child, `${at}.${key}`, errors);
+        else if (schema.additionalProperties === false)
+          errors.push(`${at}: unexpected property '${key}' (document it in report.schema.json)`);
+        else if (typeof schema.additionalProperties === "object")
+          check(schema.additionalProperties, child, `${at}.${key}`, errors);
       }
     }
   };

@@ -15,7 +15,9 @@ const SCHEMA_FILE = new URL("../../report.schema.json", import.meta.url);
 
 /** Splits a printed command into arguments (double quotes group, as a shell would). */
 function shellWords(command: string): string[] {
-  return [...command.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) => (m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : m[2]!));
+  return [...command.matchAll(/"((?:[^"\\]|\\.)*)"|(\S+)/g)].map((m) =>
+    m[1] !== undefined ? m[1].replace(/\\(.)/g, "$1") : m[2]!,
+  );
 }
 
 describe("moonpool list / run / replay", () => {
@@ -26,8 +28,32 @@ describe("moonpool list / run / replay", () => {
   beforeAll(async () => {
     out = await tempDir("run");
     [passing, failing] = await Promise.all([
-      runCli(["run", "counter", "--base-seed", "3", "--workers", "2", "--reporter", "text,json", "--out", path.join(out, "pass")]),
-      runCli(["run", "planted-bug", "--base-seed", "3", "--workers", "2", "--reporter", "text", "--reporter", "json,junit", "--out", path.join(out, "fail")]),
+      runCli([
+        "run",
+        "counter",
+        "--base-seed",
+        "3",
+        "--workers",
+        "2",
+        "--reporter",
+        "text,json",
+        "--out",
+        path.join(out, "pass"),
+      ]),
+      runCli([
+        "run",
+        "planted-bug",
+        "--base-seed",
+        "3",
+        "--workers",
+        "2",
+        "--reporter",
+        "text",
+        "--reporter",
+        "json,junit",
+        "--out",
+        path.join(out, "fail"),
+      ]),
     ]);
   });
 
@@ -58,13 +84,25 @@ describe("moonpool list / run / replay", () => {
     expect(earliest).not.toBeNull();
     // The user's file, line and column, and a code frame marking the assertion.
     expect(section).toContain("    at planted-bug.sim.ts:21:9");
-    expect(section).toContain('      > 21 |         assertAlways(!corrupt, "writes are never corrupt");\n           |         ^');
+    expect(section).toContain(
+      '      > 21 |         assertAlways(!corrupt, "writes are never corrupt");\n           |         ^',
+    );
     expect(section).toContain(`  replay: npx moonpool replay planted-bug --seed ${earliest[1]}`);
     // The other failing seeds: one command with a list --seeds takes; the earliest failed first.
-    const json = JSON.parse(JSON.stringify(failing.stdout.match(/Failing seeds: ([\d,]+)/)![1]!.split(",").map(Number)));
+    const json = JSON.parse(
+      JSON.stringify(
+        failing.stdout
+          .match(/Failing seeds: ([\d,]+)/)![1]!
+          .split(",")
+          .map(Number),
+      ),
+    );
     const others = /other seeds?: rerun: npx moonpool run planted-bug --seeds ([\d,]+)/.exec(section);
     expect(json).toContain(Number(earliest[1]));
-    if (json.length > 1) expect(others![1]!.split(",").map(Number).sort()).toEqual(json.filter((s: number) => s !== Number(earliest[1])).sort());
+    if (json.length > 1)
+      expect(others![1]!.split(",").map(Number).sort()).toEqual(
+        json.filter((s: number) => s !== Number(earliest[1])).sort(),
+      );
     // Printed once: the text report has them, so stderr carries no failure block.
     expect(failing.stderr).not.toContain("writes are never corrupt");
   });
@@ -86,13 +124,18 @@ describe("moonpool list / run / replay", () => {
     const filtered = await runCli([...args, "--level", "warn"]);
     // The failure is marked with ✗ and always shown.
     const events = (text: string) => text.split("\n").filter((l) => /^(✗ )?\[/.test(l));
-    expect(events(filtered.stdout)).toEqual([expect.stringMatching(/^\[.*warn {2}writer@10\.0\.0\.1 checked corrupt=true/), expect.stringMatching(/^✗ \[.*error runner seed_failure/)]);
+    expect(events(filtered.stdout)).toEqual([
+      expect.stringMatching(/^\[.*warn {2}writer@10\.0\.0\.1 checked corrupt=true/),
+      expect.stringMatching(/^✗ \[.*error runner seed_failure/),
+    ]);
     const byActor = await runCli([...args, "--actor", "runner"]);
     expect(events(byActor.stdout).length).toBeGreaterThan(0);
     expect(events(byActor.stdout).every((l) => / runner /.test(l))).toBe(true);
     const fromReport = await runCli(["replay", "--from", path.join(out, "fail", "report.json"), "--no-trace"]);
     expect(fromReport.code).toBe(1);
-    expect(fromReport.stdout).toContain(`hash=${json.simulations[0].report.seeds.find((s: { ok: boolean }) => !s.ok).traceHash}`);
+    expect(fromReport.stdout).toContain(
+      `hash=${json.simulations[0].report.seeds.find((s: { ok: boolean }) => !s.ok).traceHash}`,
+    );
   });
 
   it("writes JSON reports that validate against report.schema.json, with versions and stepping mode", async () => {
@@ -110,9 +153,12 @@ describe("moonpool list / run / replay", () => {
     expect(failed.simulations[0].status).toBe("failed");
     // Schema 4 has no separate timedOut field: a seed past --timeout is a failing seed like any other.
     expect(Object.keys(failed.simulations[0])).not.toContain("timedOut");
-    for (const f of failed.simulations[0].failures) expect(f.replayCommand).toBe(`npx moonpool replay planted-bug --seed ${f.seed}`);
+    for (const f of failed.simulations[0].failures)
+      expect(f.replayCommand).toBe(`npx moonpool replay planted-bug --seed ${f.seed}`);
     // The validator does catch a drift.
-    expect(validate(schema, { ...failed, extra: 1 })).toEqual(["$: unexpected property 'extra' (document it in report.schema.json)"]);
+    expect(validate(schema, { ...failed, extra: 1 })).toEqual([
+      "$: unexpected property 'extra' (document it in report.schema.json)",
+    ]);
   });
 
   it("writes JUnit XML that parses: one test case per simulation, failures with seed, recipe and replay command", async () => {
@@ -120,7 +166,9 @@ describe("moonpool list / run / replay", () => {
     const { elements } = checkXml(xml);
     const cases = elements.filter((e) => e.name === "testcase");
     // One test case per group of seeds failing the same way.
-    expect(cases.map((c) => c.attributes.name)).toEqual(["planted-bug › &quot;writes are never corrupt&quot; violated"]);
+    expect(cases.map((c) => c.attributes.name)).toEqual([
+      "planted-bug › &quot;writes are never corrupt&quot; violated",
+    ]);
     expect(elements.filter((e) => e.name === "failure")).toHaveLength(1);
     const json = await readJson(path.join(out, "fail", "report.json"));
     const failures = json.simulations[0].failures as { seed: number; index: number; message: string }[];
@@ -135,8 +183,33 @@ describe("moonpool list / run / replay", () => {
 
   it("--bail stops at the first failing seed in seed order; --timeout fails each seed over its wall-clock limit and goes on", async () => {
     const [bail, timeout] = await Promise.all([
-      runCli(["run", "planted-bug", "--base-seed", "3", "--iterations", "12", "--bail", "--reporter", "json", "--out", path.join(out, "bail")]),
-      runCli(["run", "slow", "--iterations", "3", "--base-seed", "1", "--timeout", "1ms", "--reporter", "json", "--out", path.join(out, "timeout")]),
+      runCli([
+        "run",
+        "planted-bug",
+        "--base-seed",
+        "3",
+        "--iterations",
+        "12",
+        "--bail",
+        "--reporter",
+        "json",
+        "--out",
+        path.join(out, "bail"),
+      ]),
+      runCli([
+        "run",
+        "slow",
+        "--iterations",
+        "3",
+        "--base-seed",
+        "1",
+        "--timeout",
+        "1ms",
+        "--reporter",
+        "json",
+        "--out",
+        path.join(out, "timeout"),
+      ]),
     ]);
     expect(bail.code).toBe(1);
     const bailed = (await readJson(path.join(out, "bail", "report.json"))).simulations[0];
@@ -144,7 +217,9 @@ describe("moonpool list / run / replay", () => {
     const seeds = bailed.report.seeds as { ok: boolean }[];
     expect(seeds.findIndex((s) => !s.ok)).toBe(seeds.length - 1);
     expect(timeout.code).toBe(1);
-    expect(timeout.stderr).toMatch(/ran longer than its wall-clock limit of 1 ms.*\n {2}replay: npx moonpool replay slow --seed \d+/);
+    expect(timeout.stderr).toMatch(
+      /ran longer than its wall-clock limit of 1 ms.*\n {2}replay: npx moonpool replay slow --seed \d+/,
+    );
     const timedOut = (await readJson(path.join(out, "timeout", "report.json"))).simulations[0];
     expect(timedOut.stoppedBy).toBeNull();
     expect(timedOut.report.seeds).toHaveLength(3);
@@ -159,7 +234,9 @@ describe("moonpool list / run / replay", () => {
       runCli(["run", "counter", "--shard", "1/2"]),
     ]);
     expect(unknown.code).toBe(2);
-    expect(unknown.stderr).toContain("no simulation matches 'no-such-sim'; known simulations: counter, gated, planted-bug, slow");
+    expect(unknown.stderr).toContain(
+      "no simulation matches 'no-such-sim'; known simulations: counter, gated, planted-bug, slow",
+    );
     expect(shard.code).toBe(2);
     expect(shard.stderr).toContain("the form is --shard i/n with 1 <= i <= n");
     expect(untilStable.code).toBe(2);

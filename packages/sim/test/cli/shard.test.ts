@@ -19,7 +19,9 @@ describe("--shard and merge", () => {
       runCli(["run", ...CAMPAIGN, "--out", path.join(out, "whole")]),
       runCli(["run", ...CAMPAIGN, "--shard", "1/3", "--out", path.join(out, "shards")]),
       runCli(["run", ...CAMPAIGN, "--shard", "2/3", "--out", path.join(out, "shards")]),
-      runCli(["run", ...CAMPAIGN, "--shard", "auto/3", "--out", path.join(out, "shards")], { env: { JOB_COMPLETION_INDEX: "2" } }),
+      runCli(["run", ...CAMPAIGN, "--shard", "auto/3", "--out", path.join(out, "shards")], {
+        env: { JOB_COMPLETION_INDEX: "2" },
+      }),
     ]);
     for (const r of runs) expect(r.code, r.stderr).toBe(1); // planted-bug fails in every part
     shardFiles = [1, 2, 3].map((i) => path.join(out, "shards", `report.shard-${i}-of-3.json`));
@@ -53,7 +55,8 @@ describe("--shard and merge", () => {
     // The parts that a merge has to combine, spelled out.
     const counter = merged.simulations[0].report;
     expect(counter.assertionDetails.find((d: { message: string }) => d.message === "a long delay").watermark).toBe(
-      whole.simulations[0].report.assertionDetails.find((d: { message: string }) => d.message === "a long delay").watermark,
+      whole.simulations[0].report.assertionDetails.find((d: { message: string }) => d.message === "a long delay")
+        .watermark,
     );
     expect(counter.bucketSummaries[0].bucketsDiscovered).toBeGreaterThan(1);
   });

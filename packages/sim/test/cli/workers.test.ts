@@ -15,7 +15,16 @@ describe("--workers 1 and --workers 2", () => {
   });
 
   const run = async (name: string, workers: number, args: string[]) => {
-    const result = await runCli(["run", ...args, "--workers", String(workers), "--reporter", "json", "--out", path.join(out, `${name}-${workers}`)]);
+    const result = await runCli([
+      "run",
+      ...args,
+      "--workers",
+      String(workers),
+      "--reporter",
+      "json",
+      "--out",
+      path.join(out, `${name}-${workers}`),
+    ]);
     return { result, report: await readJson(path.join(out, `${name}-${workers}`, "report.json")) };
   };
 
@@ -47,7 +56,9 @@ describe("--workers 1 and --workers 2", () => {
     expect(bug.replayCommand).toBe(`npx moonpool replay gated --seed ${bug.seed} --recipe "${bug.recipe}"`);
     const replay = await runCli(["replay", "gated", "--seed", String(bug.seed), "--recipe", bug.recipe, "--no-trace"]);
     expect(replay.code).toBe(1);
-    const recipe = entry.report.exploration.bugRecipes.find((r: { seed: number; recipe: string }) => r.seed === bug.seed && r.recipe === bug.recipe);
+    const recipe = entry.report.exploration.bugRecipes.find(
+      (r: { seed: number; recipe: string }) => r.seed === bug.seed && r.recipe === bug.recipe,
+    );
     expect(replay.stdout).toContain(`hash=${recipe.traceHash}`);
     expect(replay.stdout).toContain('assertAlways("gated bug: three gates passed") failed');
   });

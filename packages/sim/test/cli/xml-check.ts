@@ -10,14 +10,16 @@ export function checkXml(text: string): { elements: { name: string; attributes: 
   let i = text.startsWith("<?xml") ? text.indexOf("?>") + 2 : 0;
   const checkText = (t: string) => {
     for (const m of t.matchAll(/&([^;]*);?/g)) {
-      if (!/^&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);$/.test(m[0])) throw new Error(`bad entity or raw '&': ${m[0]}`);
+      if (!/^&(amp|lt|gt|quot|apos|#\d+|#x[0-9a-fA-F]+);$/.test(m[0]))
+        throw new Error(`bad entity or raw '&': ${m[0]}`);
     }
     if (t.includes("<")) throw new Error("raw '<' in text");
   };
   while (i < text.length) {
     const lt = text.indexOf("<", i);
     const chunk = lt < 0 ? text.slice(i) : text.slice(i, lt);
-    if (stack.length === 0 && chunk.trim() !== "") throw new Error(`text outside the root element: ${chunk.trim().slice(0, 40)}`);
+    if (stack.length === 0 && chunk.trim() !== "")
+      throw new Error(`text outside the root element: ${chunk.trim().slice(0, 40)}`);
     checkText(chunk);
     if (lt < 0) break;
     const gt = text.indexOf(">", lt);

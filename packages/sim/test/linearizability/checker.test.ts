@@ -36,23 +36,48 @@ function sequential(rows: [string, OpInput, unknown][]): Operation[] {
 
 describe("built-in models", () => {
   it("register: a read sees the last write; a stale read in sequence is illegal", () => {
-    const ok = sequential([["a", { f: "write", value: 1 }, undefined], ["b", { f: "read" }, 1]]);
+    const ok = sequential([
+      ["a", { f: "write", value: 1 }, undefined],
+      ["b", { f: "read" }, 1],
+    ]);
     expect(checkLinearizability(registerModel(0), ok).verdict).toBe("linearizable");
-    const stale = sequential([["a", { f: "write", value: 1 }, undefined], ["b", { f: "read" }, 0]]);
+    const stale = sequential([
+      ["a", { f: "write", value: 1 }, undefined],
+      ["b", { f: "read" }, 0],
+    ]);
     expect(checkLinearizability(registerModel(0), stale).verdict).toBe("illegal");
   });
 
   it("register: concurrent write and read may be ordered either way", () => {
-    const h = ops([["a", { f: "write", value: 1 }, undefined, 0, 3], ["b", { f: "read" }, 0, 1, 2]]);
+    const h = ops([
+      ["a", { f: "write", value: 1 }, undefined, 0, 3],
+      ["b", { f: "read" }, 0, 1, 2],
+    ]);
     expect(checkLinearizability(registerModel(0), h).verdict).toBe("linearizable");
   });
 
   it("cas-register: cas succeeds only on the expected value; a false cas certifies a mismatch", () => {
     const m = casRegisterModel(0);
-    expect(checkLinearizability(m, sequential([["a", { f: "cas", value: [0, 5] }, true], ["b", { f: "read" }, 5]])).verdict).toBe("linearizable");
+    expect(
+      checkLinearizability(
+        m,
+        sequential([
+          ["a", { f: "cas", value: [0, 5] }, true],
+          ["b", { f: "read" }, 5],
+        ]),
+      ).verdict,
+    ).toBe("linearizable");
     expect(checkLinearizability(m, sequential([["a", { f: "cas", value: [1, 5] }, true]])).verdict).toBe("illegal");
     expect(checkLinearizability(m, sequential([["a", { f: "cas", value: [0, 5] }, false]])).verdict).toBe("illegal");
-    expect(checkLinearizability(m, sequential([["a", { f: "cas", value: [1, 5] }, false], ["b", { f: "read" }, 0]])).verdict).toBe("linearizable");
+    expect(
+      checkLinearizability(
+        m,
+        sequential([
+          ["a", { f: "cas", value: [1, 5] }, false],
+          ["b", { f: "read" }, 0],
+        ]),
+      ).verdict,
+    ).toBe("linearizable");
   });
 
   it("kv: get/put/append per key, checked key by key", () => {
@@ -68,51 +93,95 @@ describe("built-in models", () => {
     const r = checkLinearizability(m, h);
     expect(r.verdict).toBe("linearizable");
     expect(r.parts).toHaveLength(3);
-    const bad = sequential([["a", { f: "append", key: "y", value: "p" }, undefined], ["c", { f: "get", key: "y" }, ["q"]]]);
+    const bad = sequential([
+      ["a", { f: "append", key: "y", value: "p" }, undefined],
+      ["c", { f: "get", key: "y" }, ["q"]],
+    ]);
     expect(checkLinearizability(m, bad).verdict).toBe("illegal");
   });
 
   it("set: a read returns exactly the members added before it, in any order", () => {
     const m = setModel();
-    const h = sequential([["a", { f: "add", value: 1 }, undefined], ["b", { f: "add", value: 2 }, undefined], ["c", { f: "read" }, [2, 1]]]);
+    const h = sequential([
+      ["a", { f: "add", value: 1 }, undefined],
+      ["b", { f: "add", value: 2 }, undefined],
+      ["c", { f: "read" }, [2, 1]],
+    ]);
     expect(checkLinearizability(m, h).verdict).toBe("linearizable");
-    const lost = sequential([["a", { f: "add", value: 1 }, undefined], ["c", { f: "read" }, []]]);
+    const lost = sequential([
+      ["a", { f: "add", value: 1 }, undefined],
+      ["c", { f: "read" }, []],
+    ]);
     expect(checkLinearizability(m, lost).verdict).toBe("illegal");
   });
 
   it("fifo-queue: dequeues in enqueue order, null only when empty", () => {
     const m = fifoQueueModel();
-    const h = sequential([["a", { f: "enqueue", value: 1 }, undefined], ["a", { f: "enqueue", value: 2 }, undefined], ["b", { f: "dequeue" }, 1], ["b", { f: "dequeue" }, 2], ["b", { f: "dequeue" }, null]]);
+    const h = sequential([
+      ["a", { f: "enqueue", value: 1 }, undefined],
+      ["a", { f: "enqueue", value: 2 }, undefined],
+      ["b", { f: "dequeue" }, 1],
+      ["b", { f: "dequeue" }, 2],
+      ["b", { f: "dequeue" }, null],
+    ]);
     expect(checkLinearizability(m, h).verdict).toBe("linearizable");
-    const lifo = sequential([["a", { f: "enqueue", value: 1 }, undefined], ["a", { f: "enqueue", value: 2 }, undefined], ["b", { f: "dequeue" }, 2]]);
+    const lifo = sequential([
+      ["a", { f: "enqueue", value: 1 }, undefined],
+      ["a", { f: "enqueue", value: 2 }, undefined],
+      ["b", { f: "dequeue" }, 2],
+    ]);
     expect(checkLinearizability(m, lifo).verdict).toBe("illegal");
   });
 
   it("mutex: two holders at once are illegal; overlapping release and acquire are fine", () => {
     const m = mutexModel();
-    expect(checkLinearizability(m, sequential([["a", { f: "acquire" }, true], ["b", { f: "acquire" }, true]])).verdict).toBe("illegal");
-    const h = ops([["a", { f: "acquire" }, true, 0, 1], ["a", { f: "release" }, true, 2, 5], ["b", { f: "acquire" }, true, 3, 4]]);
+    expect(
+      checkLinearizability(
+        m,
+        sequential([
+          ["a", { f: "acquire" }, true],
+          ["b", { f: "acquire" }, true],
+        ]),
+      ).verdict,
+    ).toBe("illegal");
+    const h = ops([
+      ["a", { f: "acquire" }, true, 0, 1],
+      ["a", { f: "release" }, true, 2, 5],
+      ["b", { f: "acquire" }, true, 3, 4],
+    ]);
     expect(checkLinearizability(m, h).verdict).toBe("linearizable");
   });
 
   it("unknown operations get an error naming the allowed ones", () => {
-    expect(() => checkLinearizability(registerModel(), sequential([["a", { f: "incr" }, 1]]))).toThrow(/use one of read, write/);
+    expect(() => checkLinearizability(registerModel(), sequential([["a", { f: "incr" }, 1]]))).toThrow(
+      /use one of read, write/,
+    );
   });
 });
 
 describe("crashed (indeterminate) operations", () => {
   it("may take effect after their invocation", () => {
-    const h = ops([["a", { f: "write", value: 1 }, undefined, 0], ["b", { f: "read" }, 1, 1, 2]]);
+    const h = ops([
+      ["a", { f: "write", value: 1 }, undefined, 0],
+      ["b", { f: "read" }, 1, 1, 2],
+    ]);
     expect(checkLinearizability(registerModel(0), h).verdict).toBe("linearizable");
   });
 
   it("may never take effect", () => {
-    const h = ops([["a", { f: "write", value: 1 }, undefined, 0], ["b", { f: "read" }, 0, 1, 2], ["b", { f: "read" }, 0, 3, 4]]);
+    const h = ops([
+      ["a", { f: "write", value: 1 }, undefined, 0],
+      ["b", { f: "read" }, 0, 1, 2],
+      ["b", { f: "read" }, 0, 3, 4],
+    ]);
     expect(checkLinearizability(registerModel(0), h).verdict).toBe("linearizable");
   });
 
   it("never take effect before their invocation", () => {
-    const h = ops([["b", { f: "read" }, 1, 0, 1], ["a", { f: "write", value: 1 }, undefined, 2]]);
+    const h = ops([
+      ["b", { f: "read" }, 1, 0, 1],
+      ["a", { f: "write", value: 1 }, undefined, 2],
+    ]);
     expect(checkLinearizability(registerModel(0), h).verdict).toBe("illegal");
   });
 
@@ -139,9 +208,17 @@ describe("nondeterministic models", () => {
   };
 
   it("are checked over sets of states", () => {
-    const h = sequential([["a", { f: "write", value: 1 }, undefined], ["b", { f: "read" }, 0], ["c", { f: "write", value: 2 }, undefined], ["b", { f: "read" }, 2]]);
+    const h = sequential([
+      ["a", { f: "write", value: 1 }, undefined],
+      ["b", { f: "read" }, 0],
+      ["c", { f: "write", value: 2 }, undefined],
+      ["b", { f: "read" }, 2],
+    ]);
     expect(checkLinearizability(lossy, h).verdict).toBe("linearizable");
-    const h2 = sequential([["a", { f: "write", value: 1 }, undefined], ["b", { f: "read" }, 3]]);
+    const h2 = sequential([
+      ["a", { f: "write", value: 1 }, undefined],
+      ["b", { f: "read" }, 3],
+    ]);
     expect(checkLinearizability(lossy, h2).verdict).toBe("illegal");
   });
 });
@@ -183,7 +260,15 @@ function randomRegisterHistory(rand: () => number, n: number, clients: number): 
     }
     open.delete(p.client);
     const crashed = rand() < 0.1;
-    done.push({ id: 0, client: p.client, input: p.input, output: crashed ? undefined : p.output, callIndex: p.call, returnIndex: crashed ? Infinity : pos++, crashed });
+    done.push({
+      id: 0,
+      client: p.client,
+      input: p.input,
+      output: crashed ? undefined : p.output,
+      callIndex: p.call,
+      returnIndex: crashed ? Infinity : pos++,
+      crashed,
+    });
   }
   return done.sort((a, b) => a.callIndex - b.callIndex).map((op, id) => ({ ...op, id }));
 }
@@ -260,7 +345,10 @@ describe("budgets and interleaving", () => {
   });
 
   it("an easy illegal part is reported while a hard part is still unfinished", () => {
-    const easy = ops([["a", { f: "put", key: "easy", value: 1 }, undefined, 100, 101], ["b", { f: "get", key: "easy" }, 2, 102, 103]]);
+    const easy = ops([
+      ["a", { f: "put", key: "easy", value: 1 }, undefined, 100, 101],
+      ["b", { f: "get", key: "easy" }, 2, 102, 103],
+    ]);
     const history = [...hardPart("hard"), ...easy].map((o, id) => ({ ...o, id }));
     const r = checkLinearizability(kvModel(), history, { timeoutMs: 60_000 });
     expect(r.verdict).toBe("illegal");
@@ -270,13 +358,19 @@ describe("budgets and interleaving", () => {
 
   it("rejects budgets that are not positive numbers", () => {
     expect(() => checkLinearizability(kvModel(), [], { timeoutMs: 0 })).toThrow(CheckOptionsError);
-    expect(() => checkLinearizability(kvModel(), [], { maxSteps: Number.NaN })).toThrow(/maxSteps must be a positive number/);
+    expect(() => checkLinearizability(kvModel(), [], { maxSteps: Number.NaN })).toThrow(
+      /maxSteps must be a positive number/,
+    );
   });
 });
 
 describe("explanations", () => {
   it("name the longest partial linearization and the operation that could not be placed", () => {
-    const h = sequential([["a", { f: "write", value: 1 }, undefined], ["b", { f: "write", value: 2 }, undefined], ["c", { f: "read" }, 1]]);
+    const h = sequential([
+      ["a", { f: "write", value: 1 }, undefined],
+      ["b", { f: "write", value: 2 }, undefined],
+      ["c", { f: "read" }, 1],
+    ]);
     const r = checkLinearizability(registerModel(0), h);
     const text = explainCheck(registerModel(0), r);
     expect(text).toContain("not linearizable: part 1 of 1");

@@ -64,11 +64,16 @@ describe("Knossos import", () => {
     const ops = parseKnossosHistory(`[{:process 0, :type :invoke, :f :write, :value 1}
       {:process 0, :type :invoke, :f :write, :value 2}
       {:process 0, :type :ok, :f :write, :value 2}]`);
-    expect(ops.map((o) => [o.input.value, o.crashed])).toEqual([[1, true], [2, false]]);
+    expect(ops.map((o) => [o.input.value, o.crashed])).toEqual([
+      [1, true],
+      [2, false],
+    ]);
   });
 
   it("rejects a completion without an invocation, naming the entry", () => {
     expect(() => parseKnossosHistory(`[{:process 0, :type :ok, :f :read, :value 1}]`)).toThrow(HistoryError);
-    expect(() => parseKnossosHistory(`[{:process 0, :type :ok, :f :read, :value 1}]`)).toThrow(/entry 0: process 0 completes read without an invocation/);
+    expect(() => parseKnossosHistory(`[{:process 0, :type :ok, :f :read, :value 1}]`)).toThrow(
+      /entry 0: process 0 completes read without an invocation/,
+    );
   });
 });

@@ -44,7 +44,9 @@ describe.skipIf(!available)("the Knossos corpus", () => {
       for (const verdict of ["good", "bad"]) {
         const dir = join(corpus, model, verdict);
         if (!existsSync(dir)) continue;
-        for (const file of readdirSync(dir).filter((f) => f.endsWith(".edn")).sort()) {
+        for (const file of readdirSync(dir)
+          .filter((f) => f.endsWith(".edn"))
+          .sort()) {
           let text = readFileSync(join(dir, file), "utf8");
           let cut = false;
           parseKnossosHistory(text, { onTruncated: () => (cut = true) });
@@ -62,7 +64,8 @@ describe.skipIf(!available)("the Knossos corpus", () => {
           totalMs += ms;
           if (ms > slowest.ms) slowest = { file: `${model}/${verdict}/${file}`, ms, operations: ops.length };
           const expected = verdict === "good" ? "linearizable" : "illegal";
-          if (result.verdict !== expected) mismatches.push(`${model}/${verdict}/${file}: ${result.verdict}, expected ${expected}`);
+          if (result.verdict !== expected)
+            mismatches.push(`${model}/${verdict}/${file}: ${result.verdict}, expected ${expected}`);
         }
       }
     }

@@ -25,17 +25,30 @@ describe("HistoryRecorder", () => {
     failed.fail();
     lost.info();
     expect(h.events.map((e) => [e.type, e.client, e.timeMs])).toEqual([
-      ["invoke", "c1", 0], ["invoke", "c2", 5], ["invoke", "c3", 5], ["invoke", "c4", 5], ["invoke", "c5", 5],
-      ["ok", "c1", 9], ["ok", "c2", 9], ["fail", "c3", 9], ["info", "c4", 9],
+      ["invoke", "c1", 0],
+      ["invoke", "c2", 5],
+      ["invoke", "c3", 5],
+      ["invoke", "c4", 5],
+      ["invoke", "c5", 5],
+      ["ok", "c1", 9],
+      ["ok", "c2", 9],
+      ["fail", "c3", 9],
+      ["info", "c4", 9],
     ]);
     const history = h.history();
     expect(history.map((o) => [o.client, o.crashed, o.output])).toEqual([
-      ["c1", false, undefined], ["c2", false, 1], ["c4", true, undefined], ["c5", true, undefined],
+      ["c1", false, undefined],
+      ["c2", false, 1],
+      ["c4", true, undefined],
+      ["c5", true, undefined],
     ]);
     expect(history[0]!.returnTimeMs).toBe(9);
     expect(checkLinearizability(kvModel(), history).verdict).toBe("linearizable");
     expect(events).toHaveLength(9);
-    expect(events[6]).toEqual(["history", { type: "ok", client: "c2", op: 1, f: "get", key: "x", value: null, output: "1" }]);
+    expect(events[6]).toEqual([
+      "history",
+      { type: "ok", client: "c2", op: 1, f: "get", key: "x", value: null, output: "1" },
+    ]);
   });
 
   it("rejects completing an operation twice", () => {

@@ -2,8 +2,23 @@ import { describe, expect, it } from "vitest";
 import { renderAsciiGraph } from "../../src/index.ts";
 
 describe("renderAsciiGraph", () => {
-  const goodput = { label: "goodput", points: [[0, 100], [1000, 100], [2000, 10], [3000, 10], [4000, 100]] as [number, number][] };
-  const offered = { label: "offered", points: [[0, 100], [4000, 100]] as [number, number][] };
+  const goodput = {
+    label: "goodput",
+    points: [
+      [0, 100],
+      [1000, 100],
+      [2000, 10],
+      [3000, 10],
+      [4000, 100],
+    ] as [number, number][],
+  };
+  const offered = {
+    label: "offered",
+    points: [
+      [0, 100],
+      [4000, 100],
+    ] as [number, number][],
+  };
   const text = renderAsciiGraph([goodput, offered], {
     title: "load",
     unit: "req/s",

@@ -22,7 +22,14 @@ describe("simulated metrics and MetricQuery", () => {
     a.dec(2, { shard: "1" });
     const [s] = query.range("queue_depth", { fromMs: 0, toMs: 500, stepMs: 100 });
     expect(s!.labels).toEqual({ shard: "1", process: "server-0@10.0.1.1" });
-    expect(s!.points).toEqual([[0, 3], [100, 3], [200, 3], [300, 7], [400, 5], [500, 5]]);
+    expect(s!.points).toEqual([
+      [0, 3],
+      [100, 3],
+      [200, 3],
+      [300, 7],
+      [400, 5],
+      [500, 5],
+    ]);
   });
 
   it("rate and increase of counters are exact, also across a reboot that restarts the counter", () => {
@@ -41,7 +48,10 @@ describe("simulated metrics and MetricQuery", () => {
     expect(query.increase("requests_total", 500, 1500)).toBe(5 + 10);
     expect(query.increase("requests_total", 0, 2000)).toBe(30);
     const [rate] = query.rate("requests_total", { fromMs: 1000, toMs: 2000, stepMs: 1000, windowMs: 1000 });
-    expect(rate!.points).toEqual([[1000, 10], [2000, 20]]); // per second
+    expect(rate!.points).toEqual([
+      [1000, 10],
+      [2000, 20],
+    ]); // per second
   });
 
   it("aggregates by label (sum, avg, max, min) on a shared grid", () => {
@@ -60,7 +70,10 @@ describe("simulated metrics and MetricQuery", () => {
     expect(byZone("avg")).toEqual({ a: 2, b: 10 });
     expect(byZone("max")).toEqual({ a: 3, b: 10 });
     expect(byZone("min")).toEqual({ a: 1, b: 10 });
-    expect(query.aggregate(series, "sum")[0]!.points).toEqual([[0, 14], [10, 14]]);
+    expect(query.aggregate(series, "sum")[0]!.points).toEqual([
+      [0, 14],
+      [10, 14],
+    ]);
     expect(query.select("conns", { process: "server-1" })).toHaveLength(1);
     expect(query.select("conns", { labels: { zone: "b" } })).toHaveLength(1);
   });
@@ -78,7 +91,9 @@ describe("simulated metrics and MetricQuery", () => {
     expect(query.quantile("latency_ms", 0.5, 500, 1000)).toBe(75); // observations 51..100
     expect(query.quantile("latency_ms", 0.5, 2000, 3000)).toBeUndefined();
     expect(query.increase("latency_ms", 0, 500)).toBe(50);
-    expect(() => query.range("latency_ms", { fromMs: 0, toMs: 10 })).toThrow(/latency_ms is a histogram; range reads counter or gauge/);
+    expect(() => query.range("latency_ms", { fromMs: 0, toMs: 10 })).toThrow(
+      /latency_ms is a histogram; range reads counter or gauge/,
+    );
   });
 
   it("a name keeps one kind and one label set", () => {
@@ -110,8 +125,14 @@ describe("metrics inside a simulation", () => {
           await ctx.time.sleep(2_000);
           const q = ctx.metricQuery;
           const total = q.increase("served_total", 0, 2_000);
-          const perProcess = q.aggregate(q.range("served_total", { fromMs: 0, toMs: 2_000, stepMs: 1_000 }), "sum", ["process"]);
-          ctx.trace.info("metrics_read", { total, processes: perProcess.length, last: perProcess[0]!.points.at(-1)![1] });
+          const perProcess = q.aggregate(q.range("served_total", { fromMs: 0, toMs: 2_000, stepMs: 1_000 }), "sum", [
+            "process",
+          ]);
+          ctx.trace.info("metrics_read", {
+            total,
+            processes: perProcess.length,
+            last: perProcess[0]!.points.at(-1)![1],
+          });
           if (!(total > 40 && perProcess.length === 2)) throw new Error(`unexpected metrics: total=${total}`);
         },
       }));
@@ -146,7 +167,9 @@ describe("metric series in the JSON report", () => {
       .setBaseSeed(1)
       .setIterations(1)
       .run();
-    const json = report.toJSON() as { seeds: { metrics?: { name: string; process: string; samples: number; points: [number, number][] }[] }[] };
+    const json = report.toJSON() as {
+      seeds: { metrics?: { name: string; process: string; samples: number; points: [number, number][] }[] }[];
+    };
     const series = json.seeds[0]!.metrics!;
     expect(series.map((s) => [s.name, s.process.split("@")[0]])).toEqual([["ticks_total", "ticker"]]);
     expect(series[0]!.samples).toBeGreaterThanOrEqual(10);

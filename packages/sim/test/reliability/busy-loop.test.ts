@@ -14,7 +14,9 @@ describe("the busy-loop detector under the default chaos", () => {
         },
       }))
       .run();
-    expect(report.seeds.map((s) => s.failures.map((f) => f.kind))).toEqual(Array.from({ length: 5 }, () => ["busyLoop"]));
+    expect(report.seeds.map((s) => s.failures.map((f) => f.kind))).toEqual(
+      Array.from({ length: 5 }, () => ["busyLoop"]),
+    );
     // Each seed stops at the detector's limit, not at the simulated run-time budget.
     for (const s of report.seeds) expect(s.eventsProcessed).toBeLessThan(25_000);
   }, 60_000);

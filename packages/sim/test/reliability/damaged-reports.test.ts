@@ -8,7 +8,20 @@ let valid: any;
 
 beforeAll(async () => {
   dir = await tempDir("damaged");
-  const run = await runCli(["run", "planted-bug", "--iterations", "4", "--base-seed", "3", "--workers", "1", "--reporter", "json", "--out", dir]);
+  const run = await runCli([
+    "run",
+    "planted-bug",
+    "--iterations",
+    "4",
+    "--base-seed",
+    "3",
+    "--workers",
+    "1",
+    "--reporter",
+    "json",
+    "--out",
+    dir,
+  ]);
   expect(run.code, run.stderr).toBe(1);
   valid = JSON.parse(await readFile(path.join(dir, "report.json"), "utf8"));
 }, 120_000);
@@ -25,8 +38,16 @@ async function damaged(name: string, damage: (report: any) => void): Promise<str
 describe("reports that are valid JSON but damaged get a typed error, exit 2", () => {
   const damages: [string, (r: any) => void, string][] = [
     ["seeds-not-array", (r) => (r.simulations[0].report.seeds = 7), "/simulations/0/report/seeds must be array"],
-    ["missing-failures", (r) => delete r.simulations[0].failures, "/simulations/0 must have required property 'failures'"],
-    ["bad-hash", (r) => (r.simulations[0].report.seeds[0].traceHash = "xyz"), "/simulations/0/report/seeds/0/traceHash must match pattern"],
+    [
+      "missing-failures",
+      (r) => delete r.simulations[0].failures,
+      "/simulations/0 must have required property 'failures'",
+    ],
+    [
+      "bad-hash",
+      (r) => (r.simulations[0].report.seeds[0].traceHash = "xyz"),
+      "/simulations/0/report/seeds/0/traceHash must match pattern",
+    ],
     ["null-entry", (r) => (r.simulations[0] = null), "/simulations/0 must be object"],
   ];
   for (const [name, damage, problem] of damages) {
@@ -59,7 +80,9 @@ describe("replay --from warns when the report was written by another Node or V8"
       runCli(["replay", "--from", path.join(dir, "report.json"), "--no-trace"]),
     ]);
     expect(mismatch.code).toBe(1); // the recorded failure still fails here
-    expect(mismatch.stderr).toContain(`warning: the report was written by Node 18.0.0 (V8 10.1.124.8), this is Node ${process.versions.node}`);
+    expect(mismatch.stderr).toContain(
+      `warning: the report was written by Node 18.0.0 (V8 10.1.124.8), this is Node ${process.versions.node}`,
+    );
     expect(mismatch.stderr).toContain("replay with Node 18.0.0");
     expect(same.code).toBe(1);
     expect(same.stderr).not.toContain("warning:");

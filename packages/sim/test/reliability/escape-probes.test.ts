@@ -38,7 +38,11 @@ const PROBES: [string, () => unknown][] = [
   ["BroadcastChannel", () => new BroadcastChannel("probe")],
   ["crypto.subtle", () => webcrypto.subtle],
   ["crypto.subtle", () => globalThis.crypto.subtle.digest("SHA-256", new Uint8Array(1))],
-  ["Atomics.waitAsync", () => (Atomics as unknown as { waitAsync: AnyFunction }).waitAsync(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10)],
+  [
+    "Atomics.waitAsync",
+    () =>
+      (Atomics as unknown as { waitAsync: AnyFunction }).waitAsync(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 10),
+  ],
   ["timers/promises.scheduler.wait", () => scheduler.wait(1)],
   ["timers/promises.scheduler.yield", () => scheduler.yield()],
   ["fs.promises.mkdtemp", () => mkdtemp(join(dir, "x-"))],

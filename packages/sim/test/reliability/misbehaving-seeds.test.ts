@@ -10,13 +10,28 @@ describe("a campaign survives seeds that hang, kill their worker or run out of m
   it("exactly those seeds fail with their cause and replay command, the others pass, exit 1, report written", async () => {
     const out = await tempDir("misbehaving");
     const result = await runCli(
-      ["run", "misbehaving", "--seeds", seeds.join(","), "--workers", "2", "--timeout", "30s", "--reporter", "json", "--out", out],
+      [
+        "run",
+        "misbehaving",
+        "--seeds",
+        seeds.join(","),
+        "--workers",
+        "2",
+        "--timeout",
+        "30s",
+        "--reporter",
+        "json",
+        "--out",
+        out,
+      ],
       // A small heap: the out-of-memory seed gets there within the limit; the workers inherit it.
       { cwd: FIXTURES, env: { MISBEHAVING_SEEDS: "hang:5,exit:17,oom:33", NODE_OPTIONS: "--max-old-space-size=128" } },
     );
     expect(result.code, result.stderr).toBe(1);
     const entry = (await readJson(path.join(out, "report.json"))).simulations[0];
-    const failed = (entry.report.seeds as { seed: number; ok: boolean; failures: { kind: string; message: string }[] }[]).filter((s) => !s.ok);
+    const failed = (
+      entry.report.seeds as { seed: number; ok: boolean; failures: { kind: string; message: string }[] }[]
+    ).filter((s) => !s.ok);
     expect(entry.report.seeds).toHaveLength(100);
     expect(failed.map((s) => [s.seed, s.failures.map((f) => f.kind)])).toEqual([
       [5, ["timeout"]],
@@ -25,7 +40,8 @@ describe("a campaign survives seeds that hang, kill their worker or run out of m
     ]);
     expect(failed[1]!.failures[0]!.message).toContain("exited with code 3");
     expect(failed[2]!.failures[0]!.message).toContain("out of memory");
-    for (const seed of [5, 17, 33]) expect(result.stderr).toContain(`replay: npx moonpool replay misbehaving --seed ${seed}`);
+    for (const seed of [5, 17, 33])
+      expect(result.stderr).toContain(`replay: npx moonpool replay misbehaving --seed ${seed}`);
     expect(result.stderr).not.toMatch(/Unhandled 'error' event/);
   }, 300_000);
 });

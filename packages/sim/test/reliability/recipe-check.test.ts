@@ -7,7 +7,14 @@ describe("builder.replayTimeline checks a recipe given as an array", () => {
     ["not an array", { count: 1, seed: 2 }, /a recipe is a string like .* or an array of \{ count, seed \}/],
     ["a step that is not an object", [3], /step 1 of the recipe \(3\): each step is an object/],
     ["a fractional count", [{ count: 1.5, seed: 2 }], /step 1 .*count must be a non-negative integer/],
-    ["a negative count", [{ count: 1, seed: 2 }, { count: -1, seed: 2 }], /step 2 .*count must be a non-negative integer/],
+    [
+      "a negative count",
+      [
+        { count: 1, seed: 2 },
+        { count: -1, seed: 2 },
+      ],
+      /step 2 .*count must be a non-negative integer/,
+    ],
     ["a seed as a string", [{ count: 1, seed: "2" }], /step 1 .*seed must be a non-negative integer/],
   ];
   for (const [what, recipe, message] of bad) {
@@ -21,7 +28,10 @@ describe("builder.replayTimeline checks a recipe given as an array", () => {
   it("accepts a well-formed array (a copy: later edits of the caller's array do not leak in)", async () => {
     const recipe = [{ count: 2, seed: 9 }];
     const builder = new SimulationBuilder()
-      .workloadFactory(() => ({ name: "w", run: async (ctx) => void (await ctx.time.sleep(ctx.random.randomRange(1, 5))) }))
+      .workloadFactory(() => ({
+        name: "w",
+        run: async (ctx) => void (await ctx.time.sleep(ctx.random.randomRange(1, 5))),
+      }))
       .replayTimeline(4, recipe);
     recipe[0]!.count = -5;
     const report = await builder.run();

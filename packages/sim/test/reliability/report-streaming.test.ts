@@ -18,10 +18,13 @@ describe("reports are streamed to disk", () => {
       kind: "moonpool-run",
       empty: { list: [], object: {} },
       skipped: undefined,
-      nested: [{ a: 1, b: [1, [2, []], { c: "é\n\"" }], d: null }, undefined, 3],
+      nested: [{ a: 1, b: [1, [2, []], { c: 'é\n"' }], d: null }, undefined, 3],
       big: 12345678901234567890n,
       when: new Date(0),
-      simulations: Array.from({ length: 50 }, (_, i) => ({ name: `s${i}`, report: { seeds: [{ seed: i, ok: i % 2 === 0, failures: [] }] } })),
+      simulations: Array.from({ length: 50 }, (_, i) => ({
+        name: `s${i}`,
+        report: { seeds: [{ seed: i, ok: i % 2 === 0, failures: [] }] },
+      })),
     } as unknown as RunReportFile;
     const dir = await tempDir("stream");
     const file = path.join(dir, "report.json");
@@ -49,8 +52,15 @@ describe("reports are streamed to disk", () => {
 
   it("serializes a report longer than the longest string V8 can make, in pieces no longer than its leaves", () => {
     const megabyte = "x".repeat(1 << 20);
-    const seeds = Array.from({ length: 520 }, (_, seed) => ({ seed, ok: false, failures: [{ kind: "assertion", message: megabyte, timeMs: 0 }] }));
-    const value = { kind: "moonpool-run", simulations: [{ name: "big", report: { seeds } }] } as unknown as RunReportFile;
+    const seeds = Array.from({ length: 520 }, (_, seed) => ({
+      seed,
+      ok: false,
+      failures: [{ kind: "assertion", message: megabyte, timeMs: 0 }],
+    }));
+    const value = {
+      kind: "moonpool-run",
+      simulations: [{ name: "big", report: { seeds } }],
+    } as unknown as RunReportFile;
     let total = 0;
     let longest = 0;
     for (const piece of runReportPieces(value)) {
@@ -65,7 +75,7 @@ describe("reports are streamed to disk", () => {
 
 describe("reports are read from disk in chunks", () => {
   const value = {
-    text: "é\n\"ü€𝄞 \u0000",
+    text: 'é\n"ü€𝄞 \u0000',
     numbers: [0, -1.5, 1e-7, 123456789012, 0.1 + 0.2],
     empty: { list: [], object: {} },
     __proto__key: JSON.parse('{"__proto__": {"polluted": true}}'),

@@ -24,7 +24,9 @@ export const FUNCTION_NAME: Record<AssertionKind, string> = {
 /** The `@moonpool/core` function name for a kind (numeric kinds need their comparison). */
 export function assertionFunctionName(kind: AssertionKind, comparison: NumericComparison | null): string {
   const base = FUNCTION_NAME[kind];
-  return comparison !== null && (kind === "numericAlways" || kind === "numericSometimes") ? base + NUMERIC_SUFFIX[comparison] : base;
+  return comparison !== null && (kind === "numericAlways" || kind === "numericSometimes")
+    ? base + NUMERIC_SUFFIX[comparison]
+    : base;
 }
 
 export function formatDetails(details: AssertionDetails | null): string {

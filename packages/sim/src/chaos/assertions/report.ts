@@ -112,9 +112,12 @@ export function validateContracts(store: TableStore, maxSites: number): Contract
         break;
     }
   }
-  for (const misuse of store.misuses.values()) assertionViolations.push(`${misuse.text} (${misuse.count} ${misuse.count === 1 ? "call" : "calls"} ignored)`);
+  for (const misuse of store.misuses.values())
+    assertionViolations.push(`${misuse.text} (${misuse.count} ${misuse.count === 1 ? "call" : "calls"} ignored)`);
   if (store.droppedMisuseReports > 0) {
-    assertionViolations.push(`${store.droppedMisuseReports} further assertion misuses were not listed (more than ${MAX_MISUSE_ENTRIES} distinct ones)`);
+    assertionViolations.push(
+      `${store.droppedMisuseReports} further assertion misuses were not listed (more than ${MAX_MISUSE_ENTRIES} distinct ones)`,
+    );
   }
   if (store.untrackedAlwaysFailures > 0) {
     assertionViolations.push(

@@ -2,7 +2,14 @@
 import type { EachValue, NumericComparison } from "@moonpool/core";
 import { TWO_POW_21 } from "./hashing.ts";
 import { MAX_DROPPED_MESSAGES_KEPT, MAX_EACH_QUALITY_VALUE } from "./limits.ts";
-import type { AssertionFailureRecord, AssertionKind, AssertionStatus, Discovery, DrawCoordinates, ViolationCallback } from "./shapes.ts";
+import type {
+  AssertionFailureRecord,
+  AssertionKind,
+  AssertionStatus,
+  Discovery,
+  DrawCoordinates,
+  ViolationCallback,
+} from "./shapes.ts";
 
 export class Bucket {
   hits = 0;
@@ -97,7 +104,6 @@ export class BucketIndex {
     else this.byHigh.set(high | 0, [entry, slot]);
     this.slots.push(slot);
   }
-
 }
 
 export interface BucketSlot {

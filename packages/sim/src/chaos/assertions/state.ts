@@ -33,7 +33,10 @@ export interface AssertionTableState {
     readonly bestQualityKeys: string[] | null;
   }[];
   readonly misuses: readonly { readonly key: string; readonly text: string; readonly count: number }[];
-  readonly counters: readonly ({ readonly key: string; readonly bucket: number } | { readonly key: string; readonly site: string })[];
+  readonly counters: readonly (
+    | { readonly key: string; readonly bucket: number }
+    | { readonly key: string; readonly site: string }
+  )[];
   readonly dropped: {
     readonly siteCalls: number;
     readonly siteMessages: readonly string[];
@@ -79,7 +82,9 @@ export function snapshotOf(store: TableStore, options: Required<AssertionTableOp
       bestQualityKeys: b.bestQualityKeys === null ? null : b.bestQualityKeys.slice(),
     })),
     misuses: [...store.misuses].map(([key, m]) => ({ key, text: m.text, count: m.count })),
-    counters: [...store.counters].map(([key, c]) => (c instanceof Bucket ? { key, bucket: bucketIds.get(c)! } : { key, site: c.message })),
+    counters: [...store.counters].map(([key, c]) =>
+      c instanceof Bucket ? { key, bucket: bucketIds.get(c)! } : { key, site: c.message },
+    ),
     dropped: {
       siteCalls: store.droppedSiteCalls,
       siteMessages: store.droppedSiteMessages.slice(),
@@ -138,7 +143,10 @@ export function absorbInto(store: TableStore, child: AssertionTableState, base: 
       created.add(bucket);
     }
     bucket.hits += cb.hits - (before?.hits ?? 0);
-    if (cb.bestQuality !== null && (bucket.bestQuality === null || compareQuality(cb.bestQuality, bucket.bestQuality) > 0)) {
+    if (
+      cb.bestQuality !== null &&
+      (bucket.bestQuality === null || compareQuality(cb.bestQuality, bucket.bestQuality) > 0)
+    ) {
       bucket.bestQuality = cb.bestQuality.slice();
       bucket.bestQualityKeys = cb.bestQualityKeys === null ? null : cb.bestQualityKeys.slice();
     }
@@ -153,7 +161,10 @@ export function absorbInto(store: TableStore, child: AssertionTableState, base: 
     site.passCount += cs.passCount - (before?.passCount ?? 0);
     site.failCount += cs.failCount - (before?.failCount ?? 0);
     site.firstFailure ??= cs.firstFailure;
-    if (!Number.isNaN(cs.bestDistance) && (Number.isNaN(site.bestDistance) || improves(cs.comparison, cs.bestDistance, site.bestDistance))) {
+    if (
+      !Number.isNaN(cs.bestDistance) &&
+      (Number.isNaN(site.bestDistance) || improves(cs.comparison, cs.bestDistance, site.bestDistance))
+    ) {
       site.bestDistance = cs.bestDistance;
       site.bestLeft = cs.bestLeft;
     }

@@ -21,7 +21,16 @@
  * the runner can fail it. The report is the authority.
  */
 import type { AssertionDetails, BooleanAssertionKind, EachValue, NumericComparison } from "@moonpool/core";
-import { fmix32, fmix32Signed, fnv1a, FNV_OFFSET_32, IdentityHasher, MIX_OFFSET_32, mixHash, TWO_POW_21 } from "./hashing.ts";
+import {
+  fmix32,
+  fmix32Signed,
+  fnv1a,
+  FNV_OFFSET_32,
+  IdentityHasher,
+  MIX_OFFSET_32,
+  mixHash,
+  TWO_POW_21,
+} from "./hashing.ts";
 import {
   MAX_ASSERTION_SITES,
   MAX_DROPPED_MESSAGES_KEPT,
@@ -87,7 +96,9 @@ export class AssertionTable {
    */
   beginSeed(seed: number, stream: DrawCoordinates, onViolation?: ViolationCallback): void {
     if (this.scope !== null) {
-      throw new Error(`AssertionTable.beginSeed(${seed}) while seed ${this.scope.seed} is still active: call endSeed() first`);
+      throw new Error(
+        `AssertionTable.beginSeed(${seed}) while seed ${this.scope.seed} is still active: call endSeed() first`,
+      );
     }
     this.scope = { seed, stream, onViolation: onViolation ?? null, reported: new Set(), discoveries: [] };
   }
@@ -131,13 +142,21 @@ export class AssertionTable {
           site.passCount++;
         } else {
           site.failCount++;
-          this.violation(site, `${FUNCTION_NAME[kind]}(${JSON.stringify(message)}) failed${formatDetails(details ?? null)}`, details ?? null);
+          this.violation(
+            site,
+            `${FUNCTION_NAME[kind]}(${JSON.stringify(message)}) failed${formatDetails(details ?? null)}`,
+            details ?? null,
+          );
         }
         return;
       case "unreachable":
         // passCount = times reached: the report shows how often the unreachable was reached.
         site.passCount++;
-        this.violation(site, `assertUnreachable(${JSON.stringify(message)}) was reached${formatDetails(details ?? null)}`, details ?? null);
+        this.violation(
+          site,
+          `assertUnreachable(${JSON.stringify(message)}) was reached${formatDetails(details ?? null)}`,
+          details ?? null,
+        );
         return;
       case "sometimes":
       case "reachable":
@@ -166,7 +185,8 @@ export class AssertionTable {
     const holds = compare(comparison, l, r);
     const site = this.lookup(message, kind, comparison);
     if (site === DROPPED) {
-      if (!holds && family === "always") this.untrackedFailure(message, kind, comparison, { left: l, right: r, ...details });
+      if (!holds && family === "always")
+        this.untrackedFailure(message, kind, comparison, { left: l, right: r, ...details });
       return;
     }
     if (site === MISUSED) return;
@@ -188,7 +208,11 @@ export class AssertionTable {
     if (!holds && family === "always") {
       const fn = assertionFunctionName(kind, comparison);
       const all: AssertionDetails = { left: l, right: r, ...details };
-      this.violation(site, `${fn}(${JSON.stringify(message)}) failed: left=${String(l)} right=${String(r)}${formatDetails(details ?? null)}`, all);
+      this.violation(
+        site,
+        `${fn}(${JSON.stringify(message)}) failed: left=${String(l)} right=${String(r)}${formatDetails(details ?? null)}`,
+        all,
+      );
     }
   }
 
@@ -196,7 +220,11 @@ export class AssertionTable {
     const site = this.lookup(message, "sometimesAll", null);
     if (site === DROPPED || site === MISUSED) return;
     if (propositions === null || typeof propositions !== "object") {
-      this.misuse(message, "sometimesAll", `assertSometimesAll(${JSON.stringify(message)}) needs an object of named booleans, got ${String(propositions)}`);
+      this.misuse(
+        message,
+        "sometimesAll",
+        `assertSometimesAll(${JSON.stringify(message)}) needs an object of named booleans, got ${String(propositions)}`,
+      );
       return;
     }
     let total = 0;
@@ -220,7 +248,8 @@ export class AssertionTable {
     }
     if (trueCount > 0) {
       const bit = fmix32(setHash) & 63;
-      const isNew = bit < 32 ? (site.combinationsLow & (1 << bit)) === 0 : (site.combinationsHigh & (1 << (bit - 32))) === 0;
+      const isNew =
+        bit < 32 ? (site.combinationsLow & (1 << bit)) === 0 : (site.combinationsHigh & (1 << (bit - 32))) === 0;
       if (isNew) {
         if (bit < 32) site.combinationsLow |= 1 << bit;
         else site.combinationsHigh |= 1 << (bit - 32);
@@ -231,11 +260,19 @@ export class AssertionTable {
     if (discovery !== null) this.discover(discovery, message, site, message);
   }
 
-  sometimesEach(message: string, identity: Readonly<Record<string, EachValue>>, quality?: Readonly<Record<string, number>>): void {
+  sometimesEach(
+    message: string,
+    identity: Readonly<Record<string, EachValue>>,
+    quality?: Readonly<Record<string, number>>,
+  ): void {
     const site = this.lookup(message, "sometimesEach", null);
     if (site === DROPPED || site === MISUSED) return;
     if (identity === null || typeof identity !== "object") {
-      this.misuse(message, "sometimesEach", `assertSometimesEach(${JSON.stringify(message)}) needs an identity object, got ${String(identity)}`);
+      this.misuse(
+        message,
+        "sometimesEach",
+        `assertSometimesEach(${JSON.stringify(message)}) needs an identity object, got ${String(identity)}`,
+      );
       return;
     }
     let qualityKeys: string[] | null = null;
@@ -272,14 +309,18 @@ export class AssertionTable {
     if (bucket === undefined) {
       if (this.store.buckets.size >= this.maxEachBuckets) {
         this.store.droppedBucketCalls++;
-        if (this.store.droppedBucketMessages.length < MAX_DROPPED_MESSAGES_KEPT && !this.store.droppedBucketMessages.includes(message)) {
+        if (
+          this.store.droppedBucketMessages.length < MAX_DROPPED_MESSAGES_KEPT &&
+          !this.store.droppedBucketMessages.includes(message)
+        ) {
           this.store.droppedBucketMessages.push(message);
         }
         return;
       }
       const identityKeys = Object.keys(identity);
       const kept: Record<string, EachValue> = {};
-      for (let i = 0; i < identityKeys.length && i < this.maxEachKeys; i++) kept[identityKeys[i]!] = identity[identityKeys[i]!]!;
+      for (let i = 0; i < identityKeys.length && i < this.maxEachKeys; i++)
+        kept[identityKeys[i]!] = identity[identityKeys[i]!]!;
       bucket = new Bucket(kept);
       this.store.buckets.set((high >>> 0) * TWO_POW_21 + low, bucket);
       site.buckets.push(bucket);
@@ -417,7 +458,11 @@ export class AssertionTable {
 
   // --- internals --------------------------------------------------------------------------------
 
-  private lookup(message: string, kind: AssertionKind, comparison: NumericComparison | null): Site | typeof DROPPED | typeof MISUSED {
+  private lookup(
+    message: string,
+    kind: AssertionKind,
+    comparison: NumericComparison | null,
+  ): Site | typeof DROPPED | typeof MISUSED {
     const key = typeof message === "string" ? message : String(message);
     const site = this.store.sites.get(key);
     if (site !== undefined) {
@@ -433,7 +478,10 @@ export class AssertionTable {
     }
     if (this.store.sites.size >= this.maxSites) {
       this.store.droppedSiteCalls++;
-      if (this.store.droppedSiteMessages.length < MAX_DROPPED_MESSAGES_KEPT && !this.store.droppedSiteMessages.includes(key)) {
+      if (
+        this.store.droppedSiteMessages.length < MAX_DROPPED_MESSAGES_KEPT &&
+        !this.store.droppedSiteMessages.includes(key)
+      ) {
         this.store.droppedSiteMessages.push(key);
       }
       return DROPPED;
@@ -454,19 +502,34 @@ export class AssertionTable {
 
   private violation(site: Site, text: string, details: AssertionDetails | null): void {
     if (site.firstFailure === null) {
-      site.firstFailure = { seed: this.scope === null ? null : this.scope.seed, text, details: details === null ? null : { ...details } };
+      site.firstFailure = {
+        seed: this.scope === null ? null : this.scope.seed,
+        text,
+        details: details === null ? null : { ...details },
+      };
     }
     this.notify(site.message, text);
   }
 
   /** An always-family failure on a site the full table could not hold: still fails the seed. */
-  private untrackedFailure(message: string, kind: AssertionKind, comparison: NumericComparison | null, details: AssertionDetails | undefined): void {
+  private untrackedFailure(
+    message: string,
+    kind: AssertionKind,
+    comparison: NumericComparison | null,
+    details: AssertionDetails | undefined,
+  ): void {
     this.store.untrackedAlwaysFailures++;
-    if (this.store.untrackedAlwaysMessages.length < MAX_DROPPED_MESSAGES_KEPT && !this.store.untrackedAlwaysMessages.includes(message)) {
+    if (
+      this.store.untrackedAlwaysMessages.length < MAX_DROPPED_MESSAGES_KEPT &&
+      !this.store.untrackedAlwaysMessages.includes(message)
+    ) {
       this.store.untrackedAlwaysMessages.push(message);
     }
     const fn = assertionFunctionName(kind, comparison);
-    this.notify(message, `${fn}(${JSON.stringify(message)}) failed${formatDetails(details ?? null)} (not tracked: the assertion table is full, ${this.maxSites} sites)`);
+    this.notify(
+      message,
+      `${fn}(${JSON.stringify(message)}) failed${formatDetails(details ?? null)} (not tracked: the assertion table is full, ${this.maxSites} sites)`,
+    );
   }
 
   private notify(key: string, text: string): void {
@@ -484,6 +547,13 @@ export class AssertionTable {
       this.store.droppedDiscoveries++;
       return;
     }
-    scope.discoveries.push({ kind, message, key, segment: scope.stream.segment, drawCount: scope.stream.calls, seed: scope.seed });
+    scope.discoveries.push({
+      kind,
+      message,
+      key,
+      segment: scope.stream.segment,
+      drawCount: scope.stream.calls,
+      seed: scope.seed,
+    });
   }
 }

@@ -58,7 +58,8 @@ function parseHistory(text: string, file: string): Operation<OpInput, unknown>[]
     throw new UsageError(`${file}: not valid JSON (${(error as Error).message}); use .edn for Jepsen EDN histories`);
   }
   if (!Array.isArray(data)) throw new UsageError(`${file}: expected a JSON array of history events`);
-  const recorded = data.length > 0 && typeof data[0] === "object" && data[0] !== null && "op" in data[0] && "client" in data[0];
+  const recorded =
+    data.length > 0 && typeof data[0] === "object" && data[0] !== null && "op" in data[0] && "client" in data[0];
   return recorded ? historyFromEvents<OpInput, unknown>(data as HistoryEvent[]) : knossosHistoryFromRecords(data);
 }
 
@@ -67,13 +68,16 @@ export async function checkHistoryCommand(file: string, flags: CheckHistoryFlags
     throw new UsageError(`--model is required: one of ${CHECK_HISTORY_MODELS.join(", ")} (e.g. --model cas-register)`);
   }
   const makeModel = MODELS[flags.model];
-  if (makeModel === undefined) throw new UsageError(`--model '${flags.model}': known models are ${CHECK_HISTORY_MODELS.join(", ")}`);
+  if (makeModel === undefined)
+    throw new UsageError(`--model '${flags.model}': known models are ${CHECK_HISTORY_MODELS.join(", ")}`);
   let initial: unknown;
   if (flags.initial !== undefined) {
     try {
       initial = JSON.parse(flags.initial);
     } catch {
-      throw new UsageError(`--initial '${flags.initial}': expected a JSON value, e.g. --initial 0 or --initial '{"x":0}'`);
+      throw new UsageError(
+        `--initial '${flags.initial}': expected a JSON value, e.g. --initial 0 or --initial '{"x":0}'`,
+      );
     }
   }
   const timeoutMs = flags.timeout === undefined ? undefined : parseDurationMs(flags.timeout, "--timeout");
@@ -88,17 +92,24 @@ export async function checkHistoryCommand(file: string, flags: CheckHistoryFlags
   try {
     ops = parseHistory(text, file);
   } catch (error) {
-    if (error instanceof EdnParseError || error instanceof HistoryError) throw new UsageError(`${file}: ${error.message}`);
+    if (error instanceof EdnParseError || error instanceof HistoryError)
+      throw new UsageError(`${file}: ${error.message}`);
     throw error;
   }
   const model = makeModel(initial);
-  const result: CheckResult<OpInput, unknown> = checkLinearizability(model, ops, timeoutMs === undefined ? {} : { timeoutMs });
+  const result: CheckResult<OpInput, unknown> = checkLinearizability(
+    model,
+    ops,
+    timeoutMs === undefined ? {} : { timeoutMs },
+  );
   const c = colorsFor(io.stdout);
   const text2 = explainCheck(model, result);
   const [head, ...rest] = text2.split("\n");
   const paint = result.verdict === "linearizable" ? c.green : result.verdict === "illegal" ? c.red : c.yellow;
   io.stdout.write(`${paint(head!)}\n${rest.map((l) => `${l}\n`).join("")}`);
-  io.stdout.write(`${c.dim(`${ops.length} operations, ${result.steps} search steps, ${result.elapsedMs.toFixed(0)} ms`)}\n`);
+  io.stdout.write(
+    `${c.dim(`${ops.length} operations, ${result.steps} search steps, ${result.elapsedMs.toFixed(0)} ms`)}\n`,
+  );
   if (flags.html !== undefined) {
     const out = path.resolve(io.cwd, flags.html);
     await writeFile(out, checkResultHtml(model, result, path.basename(file)));

@@ -39,7 +39,10 @@ async function writeConfig(root: string): Promise<Outcome> {
 async function addScript(root: string): Promise<Outcome> {
   const file = path.join(root, "package.json");
   if (!existsSync(file)) {
-    const name = path.basename(root).toLowerCase().replace(/[^a-z0-9._-]+/g, "-");
+    const name = path
+      .basename(root)
+      .toLowerCase()
+      .replace(/[^a-z0-9._-]+/g, "-");
     const manifest = { name, private: true, type: "module", scripts: { [INIT_SCRIPT_NAME]: INIT_SCRIPT } };
     await writeFile(file, `${JSON.stringify(manifest, null, 2)}\n`, { flag: "wx" });
     return { file: "package.json", done: `created with the script "${INIT_SCRIPT_NAME}": "${INIT_SCRIPT}"` };

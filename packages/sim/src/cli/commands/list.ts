@@ -5,7 +5,11 @@ import { discoverSimulations, formatLoadFailure, selectSimulations } from "../di
 import { EXIT_PASSED, EXIT_USAGE } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 
-export async function listCommand(filters: readonly string[], flags: { readonly config?: string }, io: CliIO): Promise<number> {
+export async function listCommand(
+  filters: readonly string[],
+  flags: { readonly config?: string },
+  io: CliIO,
+): Promise<number> {
   const config = await loadConfig(io.cwd, flags.config);
   let loadFailures = 0;
   const discovered = await discoverSimulations(config, (failure) => {
@@ -16,8 +20,12 @@ export async function listCommand(filters: readonly string[], flags: { readonly 
   const c = colorsFor(io.stdout);
   const width = Math.max(...simulations.map((s) => s.name.length));
   for (const sim of simulations) {
-    io.stdout.write(`${c.bold(sim.name.padEnd(width))}  ${sim.description}${sim.description.length > 0 ? "  " : ""}${c.dim(`(${sim.relativeFile})`)}\n`);
+    io.stdout.write(
+      `${c.bold(sim.name.padEnd(width))}  ${sim.description}${sim.description.length > 0 ? "  " : ""}${c.dim(`(${sim.relativeFile})`)}\n`,
+    );
   }
-  io.stderr.write(`${simulations.length} simulation${simulations.length === 1 ? "" : "s"}${config.configFile === null ? "" : ` (config: ${config.configFile})`}\n`);
+  io.stderr.write(
+    `${simulations.length} simulation${simulations.length === 1 ? "" : "s"}${config.configFile === null ? "" : ` (config: ${config.configFile})`}\n`,
+  );
   return loadFailures > 0 ? EXIT_USAGE : EXIT_PASSED;
 }

@@ -37,13 +37,18 @@ function writePieces(io: CliIO, merged: RunReportFile): void {
 }
 
 export async function mergeCommand(files: readonly string[], flags: MergeFlags, io: CliIO): Promise<number> {
-  const inputs = await Promise.all(files.map(async (f) => ({ path: f, file: await readRunReport(path.resolve(io.cwd, f)) })));
+  const inputs = await Promise.all(
+    files.map(async (f) => ({ path: f, file: await readRunReport(path.resolve(io.cwd, f)) })),
+  );
   const merged = mergeRunReports(inputs);
   // A merged report is megabytes of JSON: a file by default, the terminal only when asked.
   let target: string | null = null;
   if (flags.output === "-") writePieces(io, merged);
   else {
-    target = flags.output !== undefined ? path.resolve(io.cwd, flags.output) : path.join((await loadConfig(io.cwd, flags.config)).reportDir, "report.json");
+    target =
+      flags.output !== undefined
+        ? path.resolve(io.cwd, flags.output)
+        : path.join((await loadConfig(io.cwd, flags.config)).reportDir, "report.json");
     await mkdir(path.dirname(target), { recursive: true });
     await writeRunReport(merged, target);
   }
@@ -53,7 +58,10 @@ export async function mergeCommand(files: readonly string[], flags: MergeFlags, 
     io.stderr.write(statusLine(entry, c) + "\n");
     for (const f of entry.failures) io.stderr.write(`    seed ${f.seed}: ${f.message}\n  replay: ${f.replayCommand}\n`);
   }
-  const into = target === null ? "" : ` into ${path.relative(io.cwd, target).startsWith("..") ? target : path.relative(io.cwd, target)}`;
+  const into =
+    target === null
+      ? ""
+      : ` into ${path.relative(io.cwd, target).startsWith("..") ? target : path.relative(io.cwd, target)}`;
   io.stderr.write(`merged ${files.length} report${files.length === 1 ? "" : "s"}${into}\n`);
   return merged.simulations.some((s) => s.status === "failed") ? EXIT_FAILED : EXIT_PASSED;
 }

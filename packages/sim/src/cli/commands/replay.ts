@@ -80,7 +80,9 @@ interface Target {
 
 async function targetFromReport(flags: ReplayFlags, io: CliIO): Promise<Target> {
   const file = await readRunReport(flags.from!);
-  const failures = file.simulations.flatMap((s) => s.failures.map((f) => ({ simulation: s.name, seed: f.seed, recipe: f.recipe })));
+  const failures = file.simulations.flatMap((s) =>
+    s.failures.map((f) => ({ simulation: s.name, seed: f.seed, recipe: f.recipe })),
+  );
   if (failures.length === 0) throw new UsageError(`--from ${flags.from}: the report records no failure to replay`);
   const n = flags.failure === undefined ? 1 : parsePositiveInteger(flags.failure, "--failure", "1");
   if (n > failures.length) throw new UsageError(`--failure ${n}: the report records ${failures.length} failure(s)`);
@@ -90,18 +92,27 @@ async function targetFromReport(flags: ReplayFlags, io: CliIO): Promise<Target> 
   return failures[n - 1]!;
 }
 
-export async function replayCommandRun(simulationArg: string | undefined, flags: ReplayFlags, io: CliIO): Promise<number> {
+export async function replayCommandRun(
+  simulationArg: string | undefined,
+  flags: ReplayFlags,
+  io: CliIO,
+): Promise<number> {
   if (!isReplayChild(io)) {
     const limitMs = flags.timeout === undefined ? DEFAULT_SEED_TIMEOUT_MS : parseDurationMs(flags.timeout, "--timeout");
     return replayInChild(limitMs, io);
   }
   let target: Target;
   if (flags.from !== undefined) {
-    if (simulationArg !== undefined || flags.seed !== undefined) throw new UsageError("--from takes the simulation, seed and recipe from the report: do not also pass them");
+    if (simulationArg !== undefined || flags.seed !== undefined)
+      throw new UsageError("--from takes the simulation, seed and recipe from the report: do not also pass them");
     target = await targetFromReport(flags, io);
   } else {
-    if (simulationArg === undefined) throw new UsageError("replay needs a simulation name and --seed S (e.g. moonpool replay leader-election --seed 42), or --from report.json");
-    if (flags.seed === undefined) throw new UsageError(`replay ${simulationArg}: --seed S is required (the failing seed printed by moonpool run)`);
+    if (simulationArg === undefined)
+      throw new UsageError(
+        "replay needs a simulation name and --seed S (e.g. moonpool replay leader-election --seed 42), or --from report.json",
+      );
+    if (flags.seed === undefined)
+      throw new UsageError(`replay ${simulationArg}: --seed S is required (the failing seed printed by moonpool run)`);
     target = { simulation: simulationArg, seed: parseSeed(flags.seed, "--seed"), recipe: flags.recipe ?? "" };
   }
   let recipe: ReturnType<typeof parseRecipe>;
@@ -113,7 +124,9 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
   }
   const minLevel = flags.level === undefined ? "info" : parseTraceLevel(flags.level);
   const fileConfig = await loadConfig(io.cwd, flags.config);
-  const discovered = await discoverSimulations(fileConfig, (failure) => io.stderr.write(`${formatLoadFailure(failure)}\n`));
+  const discovered = await discoverSimulations(fileConfig, (failure) =>
+    io.stderr.write(`${formatLoadFailure(failure)}\n`),
+  );
   const sim = findSimulation(discovered, target.simulation);
   let config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);
   const overrides = flags.overrides ?? "";
@@ -121,7 +134,9 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
   if (TRACE_LEVEL_ORDER[minLevel] < TRACE_LEVEL_ORDER[config.traceLevel]) {
     // More facts are hashed, so the trace hash changes; what the seed does does not (unless an
     // invariant reads the newly captured facts).
-    io.stderr.write(`capturing trace level ${minLevel} (the simulation captures ${config.traceLevel} and above): the trace hash will differ from the run's\n`);
+    io.stderr.write(
+      `capturing trace level ${minLevel} (the simulation captures ${config.traceLevel} and above): the trace hash will differ from the run's\n`,
+    );
     config = { ...config, traceLevel: minLevel };
   }
 
@@ -155,9 +170,16 @@ export async function replayCommandRun(simulationArg: string | undefined, flags:
       else if (line.failure) io.stdout.write(c.red(`✗ ${line.event.format()}`) + "\n");
       else io.stdout.write(levelColour(line.event.level, line.event.format(), c) + "\n");
     }
-    if (story.cut > 0) io.stdout.write(c.dim(`… the trace stops ${AFTER_FAILURE_MS} ms after the failure: ${story.cut} more events to the end of the run (--full shows them)`) + "\n");
+    if (story.cut > 0)
+      io.stdout.write(
+        c.dim(
+          `… the trace stops ${AFTER_FAILURE_MS} ms after the failure: ${story.cut} more events to the end of the run (--full shows them)`,
+        ) + "\n",
+      );
     const foldedText = story.folded > 0 ? `, ${story.folded} injected faults folded` : "";
-    io.stderr.write(`${story.shown} of ${events.length} trace events shown${foldedText}${actors.length > 0 ? ` (actors: ${actors.join(", ")})` : ""}, level >= ${minLevel}\n`);
+    io.stderr.write(
+      `${story.shown} of ${events.length} trace events shown${foldedText}${actors.length > 0 ? ` (actors: ${actors.join(", ")})` : ""}, level >= ${minLevel}\n`,
+    );
   }
   if (flags.html === true) {
     // Its own run, capturing debug events (messages): the printed trace hash stays the run's.

@@ -16,10 +16,23 @@ import { buildSimulationConfig, type BuildOverrides } from "../build-simulation.
 import { colorsFor, isCI, type Colors } from "../colors.ts";
 import { loadConfig, type ResolvedConfig } from "../config-file.ts";
 import type { ReporterName } from "../define.ts";
-import { discoverSimulations, formatLoadFailure, selectSimulations, type DiscoveredSimulation, type LoadFailure } from "../discovery.ts";
+import {
+  discoverSimulations,
+  formatLoadFailure,
+  selectSimulations,
+  type DiscoveredSimulation,
+  type LoadFailure,
+} from "../discovery.ts";
 import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED, EXIT_USAGE, SimulationLoadError, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
-import { parseDurationMs, parsePositiveInteger, parseReporters, parseSeed, parseSeedList, parseUntilStable } from "../option-values.ts";
+import {
+  parseDurationMs,
+  parsePositiveInteger,
+  parseReporters,
+  parseSeed,
+  parseSeedList,
+  parseUntilStable,
+} from "../option-values.ts";
 import { WorkerPool } from "../../runner/pool/worker-pool.ts";
 import { DEFAULT_SEED_TIMEOUT_MS, EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../../runner/pool/pool-campaign.ts";
 import { createProgress, type ProgressDisplay as Progress } from "../progress.ts";
@@ -28,7 +41,14 @@ import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
 import { REPORTERS } from "../reporters/registry.ts";
 import { statusLine, summaryLine } from "../reporters/text.ts";
 import { plural } from "../../runner/failure-groups.ts";
-import { failureEntries, readRunReport, RUN_REPORT_KIND, simulationStatus, type RunReportFile, type SimulationEntry } from "../run-report.ts";
+import {
+  failureEntries,
+  readRunReport,
+  RUN_REPORT_KIND,
+  simulationStatus,
+  type RunReportFile,
+  type SimulationEntry,
+} from "../run-report.ts";
 import { declaredSafetyAssertions, neverEvaluated } from "../declared-assertions.ts";
 import { describePlan, planSize, resolveSeedPlan, type SeedFlags } from "../seed-plan.ts";
 import { checkShardable, parseShard, shardRange, type Shard } from "../shard.ts";
@@ -70,7 +90,9 @@ async function failedSeedsOf(file: string): Promise<Map<string, number[]>> {
   try {
     report = await readRunReport(file);
   } catch (error) {
-    throw new UsageError(`${(error as Error).message}; --last-failed reads the report.json a run with --reporter json wrote`);
+    throw new UsageError(
+      `${(error as Error).message}; --last-failed reads the report.json a run with --reporter json wrote`,
+    );
   }
   const bySimulation = new Map<string, number[]>();
   for (const entry of report.simulations) {
@@ -84,7 +106,8 @@ function seedFlags(flags: RunFlags): SeedFlags {
   return {
     seed: flags.seed === undefined ? undefined : parseSeed(flags.seed, "--seed"),
     seeds: flags.seeds === undefined ? undefined : parseSeedList(flags.seeds),
-    iterations: flags.iterations === undefined ? undefined : parsePositiveInteger(flags.iterations, "--iterations", "500"),
+    iterations:
+      flags.iterations === undefined ? undefined : parsePositiveInteger(flags.iterations, "--iterations", "500"),
     untilStable: flags.untilStable === undefined ? undefined : parseUntilStable(flags.untilStable),
     baseSeed: flags.baseSeed === undefined ? undefined : parseSeed(flags.baseSeed, "--base-seed"),
     quick: flags.quick === true,
@@ -96,7 +119,9 @@ async function checkWritableDir(dir: string, what: string): Promise<void> {
     await mkdir(dir, { recursive: true });
     await access(dir, constants.W_OK);
   } catch (error) {
-    throw new UsageError(`${what} '${dir}': cannot write reports there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); pass a writable folder, e.g. --out moonpool-reports`);
+    throw new UsageError(
+      `${what} '${dir}': cannot write reports there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); pass a writable folder, e.g. --out moonpool-reports`,
+    );
   }
 }
 
@@ -125,21 +150,33 @@ interface RunSettings {
  */
 function totalBudgetPerRoot(total: number, plan: SeedPlan, name: string): number {
   if (plan.kind === "untilStable") {
-    throw new UsageError(`--explore-total-budget needs a fixed number of root seeds, but '${name}' runs until coverage is stable: add --iterations N, --seeds or --seed`);
+    throw new UsageError(
+      `--explore-total-budget needs a fixed number of root seeds, but '${name}' runs until coverage is stable: add --iterations N, --seeds or --seed`,
+    );
   }
   return Math.max(1, Math.floor(total / planSize(plan)));
 }
 
 async function runSettings(flags: RunFlags, io: CliIO): Promise<RunSettings> {
   const fileConfig = await loadConfig(io.cwd, flags.config);
-  const reporters = flags.reporter !== undefined && flags.reporter.length > 0 ? parseReporters(flags.reporter) : fileConfig.reporters;
+  const reporters =
+    flags.reporter !== undefined && flags.reporter.length > 0 ? parseReporters(flags.reporter) : fileConfig.reporters;
   const outDir = flags.out === undefined ? fileConfig.reportDir : path.resolve(io.cwd, flags.out);
   // Found before any seed runs, not after the campaign: a report folder that cannot be written.
-  if (reporters.some((name) => REPORTERS[name].writesFiles)) await checkWritableDir(outDir, flags.out === undefined ? "reportDir" : "--out");
-  const exploreBudget = flags.exploreBudget === undefined ? undefined : parsePositiveInteger(flags.exploreBudget, "--explore-budget", "500");
-  const exploreTotal = flags.exploreTotalBudget === undefined ? undefined : parsePositiveInteger(flags.exploreTotalBudget, "--explore-total-budget", "5000");
+  if (reporters.some((name) => REPORTERS[name].writesFiles))
+    await checkWritableDir(outDir, flags.out === undefined ? "reportDir" : "--out");
+  const exploreBudget =
+    flags.exploreBudget === undefined
+      ? undefined
+      : parsePositiveInteger(flags.exploreBudget, "--explore-budget", "500");
+  const exploreTotal =
+    flags.exploreTotalBudget === undefined
+      ? undefined
+      : parsePositiveInteger(flags.exploreTotalBudget, "--explore-total-budget", "5000");
   if (exploreBudget !== undefined && exploreTotal !== undefined) {
-    throw new UsageError("--explore-budget (per root seed) and --explore-total-budget (all root seeds together) both set the budget: use one");
+    throw new UsageError(
+      "--explore-budget (per root seed) and --explore-total-budget (all root seeds together) both set the budget: use one",
+    );
   }
   const bail = flags.bail;
   return {
@@ -151,7 +188,14 @@ async function runSettings(flags: RunFlags, io: CliIO): Promise<RunSettings> {
     reporters,
     outDir,
     strictCoverage: flags.strictCoverage === true,
-    bailAfter: bail === undefined || bail === false ? (flags.x === true ? 1 : null) : bail === true ? 1 : parsePositiveInteger(bail, "--bail", "3"),
+    bailAfter:
+      bail === undefined || bail === false
+        ? flags.x === true
+          ? 1
+          : null
+        : bail === true
+          ? 1
+          : parsePositiveInteger(bail, "--bail", "3"),
     // The CLI ends a root at its first bug unless --no-stop-on-failure: a failure is what a run is for.
     overrides: {
       explore: flags.explore === true || exploreBudget !== undefined || exploreTotal !== undefined,
@@ -177,7 +221,13 @@ interface Prepared {
  * Discovers and selects the simulations (only those with failing seeds for `--last-failed`), then
  * builds and plans each: a bad flag or build() fails before any seed runs. Null: nothing to rerun.
  */
-async function prepareSimulations(filters: readonly string[], flags: RunFlags, settings: RunSettings, io: CliIO, loadFailures: LoadFailure[]): Promise<Prepared[] | null> {
+async function prepareSimulations(
+  filters: readonly string[],
+  flags: RunFlags,
+  settings: RunSettings,
+  io: CliIO,
+  loadFailures: LoadFailure[],
+): Promise<Prepared[] | null> {
   const { fileConfig, seeds, shard } = settings;
   const discovered = await discoverSimulations(fileConfig, (failure) => {
     loadFailures.push(failure);
@@ -186,22 +236,37 @@ async function prepareSimulations(filters: readonly string[], flags: RunFlags, s
   let selected = selectSimulations(discovered, filters, fileConfig);
   let lastFailed: Map<string, number[]> | null = null;
   if (flags.lastFailed === true || flags.seedsFrom !== undefined) {
-    if (seeds.seed !== undefined || seeds.seeds !== undefined || seeds.iterations !== undefined || seeds.untilStable !== undefined) {
-      throw new UsageError("--last-failed / --seeds-from choose the seeds: do not also pass --seed, --seeds, --iterations or --until-stable");
+    if (
+      seeds.seed !== undefined ||
+      seeds.seeds !== undefined ||
+      seeds.iterations !== undefined ||
+      seeds.untilStable !== undefined
+    ) {
+      throw new UsageError(
+        "--last-failed / --seeds-from choose the seeds: do not also pass --seed, --seeds, --iterations or --until-stable",
+      );
     }
-    const from = flags.seedsFrom !== undefined ? path.resolve(io.cwd, flags.seedsFrom) : path.join(settings.outDir, "report.json");
+    const from =
+      flags.seedsFrom !== undefined ? path.resolve(io.cwd, flags.seedsFrom) : path.join(settings.outDir, "report.json");
     const failed = await failedSeedsOf(from);
     lastFailed = failed;
     selected = selected.filter((sim) => failed.has(sim.name));
     const relative = path.relative(io.cwd, from);
-    const list = selected.map((s) => `${s.name} (${plural(failed.get(s.name)?.length ?? 0, "seed")})`).join(", ") || "none";
-    io.stderr.write(`rerunning the failing seeds recorded in ${relative.startsWith("..") ? from : relative}: ${list}\n`);
+    const list =
+      selected.map((s) => `${s.name} (${plural(failed.get(s.name)?.length ?? 0, "seed")})`).join(", ") || "none";
+    io.stderr.write(
+      `rerunning the failing seeds recorded in ${relative.startsWith("..") ? from : relative}: ${list}\n`,
+    );
     if (selected.length === 0) return null;
   }
   return selected.map((sim) => {
     let config = buildSimulationConfig(sim.definition, settings.overrides, sim.source);
     const rerun = lastFailed?.get(sim.name);
-    const { plan, baseSeedSource } = resolveSeedPlan(rerun === undefined ? seeds : { ...seeds, seeds: rerun }, config, fileConfig);
+    const { plan, baseSeedSource } = resolveSeedPlan(
+      rerun === undefined ? seeds : { ...seeds, seeds: rerun },
+      config,
+      fileConfig,
+    );
     if (shard !== null) checkShardable(plan, baseSeedSource, sim.name);
     let overrides = settings.overrides;
     if (settings.exploreTotal !== null) {
@@ -213,10 +278,16 @@ async function prepareSimulations(filters: readonly string[], flags: RunFlags, s
 }
 
 /** Without the text reporter, prints the first seed of each new way of failing as it is absorbed (the rest are in the report files). */
-function firstFailurePrinter(name: string, context: ReplayCommandContext, progress: Progress, colors: Colors): (result: SeedResult, index: number) => void {
+function firstFailurePrinter(
+  name: string,
+  context: ReplayCommandContext,
+  progress: Progress,
+  colors: Colors,
+): (result: SeedResult, index: number) => void {
   const failureKeys = new Set<string>();
   return (result, index) => {
-    const key = result.failures.map((f) => f.property ?? `${f.kind}:${f.message.replace(/\d+(\.\d+)?/g, "#")}`)[0] ?? "";
+    const key =
+      result.failures.map((f) => f.property ?? `${f.kind}:${f.message.replace(/\d+(\.\d+)?/g, "#")}`)[0] ?? "";
     if (failureKeys.has(key)) return;
     failureKeys.add(key);
     const lines = [colors.red(`✗ ${name}: seed ${result.seed} (#${index}) failed`)];
@@ -231,11 +302,21 @@ function firstFailurePrinter(name: string, context: ReplayCommandContext, progre
 }
 
 /** Runs one simulation's campaign on the pool and returns its report entry (printed by the reporters that print). */
-async function runSimulation(pool: WorkerPool, prepared: Prepared, settings: RunSettings, io: CliIO, progress: Progress, signal: AbortSignal, failingSoFar: number, coverage: CampaignCoverage | null): Promise<SimulationEntry> {
+async function runSimulation(
+  pool: WorkerPool,
+  prepared: Prepared,
+  settings: RunSettings,
+  io: CliIO,
+  progress: Progress,
+  signal: AbortSignal,
+  failingSoFar: number,
+  coverage: CampaignCoverage | null,
+): Promise<SimulationEntry> {
   const { sim, config, plan, range } = prepared;
   const { shard, bailAfter, context } = settings;
   const explore = config.exploration !== null;
-  const shardText = shard === null ? "" : `, shard ${shard.index}/${shard.count} (seeds #${range.start}..#${range.end - 1})`;
+  const shardText =
+    shard === null ? "" : `, shard ${shard.index}/${shard.count} (seeds #${range.start}..#${range.end - 1})`;
   const exploreText = explore
     ? `, exploring ${config.exploration!.maxRunsPerSeed} timelines per root seed${config.exploration!.stopOnFailure ? " (or to its first failure)" : ""} (rounds of ${EXPLORE_ROUND_ROOT_SEEDS} root seeds)`
     : "";
@@ -263,7 +344,9 @@ async function runSimulation(pool: WorkerPool, prepared: Prepared, settings: Run
     loadError: (message) => new SimulationLoadError(message),
     onProgress: (p) => progress.update(p),
     // The text report groups every failure on stdout.
-    onFailure: settings.reporters.includes("text") ? undefined : firstFailurePrinter(sim.name, context, progress, errColors),
+    onFailure: settings.reporters.includes("text")
+      ? undefined
+      : firstFailurePrinter(sim.name, context, progress, errColors),
     ...(coverage === null ? {} : { coverageRoot: settings.fileConfig.rootDir }),
   });
   const { report, stoppedBy, sometimesFirstReached } = outcome;
@@ -281,7 +364,13 @@ async function runSimulation(pool: WorkerPool, prepared: Prepared, settings: Run
     exploreRoundRootSeeds: explore ? EXPLORE_ROUND_ROOT_SEEDS : null,
     shard,
     seedIndexRange: range,
-    status: simulationStatus(report, settings.strictCoverage, stoppedBy, sim.definition.expectFailure, unevaluated.length),
+    status: simulationStatus(
+      report,
+      settings.strictCoverage,
+      stoppedBy,
+      sim.definition.expectFailure,
+      unevaluated.length,
+    ),
     ...(unevaluated.length > 0 ? { neverEvaluated: unevaluated } : {}),
     ...(sim.definition.expectFailure ? { expectFailure: true } : {}),
     stoppedBy,
@@ -309,11 +398,16 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     // A second Ctrl-C quits at once; the first lets the run write the report of what ran.
     if (interrupt.signal.aborted) process.exit(EXIT_INTERRUPTED);
     interrupt.abort();
-    progress.print(errColors.yellow("interrupted: stopping, writing the report of the seeds that ran (Ctrl-C again quits at once)"));
+    progress.print(
+      errColors.yellow("interrupted: stopping, writing the report of the seeds that ran (Ctrl-C again quits at once)"),
+    );
   };
   process.on("SIGINT", onSigint);
   // One pool for the whole command: its workers serve every simulation's seeds.
-  const poolSize = Math.max(1, Math.min(settings.workers, Math.max(...prepared.map((p) => p.range.end - p.range.start))));
+  const poolSize = Math.max(
+    1,
+    Math.min(settings.workers, Math.max(...prepared.map((p) => p.range.end - p.range.start))),
+  );
   const pool = new WorkerPool(poolSize);
   const coverage = flags.coverage === true ? new CampaignCoverage(settings.fileConfig.rootDir) : null;
   const entries: SimulationEntry[] = [];
@@ -321,7 +415,16 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   try {
     for (const simulation of prepared) {
       if (interrupt.signal.aborted) break;
-      const entry = await runSimulation(pool, simulation, settings, io, progress, interrupt.signal, failingSeeds, coverage);
+      const entry = await runSimulation(
+        pool,
+        simulation,
+        settings,
+        io,
+        progress,
+        interrupt.signal,
+        failingSeeds,
+        coverage,
+      );
       entries.push(entry);
       failingSeeds += Number(entry.report.failedRuns);
       if (entry.stoppedBy === "bail") break;
@@ -344,10 +447,24 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     strictCoverage: settings.strictCoverage,
     interrupted,
     simulations: entries,
-    ...(loadFailures.length > 0 ? { loadFailures: loadFailures.map(({ relativeFile, message }) => ({ file: relativeFile, message })) } : {}),
-    host: { workers: poolSize, platform: process.platform, arch: process.arch, cpus: os.availableParallelism(), wallTimeMs },
+    ...(loadFailures.length > 0
+      ? { loadFailures: loadFailures.map(({ relativeFile, message }) => ({ file: relativeFile, message })) }
+      : {}),
+    host: {
+      workers: poolSize,
+      platform: process.platform,
+      arch: process.arch,
+      cpus: os.availableParallelism(),
+      wallTimeMs,
+    },
   };
-  const target = { file, outDir: settings.outDir, shard: settings.shard, context: settings.context, configs: new Map(prepared.map((p) => [p.sim.name, p.config])) };
+  const target = {
+    file,
+    outDir: settings.outDir,
+    shard: settings.shard,
+    context: settings.context,
+    configs: new Map(prepared.map((p) => [p.sim.name, p.config])),
+  };
   const shard = settings.shard;
   const coverageDir = shard === null ? "coverage" : `coverage.shard-${shard.index}-of-${shard.count}`;
   const written = coverage?.write(path.join(settings.outDir, coverageDir)) ?? [];
@@ -356,10 +473,17 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     const relative = path.relative(io.cwd, file);
     io.stderr.write(`wrote ${relative.startsWith("..") || path.isAbsolute(relative) ? file : relative}\n`);
   }
-  const loadText = loadFailures.length > 0 ? `, ${loadFailures.length} file${loadFailures.length === 1 ? "" : "s"} failed to load` : "";
+  const loadText =
+    loadFailures.length > 0
+      ? `, ${loadFailures.length} file${loadFailures.length === 1 ? "" : "s"} failed to load`
+      : "";
   const line = summaryLine(entries, wallTimeMs, interrupted) + loadText;
   const outColors = colorsFor(io.stdout);
-  io.stdout.write((entries.some((e) => e.status === "failed") || loadFailures.length > 0 ? outColors.red(line) : outColors.green(line)) + "\n");
+  io.stdout.write(
+    (entries.some((e) => e.status === "failed") || loadFailures.length > 0
+      ? outColors.red(line)
+      : outColors.green(line)) + "\n",
+  );
   if (interrupted) return EXIT_INTERRUPTED;
   if (entries.some((e) => e.status === "failed")) return EXIT_FAILED;
   // The other files ran, but the command could not do all of its job.

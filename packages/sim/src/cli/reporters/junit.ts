@@ -12,14 +12,16 @@ import type { RunReportFile, SimulationEntry } from "../run-report.ts";
 
 /** Escapes text for XML content and attribute values, dropping characters XML 1.0 forbids. */
 export function escapeXml(text: string): string {
-  return text
-    // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is removed.
-    .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "")
-    .replace(/&/g, "&amp;")
-    .replace(/</g, "&lt;")
-    .replace(/>/g, "&gt;")
-    .replace(/"/g, "&quot;")
-    .replace(/'/g, "&apos;");
+  return (
+    text
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters are what is removed.
+      .replace(/[^\x09\x0A\x0D\x20-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu, "")
+      .replace(/&/g, "&amp;")
+      .replace(/</g, "&lt;")
+      .replace(/>/g, "&gt;")
+      .replace(/"/g, "&quot;")
+      .replace(/'/g, "&apos;")
+  );
 }
 
 function seconds(ms: unknown): string {
@@ -30,7 +32,8 @@ function seconds(ms: unknown): string {
 function campaignFailureLines(entry: SimulationEntry, report: SimulationReport): string[] {
   const lines: string[] = [];
   if (report.failedRuns === 0) for (const v of report.assertionViolations) lines.push(`assertion violated: ${v}`);
-  if (entry.expectFailure === true && report.failedRuns === 0) lines.push("expected to fail (expectFailure: true), but no seed failed");
+  if (entry.expectFailure === true && report.failedRuns === 0)
+    lines.push("expected to fail (expectFailure: true), but no seed failed");
   for (const v of report.coverageViolations) lines.push(`coverage gap: ${v}`);
   for (const a of entry.neverEvaluated ?? []) lines.push(`never evaluated: "${a.message}" (${a.where})`);
   if (report.convergenceTimeout) lines.push("until-stable hit its seed cap without saturating");
@@ -40,7 +43,9 @@ function campaignFailureLines(entry: SimulationEntry, report: SimulationReport):
 function groupText(entry: SimulationEntry, group: FailureGroup, context: ReplayCommandContext): string {
   const first = group.timelines[0]!;
   const f = first.failure;
-  const lines = [`seed ${first.seed} (#${first.index}) at ${f.timeMs.toFixed(3)} ms: ${f.message}${f.actor !== undefined ? ` (actor ${f.actor})` : ""}`];
+  const lines = [
+    `seed ${first.seed} (#${first.index}) at ${f.timeMs.toFixed(3)} ms: ${f.message}${f.actor !== undefined ? ` (actor ${f.actor})` : ""}`,
+  ];
   if (first.location !== null) {
     lines.push(`  at ${formatLocation(first.location)}`);
     for (const line of codeFrame(first.location)) lines.push(`    ${line}`);
@@ -48,11 +53,18 @@ function groupText(entry: SimulationEntry, group: FailureGroup, context: ReplayC
   lines.push(`  recipe: ${first.recipe === "" ? "(the root timeline)" : `"${first.recipe}"`}`);
   lines.push(`  replay: ${replayCommand(context, entry.name, first.seed, first.recipe)}`);
   const others = group.timelines.slice(1).map((t) => t.seed);
-  if (others.length > 0) lines.push(`  ${plural(others.length, "other seed")}: ${rerunCommand(context, entry.name, others)}`);
+  if (others.length > 0)
+    lines.push(`  ${plural(others.length, "other seed")}: ${rerunCommand(context, entry.name, others)}`);
   return lines.join("\n");
 }
 
-function testCaseXml(classname: string, name: string, timeMs: unknown, summary: string, failure: { message: string; text: string } | null): string {
+function testCaseXml(
+  classname: string,
+  name: string,
+  timeMs: unknown,
+  summary: string,
+  failure: { message: string; text: string } | null,
+): string {
   const open = `    <testcase classname="${escapeXml(classname)}" name="${escapeXml(name)}" time="${seconds(timeMs)}">`;
   const out = `      <system-out>${escapeXml(summary)}</system-out>`;
   if (failure === null) return `${open}\n${out}\n    </testcase>`;
@@ -72,11 +84,21 @@ function testCases(entry: SimulationEntry, context: ReplayCommandContext): strin
   const cases: string[] = [];
   for (const group of groupFailures(report)) {
     const message = `${group.title}: ${plural(group.timelines.length, "seed")} of ${r.iterations}`;
-    cases.push(testCaseXml(entry.file, `${entry.name} › ${group.title}`, 0, summary, { message, text: groupText(entry, group, context) }));
+    cases.push(
+      testCaseXml(entry.file, `${entry.name} › ${group.title}`, 0, summary, {
+        message,
+        text: groupText(entry, group, context),
+      }),
+    );
   }
   const campaign = campaignFailureLines(entry, report);
   if (campaign.length > 0 || cases.length === 0) {
-    cases.push(testCaseXml(entry.file, entry.name, r.totalWallTimeMs, summary, { message: failureMessage(entry), text: campaign.join("\n") }));
+    cases.push(
+      testCaseXml(entry.file, entry.name, r.totalWallTimeMs, summary, {
+        message: failureMessage(entry),
+        text: campaign.join("\n"),
+      }),
+    );
   }
   return cases;
 }
@@ -95,7 +117,12 @@ export function renderJUnit(file: RunReportFile, context: ReplayCommandContext =
   const cases = file.simulations.map((entry) => testCases(entry, context));
   for (const failure of file.loadFailures ?? []) {
     const text = `${failure.file} failed to load, its simulations did not run: ${failure.message}`;
-    cases.push([testCaseXml(failure.file, `${failure.file} (load)`, 0, "", { message: "the simulation file failed to load", text })]);
+    cases.push([
+      testCaseXml(failure.file, `${failure.file} (load)`, 0, "", {
+        message: "the simulation file failed to load",
+        text,
+      }),
+    ]);
   }
   const tests = cases.reduce((n, c) => n + c.length, 0);
   const failures = cases.reduce((n, c) => n + c.filter((x) => x.includes("<failure ")).length, 0);

@@ -10,7 +10,12 @@ import type { CoverageCounts, CoverageEntry } from "../coverage-report.ts";
 /** Passing seeds listed per report; the JSON report has all of them. */
 export const TEXT_SEED_LINES_MAX = 20;
 
-export function renderSimulationText(report: SimulationReport, entry: SimulationEntry, context: ReplayCommandContext, colour: boolean): string {
+export function renderSimulationText(
+  report: SimulationReport,
+  entry: SimulationEntry,
+  context: ReplayCommandContext,
+  colour: boolean,
+): string {
   const options = {
     replayHint: replayHintFor(context, entry.name),
     rerunHint: (seeds: readonly number[]) => `rerun: ${rerunCommand(context, entry.name, seeds)}`,
@@ -20,7 +25,9 @@ export function renderSimulationText(report: SimulationReport, entry: Simulation
   const expected = entry.expectFailure === true ? " — expected to fail (expectFailure: true)" : "";
   const lines = [`${entry.name} (${entry.file})${expected}`, body.trimEnd()];
   if (entry.neverEvaluated !== undefined) {
-    lines.push(`--- Never Evaluated: ${plural(entry.neverEvaluated.length, "safety assertion")} no seed reached (--strict-coverage fails on them) ---`);
+    lines.push(
+      `--- Never Evaluated: ${plural(entry.neverEvaluated.length, "safety assertion")} no seed reached (--strict-coverage fails on them) ---`,
+    );
     for (const a of entry.neverEvaluated) lines.push(`- "${a.message}" (${a.where})`);
   }
   if (entry.coverage !== undefined) lines.push(...coverageText(entry.coverage));
@@ -57,7 +64,8 @@ export function statusLine(entry: SimulationEntry, c: Colors): string {
     return `${c.red("✗")} ${c.red(entry.name)}  expected to fail (expectFailure), but no seed failed: ${counts}`;
   }
   if (entry.status === "failed") return `${c.red("✗")} ${c.red(entry.name)}  ${counts}`;
-  if (entry.expectFailure === true) return `${c.green("✓")} ${entry.name}  failed as expected (expectFailure): ${counts}`;
+  if (entry.expectFailure === true)
+    return `${c.green("✓")} ${entry.name}  failed as expected (expectFailure): ${counts}`;
   // An interrupted campaign did not pass: it did not run its plan.
   if (entry.stoppedBy === "interrupted") return `${c.yellow("○")} ${entry.name}  interrupted after ${counts}`;
   return `${c.green("✓")} ${entry.name}  ${counts}`;

@@ -69,7 +69,13 @@ export type WorkerReply =
   | { readonly id: number; readonly kind: "chaos"; readonly chaos: SeedChaosRecord }
   | { readonly id: number; readonly kind: "done"; readonly value: PoolTaskResults[PoolTaskKind] }
   /** The task could not run (the source did not load, build() threw, an internal error). */
-  | { readonly id: number; readonly kind: "error"; readonly name: string; readonly message: string; readonly stack?: string };
+  | {
+      readonly id: number;
+      readonly kind: "error";
+      readonly name: string;
+      readonly message: string;
+      readonly stack?: string;
+    };
 
 /** What `WorkerPool.run` resolves to (it never rejects). */
 export type TaskOutcome<T> =
@@ -77,7 +83,12 @@ export type TaskOutcome<T> =
   /** `name` is the error's class name (e.g. "InvalidConfiguration" for a bad source). */
   | { readonly kind: "error"; readonly name: string; readonly message: string; readonly stack?: string }
   /** The worker died while running the task (out of memory, `process.exit`); it was replaced. */
-  | { readonly kind: "crashed"; readonly cause: string; readonly wallTimeMs: number; readonly chaos: SeedChaosRecord | null }
+  | {
+      readonly kind: "crashed";
+      readonly cause: string;
+      readonly wallTimeMs: number;
+      readonly chaos: SeedChaosRecord | null;
+    }
   /** The task ran past its wall-clock limit; its worker was terminated and replaced. */
   | { readonly kind: "timeout"; readonly wallTimeMs: number; readonly chaos: SeedChaosRecord | null }
   /** Cancelled before it finished (the campaign stopped, or the pool closed). */

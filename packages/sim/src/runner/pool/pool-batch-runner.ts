@@ -23,7 +23,9 @@ function valueOf<T>(outcome: TaskOutcome<T>, what: string): T {
       return outcome.outcome;
     case "error":
       if (outcome.name === "InvalidConfiguration") throw new InvalidConfiguration(outcome.message);
-      throw new Error(`${what} failed in a worker thread: ${outcome.name}: ${outcome.message}${outcome.stack !== undefined ? `\n--- worker stack ---\n${outcome.stack}` : ""}`);
+      throw new Error(
+        `${what} failed in a worker thread: ${outcome.name}: ${outcome.message}${outcome.stack !== undefined ? `\n--- worker stack ---\n${outcome.stack}` : ""}`,
+      );
     case "crashed":
       throw new Error(`${what} crashed its worker thread: ${outcome.cause}`);
     case "timeout":
@@ -38,9 +40,15 @@ function valueOf<T>(outcome: TaskOutcome<T>, what: string): T {
  * refuses to go on when the configuration it builds there is not this one (settings added after
  * the source's export are invisible to the workers).
  */
-export async function checkWorkerConfiguration(pool: WorkerPool, source: SimulationSource, config: SimulationConfig): Promise<void> {
+export async function checkWorkerConfiguration(
+  pool: WorkerPool,
+  source: SimulationSource,
+  config: SimulationConfig,
+): Promise<void> {
   const probes = Array.from({ length: pool.size }, () => pool.run({ kind: "fingerprint", source }));
-  const fingerprints = (await Promise.all(probes)).map((outcome) => valueOf(outcome, `loading ${describeSource(source)}`));
+  const fingerprints = (await Promise.all(probes)).map((outcome) =>
+    valueOf(outcome, `loading ${describeSource(source)}`),
+  );
   const differences = fingerprintDifferences(configFingerprint(config), fingerprints[0]!);
   if (differences.length > 0) {
     throw new InvalidConfiguration(
@@ -74,13 +82,16 @@ export function splitIntoShares(jobs: readonly TimelineJob[], parts: number): Ti
 export function poolBatchRunner(pool: WorkerPool, source: SimulationSource): BatchRunner<SeedResult> {
   return async (seed, jobs) => {
     const shares = splitIntoShares(jobs, pool.size);
-    const pending = shares.map((share) => pool.run({ kind: "timelines", source, seed, recipes: share.map((job) => job.recipe), baseTable: share[0]!.base }));
+    const pending = shares.map((share) =>
+      pool.run({ kind: "timelines", source, seed, recipes: share.map((job) => job.recipe), baseTable: share[0]!.base }),
+    );
     const outcomes = await Promise.all(pending);
     return outcomes.flatMap((outcome, i) => {
       const share = shares[i]!;
       const what = `timelines of seed ${seed} (recipes ${share.map((job) => `"${formatRecipe(job.recipe)}"`).join(", ")})`;
       const values = valueOf(outcome, what);
-      if (values.length !== share.length) throw new Error(`${what}: the worker returned ${values.length} outcomes for ${share.length} recipes`);
+      if (values.length !== share.length)
+        throw new Error(`${what}: the worker returned ${values.length} outcomes for ${share.length} recipes`);
       return values;
     });
   };

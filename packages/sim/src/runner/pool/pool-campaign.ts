@@ -21,7 +21,12 @@ import type { SteppingMode } from "../../engine/engine.ts";
 import { AssertionTable, type AssertionTableState } from "../../chaos/assertions/index.ts";
 import { mergeExplorationReports, type ExplorationReport } from "../../explore/index.ts";
 import { CoverageStopRule } from "../coverage-stop-rule.ts";
-import { blockCoverageTotals, EMPTY_BLOCK_COVERAGE, unionBlockCoverage, type BlockCoverage } from "../coverage/block-coverage.ts";
+import {
+  blockCoverageTotals,
+  EMPTY_BLOCK_COVERAGE,
+  unionBlockCoverage,
+  type BlockCoverage,
+} from "../coverage/block-coverage.ts";
 import { SimulationReport } from "../report.ts";
 import type { SeedFailure, SeedResult } from "../seed-result.ts";
 import { NO_CHAOS_DRAWN } from "../seed-chaos.ts";
@@ -105,7 +110,11 @@ export const DEFAULT_SEED_TIMEOUT_MS = 60_000;
  * The result of a seed whose worker was lost (past its wall-clock limit, or the thread died):
  * a failed seed with the cause, so the report lists it with its replay command.
  */
-export function lostSeedResult(seed: number, outcome: Extract<TaskOutcome<unknown>, { kind: "timeout" | "crashed" }>, limitMs: number | null): SeedResult {
+export function lostSeedResult(
+  seed: number,
+  outcome: Extract<TaskOutcome<unknown>, { kind: "timeout" | "crashed" }>,
+  limitMs: number | null,
+): SeedResult {
   const failure: SeedFailure =
     outcome.kind === "timeout"
       ? {
@@ -158,7 +167,14 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
   });
   const submit = (index: number, baseTable: AssertionTableState | null): Promise<SeedOutcome> =>
     pool.run(
-      { kind: "rootSeed", source: options.source, overrides: options.overrides, seed: seedAt(plan, index), baseTable, ...coverageTask },
+      {
+        kind: "rootSeed",
+        source: options.source,
+        overrides: options.overrides,
+        seed: seedAt(plan, index),
+        baseTable,
+        ...coverageTask,
+      },
       { timeoutMs: options.seedTimeoutMs, batch },
     );
 
@@ -205,7 +221,14 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     }
     const bugs = options.explore ? explorations.reduce((n, x) => n + x.bugsFound, 0) : failing;
     const timelines = options.explore ? explorations.reduce((n, x) => n + x.timelines, 0) : undefined;
-    options.onProgress?.({ done: results.length, failing, sometimesHit: hit, sometimesTotal: total, bugs, ...(timelines === undefined ? {} : { timelines }) });
+    options.onProgress?.({
+      done: results.length,
+      failing,
+      sometimesHit: hit,
+      sometimesTotal: total,
+      bugs,
+      ...(timelines === undefined ? {} : { timelines }),
+    });
     if (options.bail && !result.ok && failing >= (options.bailAfter ?? 1)) throw new Stop("bail");
     const codeCoveredChars = coverage === null ? null : blockCoverageTotals(coverage).coveredChars;
     return stopRule === null || !stopRule.afterSeed(table, results.length, codeCoveredChars);
@@ -239,7 +262,13 @@ type Submit = (index: number, baseTable: AssertionTableState | null) => Promise<
 type Settle = (pending: Promise<SeedOutcome>) => Promise<SeedOutcome>;
 type Absorb = (index: number, outcome: SeedOutcome, baseTable: AssertionTableState | null) => boolean;
 
-async function runSpeculatively(range: IndexRange, window: number, submit: Submit, settle: Settle, absorb: Absorb): Promise<void> {
+async function runSpeculatively(
+  range: IndexRange,
+  window: number,
+  submit: Submit,
+  settle: Settle,
+  absorb: Absorb,
+): Promise<void> {
   const pending = new Map<number, Promise<SeedOutcome>>();
   let next = range.start;
   for (let index = range.start; index < range.end; index++) {
@@ -253,7 +282,13 @@ async function runSpeculatively(range: IndexRange, window: number, submit: Submi
   }
 }
 
-async function runRounds(range: IndexRange, submit: Submit, settle: Settle, absorb: Absorb, snapshot: () => AssertionTableState): Promise<void> {
+async function runRounds(
+  range: IndexRange,
+  submit: Submit,
+  settle: Settle,
+  absorb: Absorb,
+  snapshot: () => AssertionTableState,
+): Promise<void> {
   for (let roundStart = range.start; roundStart < range.end; roundStart += EXPLORE_ROUND_ROOT_SEEDS) {
     const roundEnd = Math.min(roundStart + EXPLORE_ROUND_ROOT_SEEDS, range.end);
     const base = snapshot();

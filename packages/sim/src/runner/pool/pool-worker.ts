@@ -29,7 +29,10 @@ async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskK
       return configFingerprint(builder.build());
     case "timelines": {
       const base = task.baseTable;
-      return new Campaign(builder.build()).runTimelines(task.seed, task.recipes.map((recipe) => ({ recipe, base })));
+      return new Campaign(builder.build()).runTimelines(
+        task.seed,
+        task.recipes.map((recipe) => ({ recipe, base })),
+      );
     }
     case "coverageSources":
       return scriptSources(task.urls);

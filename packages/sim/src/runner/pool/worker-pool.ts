@@ -58,17 +58,28 @@ export class WorkerPool {
     readonly size: number,
     options: WorkerPoolOptions = {},
   ) {
-    if (!Number.isSafeInteger(size) || size < 1) throw new RangeError(`WorkerPool size must be a positive integer, got ${size}`);
-    this.resourceLimits = options.resourceLimits ?? { maxOldGenerationSizeMb: Math.ceil(getHeapStatistics().heap_size_limit / 2 ** 20) };
+    if (!Number.isSafeInteger(size) || size < 1)
+      throw new RangeError(`WorkerPool size must be a positive integer, got ${size}`);
+    this.resourceLimits = options.resourceLimits ?? {
+      maxOldGenerationSizeMb: Math.ceil(getHeapStatistics().heap_size_limit / 2 ** 20),
+    };
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
   /** Queues a task. */
-  run<K extends PoolTaskKind>(task: Extract<PoolTask, { kind: K }>, options: RunOptions = {}): Promise<TaskOutcome<PoolTaskResults[K]>> {
+  run<K extends PoolTaskKind>(
+    task: Extract<PoolTask, { kind: K }>,
+    options: RunOptions = {},
+  ): Promise<TaskOutcome<PoolTaskResults[K]>> {
     if (this.closed) return Promise.resolve({ kind: "cancelled" });
     return new Promise((resolve) => {
       const message = { ...task, id: this.nextId++ } as PoolTaskMessage;
-      this.queue.push({ message, timeoutMs: options.timeoutMs ?? null, batch: options.batch ?? null, resolve: resolve as (outcome: TaskOutcome<unknown>) => void });
+      this.queue.push({
+        message,
+        timeoutMs: options.timeoutMs ?? null,
+        batch: options.batch ?? null,
+        resolve: resolve as (outcome: TaskOutcome<unknown>) => void,
+      });
       this.pump();
     });
   }
@@ -116,17 +127,36 @@ export class WorkerPool {
         slot.chaos = reply.chaos;
         return;
       }
-      this.finish(slot, reply.kind === "done" ? { kind: "done", outcome: reply.value } : { kind: "error", name: reply.name, message: reply.message, stack: reply.stack });
+      this.finish(
+        slot,
+        reply.kind === "done"
+          ? { kind: "done", outcome: reply.value }
+          : { kind: "error", name: reply.name, message: reply.message, stack: reply.stack },
+      );
       this.pump();
     });
     // An error outside any task's try/catch, running out of memory or `process.exit` ends the
     // thread: its task fails with the cause and the worker is replaced.
-    const crashed = (cause: string): TaskOutcome<unknown> => ({ kind: "crashed", cause, wallTimeMs: performance.now() - slot.startedMs, chaos: slot.chaos });
+    const crashed = (cause: string): TaskOutcome<unknown> => ({
+      kind: "crashed",
+      cause,
+      wallTimeMs: performance.now() - slot.startedMs,
+      chaos: slot.chaos,
+    });
     worker.on("error", (error) => {
       const code = (error as { code?: string }).code;
-      this.replace(slot, crashed(code === "ERR_WORKER_OUT_OF_MEMORY" ? `the worker ran out of memory (${error.message})` : `${error.name}: ${error.message}`));
+      this.replace(
+        slot,
+        crashed(
+          code === "ERR_WORKER_OUT_OF_MEMORY"
+            ? `the worker ran out of memory (${error.message})`
+            : `${error.name}: ${error.message}`,
+        ),
+      );
     });
-    worker.on("exit", (code) => this.replace(slot, crashed(`the worker exited with code ${code} (process.exit in simulated code?)`)));
+    worker.on("exit", (code) =>
+      this.replace(slot, crashed(`the worker exited with code ${code} (process.exit in simulated code?)`)),
+    );
     return slot;
   }
 
@@ -163,7 +193,11 @@ export class WorkerPool {
       slot.startedMs = performance.now();
       slot.chaos = null;
       if (task.timeoutMs !== null) {
-        slot.timer = setTimeout(() => this.replace(slot, { kind: "timeout", wallTimeMs: performance.now() - slot.startedMs, chaos: slot.chaos }), task.timeoutMs);
+        slot.timer = setTimeout(
+          () =>
+            this.replace(slot, { kind: "timeout", wallTimeMs: performance.now() - slot.startedMs, chaos: slot.chaos }),
+          task.timeoutMs,
+        );
       }
       slot.worker.postMessage(task.message);
     }

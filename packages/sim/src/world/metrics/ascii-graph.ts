@@ -48,8 +48,10 @@ const formatSeconds = (ms: number): string => `${Number((ms / 1000).toFixed(ms %
 export function renderAsciiGraph(series: readonly GraphSeries[], options: AsciiGraphOptions = {}): string {
   const width = options.widthCols ?? 64;
   const height = options.heightRows ?? 12;
-  if (!Number.isInteger(width) || width < 8) throw new InvalidConfiguration(`widthCols must be an integer >= 8, got ${width}`);
-  if (!Number.isInteger(height) || height < 3) throw new InvalidConfiguration(`heightRows must be an integer >= 3, got ${height}`);
+  if (!Number.isInteger(width) || width < 8)
+    throw new InvalidConfiguration(`widthCols must be an integer >= 8, got ${width}`);
+  if (!Number.isInteger(height) || height < 3)
+    throw new InvalidConfiguration(`heightRows must be an integer >= 3, got ${height}`);
   const all = series.flatMap((s) => s.points);
   const fromMs = options.fromMs ?? (all.length > 0 ? Math.min(...all.map((p) => p[0])) : 0);
   const toMs = options.toMs ?? (all.length > 0 ? Math.max(...all.map((p) => p[0])) : 1);
@@ -84,7 +86,10 @@ export function renderAsciiGraph(series: readonly GraphSeries[], options: AsciiG
 
   const labels = new Map<number, string>([
     [height - 1, formatValue(yMax) + unit],
-    [Math.round((height - 1) / 2), formatValue(yMin + (yMax - yMin) * (Math.round((height - 1) / 2) / (height - 1))) + unit],
+    [
+      Math.round((height - 1) / 2),
+      formatValue(yMin + (yMax - yMin) * (Math.round((height - 1) / 2) / (height - 1))) + unit,
+    ],
     [0, formatValue(yMin) + unit],
   ]);
   const labelWidth = Math.max(...[...labels.values()].map((l) => l.length));

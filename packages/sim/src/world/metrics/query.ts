@@ -32,7 +32,8 @@ export interface SampledSeries {
 export type Aggregation = "sum" | "avg" | "max" | "min";
 
 function grid(o: RangeOptions): number[] {
-  if (!(o.toMs > o.fromMs)) throw new InvalidConfiguration(`range: toMs (${o.toMs}) must be after fromMs (${o.fromMs})`);
+  if (!(o.toMs > o.fromMs))
+    throw new InvalidConfiguration(`range: toMs (${o.toMs}) must be after fromMs (${o.fromMs})`);
   const step = o.stepMs ?? (o.toMs - o.fromMs) / 60;
   if (!(step > 0)) throw new InvalidConfiguration(`range: stepMs must be positive, got ${step}`);
   const out: number[] = [];
@@ -95,11 +96,15 @@ export class MetricQuery {
    * For a histogram, the rate of observations.
    */
   rate(name: string, options: RangeOptions & { readonly windowMs: number }): SampledSeries[] {
-    if (!(options.windowMs > 0)) throw new InvalidConfiguration(`rate: windowMs must be positive, got ${options.windowMs}`);
+    if (!(options.windowMs > 0))
+      throw new InvalidConfiguration(`rate: windowMs must be positive, got ${options.windowMs}`);
     const times = grid(options);
     return this.select(name, options.match).map((s) => {
       this.expectKind(s, ["counter", "histogram"], "rate");
-      const points = times.map((t): [number, number] => [t, (this.increaseOf(s, t - options.windowMs, t) * 1000) / options.windowMs]);
+      const points = times.map((t): [number, number] => [
+        t,
+        (this.increaseOf(s, t - options.windowMs, t) * 1000) / options.windowMs,
+      ]);
       return { name, labels: { ...s.labels, process: s.process }, points };
     });
   }
@@ -110,7 +115,11 @@ export class MetricQuery {
   }
 
   /** The latest value of each matching counter or gauge at `atMs` (default: now, the last sample). */
-  latest(name: string, atMs = Number.POSITIVE_INFINITY, match?: SeriesMatch): { labels: MetricLabels; value: number }[] {
+  latest(
+    name: string,
+    atMs = Number.POSITIVE_INFINITY,
+    match?: SeriesMatch,
+  ): { labels: MetricLabels; value: number }[] {
     return this.select(name, match).flatMap((s) => {
       const i = lastAtOrBefore(s.timesMs, atMs);
       return i < 0 ? [] : [{ labels: { ...s.labels, process: s.process }, value: s.values[i]! }];
@@ -133,7 +142,8 @@ export class MetricQuery {
     const out: number[] = [];
     for (const s of this.select(name, match)) {
       this.expectKind(s, ["histogram"], "observations");
-      for (let i = 0; i < s.timesMs.length; i++) if (s.timesMs[i]! > fromMs && s.timesMs[i]! <= toMs) out.push(s.values[i]!);
+      for (let i = 0; i < s.timesMs.length; i++)
+        if (s.timesMs[i]! > fromMs && s.timesMs[i]! <= toMs) out.push(s.values[i]!);
     }
     return out;
   }
@@ -157,7 +167,13 @@ export class MetricQuery {
       }
     }
     const combine = (vs: number[]): number =>
-      op === "sum" ? vs.reduce((a, b) => a + b, 0) : op === "avg" ? vs.reduce((a, b) => a + b, 0) / vs.length : op === "max" ? Math.max(...vs) : Math.min(...vs);
+      op === "sum"
+        ? vs.reduce((a, b) => a + b, 0)
+        : op === "avg"
+          ? vs.reduce((a, b) => a + b, 0) / vs.length
+          : op === "max"
+            ? Math.max(...vs)
+            : Math.min(...vs);
     return [...groups.values()].map((g) => ({
       name: `${op}(${series[0]?.name ?? ""})`,
       labels: g.labels,
@@ -187,6 +203,9 @@ export class MetricQuery {
   }
 
   private expectKind(s: SeriesSamples, kinds: readonly string[], what: string): void {
-    if (!kinds.includes(s.kind)) throw new InvalidConfiguration(`${what}(${s.name}): ${s.name} is a ${s.kind}; ${what} reads ${kinds.join(" or ")} metrics`);
+    if (!kinds.includes(s.kind))
+      throw new InvalidConfiguration(
+        `${what}(${s.name}): ${s.name} is a ${s.kind}; ${what} reads ${kinds.join(" or ")} metrics`,
+      );
   }
 }

@@ -118,7 +118,16 @@ export class SimMetricStore {
     const key = `${definition.name}\u0000${process}\u0000${JSON.stringify(labels)}`;
     let series = this.byKey.get(key);
     if (series === undefined) {
-      series = { name: definition.name, kind: definition.kind, process, labels, timesMs: [], values: [], restarts: [], writer };
+      series = {
+        name: definition.name,
+        kind: definition.kind,
+        process,
+        labels,
+        timesMs: [],
+        values: [],
+        restarts: [],
+        writer,
+      };
       this.byKey.set(key, series);
     } else if (series.writer !== writer) {
       series.writer = writer;
@@ -130,7 +139,8 @@ export class SimMetricStore {
 }
 
 function finite(name: string, what: string, value: number): void {
-  if (!Number.isFinite(value)) throw new InvalidConfiguration(`metric ${name}: ${what}(${value}) needs a finite number`);
+  if (!Number.isFinite(value))
+    throw new InvalidConfiguration(`metric ${name}: ${what}(${value}) needs a finite number`);
 }
 
 /** One incarnation's metrics: its own running totals, so a reboot starts counters from zero. */
@@ -142,7 +152,11 @@ class IncarnationMetrics implements MetricsProvider {
     private readonly process: string,
   ) {}
 
-  private update(definition: MetricDefinition, labels: MetricLabels | undefined, next: (previous: number) => number): void {
+  private update(
+    definition: MetricDefinition,
+    labels: MetricLabels | undefined,
+    next: (previous: number) => number,
+  ): void {
     const checked = checkMetricLabels(definition.name, definition.labelNames, labels);
     const key = `${definition.name}\u0000${JSON.stringify(checked)}`;
     const value = next(this.current.get(key) ?? 0);
@@ -155,7 +169,10 @@ class IncarnationMetrics implements MetricsProvider {
     return {
       inc: (value = 1, labels) => {
         finite(name, "inc", value);
-        if (value < 0) throw new InvalidConfiguration(`counter ${name}: inc(${value}) must add a non-negative number; use a gauge for values that go down`);
+        if (value < 0)
+          throw new InvalidConfiguration(
+            `counter ${name}: inc(${value}) must add a non-negative number; use a gauge for values that go down`,
+          );
         this.update(d, labels, (p) => p + value);
       },
     };

@@ -253,19 +253,28 @@ function isDuration(us: unknown): boolean {
 }
 
 function rangeError(range: unknown, what: string): string | null {
-  if (!Array.isArray(range) || range.length !== 2 || !isDuration(range[0]) || !isDuration(range[1]) || range[0] > range[1]) {
+  if (
+    !Array.isArray(range) ||
+    range.length !== 2 ||
+    !isDuration(range[0]) ||
+    !isDuration(range[1]) ||
+    range[0] > range[1]
+  ) {
     return `${what} must be [minUs, maxUs] with integers 0 <= minUs <= maxUs, got ${JSON.stringify(range)}`;
   }
   return null;
 }
 
 function latencyError(dist: LatencyDistribution | undefined, what: string): string | null {
-  if (dist === undefined || dist === null || typeof dist !== "object") return `${what} must be a latency distribution ({ shape: "uniform", rangeUs: [min, max] }, ...)`;
+  if (dist === undefined || dist === null || typeof dist !== "object")
+    return `${what} must be a latency distribution ({ shape: "uniform", rangeUs: [min, max] }, ...)`;
   switch (dist.shape) {
     case "uniform":
       return rangeError(dist.rangeUs, `${what}.rangeUs`);
     case "exponential":
-      return isDuration(dist.minUs) && isDuration(dist.meanUs) ? null : `${what}: exponential needs integer minUs >= 0 and meanUs >= 0`;
+      return isDuration(dist.minUs) && isDuration(dist.meanUs)
+        ? null
+        : `${what}: exponential needs integer minUs >= 0 and meanUs >= 0`;
     case "bimodal":
       return (
         rangeError(dist.fastUs, `${what}.fastUs`) ??
@@ -281,10 +290,13 @@ function latencyError(dist: LatencyDistribution | undefined, what: string): stri
 export function networkConfigErrors(config: NetworkConfig): string[] {
   const errors: (string | null)[] = [];
   const latency = config.latency ?? ({} as Partial<NetworkLatencyShapes>);
-  for (const op of ["bind", "accept", "connect", "write"] as const) errors.push(latencyError(latency[op], `latency.${op}`));
+  for (const op of ["bind", "accept", "connect", "write"] as const)
+    errors.push(latencyError(latency[op], `latency.${op}`));
   errors.push(rangeError(config.pairLatencyUs, "pairLatencyUs"));
-  if (!CONNECT_FAILURE_MODES.includes(config.connectFailureMode)) errors.push(`connectFailureMode must be one of ${CONNECT_FAILURE_MODES.join(", ")}`);
-  if (!PARTITION_STRATEGIES.includes(config.partitionStrategy)) errors.push(`partitionStrategy must be one of ${PARTITION_STRATEGIES.join(", ")}`);
+  if (!CONNECT_FAILURE_MODES.includes(config.connectFailureMode))
+    errors.push(`connectFailureMode must be one of ${CONNECT_FAILURE_MODES.join(", ")}`);
+  if (!PARTITION_STRATEGIES.includes(config.partitionStrategy))
+    errors.push(`partitionStrategy must be one of ${PARTITION_STRATEGIES.join(", ")}`);
   for (const key of [
     "connectFailureProbability",
     "bitFlipProbability",
@@ -294,15 +306,33 @@ export function networkConfigErrors(config: NetworkConfig): string[] {
     "partitionProbability",
     "buggifiedDelayProbability",
   ] as const) {
-    if (!isProbability(config[key])) errors.push(`${key} must be a probability between 0 and 1, got ${String(config[key])}`);
+    if (!isProbability(config[key]))
+      errors.push(`${key} must be a probability between 0 and 1, got ${String(config[key])}`);
   }
-  for (const key of ["partialWriteMaxBytes", "partialReadMaxBytes", "bitFlipCooldownUs", "randomCloseCooldownUs", "clockDriftMaxUs", "buggifiedDelayMaxUs"] as const) {
+  for (const key of [
+    "partialWriteMaxBytes",
+    "partialReadMaxBytes",
+    "bitFlipCooldownUs",
+    "randomCloseCooldownUs",
+    "clockDriftMaxUs",
+    "buggifiedDelayMaxUs",
+  ] as const) {
     if (!isDuration(config[key])) errors.push(`${key} must be an integer >= 0, got ${String(config[key])}`);
   }
-  if (!Number.isInteger(config.bitFlipMinBits) || !Number.isInteger(config.bitFlipMaxBits) || config.bitFlipMinBits < 1 || config.bitFlipMaxBits < config.bitFlipMinBits) {
-    errors.push(`bitFlipMinBits/bitFlipMaxBits must be integers with 1 <= min <= max, got ${config.bitFlipMinBits}/${config.bitFlipMaxBits}`);
+  if (
+    !Number.isInteger(config.bitFlipMinBits) ||
+    !Number.isInteger(config.bitFlipMaxBits) ||
+    config.bitFlipMinBits < 1 ||
+    config.bitFlipMaxBits < config.bitFlipMinBits
+  ) {
+    errors.push(
+      `bitFlipMinBits/bitFlipMaxBits must be integers with 1 <= min <= max, got ${config.bitFlipMinBits}/${config.bitFlipMaxBits}`,
+    );
   }
-  errors.push(rangeError(config.clogDurationUs, "clogDurationUs"), rangeError(config.partitionDurationUs, "partitionDurationUs"));
+  errors.push(
+    rangeError(config.clogDurationUs, "clogDurationUs"),
+    rangeError(config.partitionDurationUs, "partitionDurationUs"),
+  );
   if (typeof config.clockDriftEnabled !== "boolean") errors.push("clockDriftEnabled must be a boolean");
   if (typeof config.buggifiedDelayEnabled !== "boolean") errors.push("buggifiedDelayEnabled must be a boolean");
   return errors.filter((e): e is string => e !== null);

@@ -106,7 +106,13 @@ export class SimConnection implements Connection {
       if (this.eof) return settled(this.scope, null);
     }
     if (this.pendingRead !== null && isPending(this.pendingRead)) {
-      return failed(this.scope, new IoError("EBUSY", `a read on ${this.localAddr} is already waiting; read from one task at a time (a read raced against a timeout keeps waiting and takes the next bytes: keep awaiting it, or close the connection)`));
+      return failed(
+        this.scope,
+        new IoError(
+          "EBUSY",
+          `a read on ${this.localAddr} is already waiting; read from one task at a time (a read raced against a timeout keeps waiting and takes the next bytes: keep awaiting it, or close the connection)`,
+        ),
+      );
     }
     const op = this.owner.begin<Uint8Array | null>(this.scope.taskState, true, "read on", this.localAddr);
     this.pendingRead = op;
@@ -121,7 +127,11 @@ export class SimConnection implements Connection {
    */
   write(bytes: Uint8Array): Promise<void> {
     if (this.reset) return failed(this.scope, this.resetError());
-    if (this.closed) return failed(this.scope, new IoError("EPIPE", `write on ${this.localAddr} after close(); open a new connection`));
+    if (this.closed)
+      return failed(
+        this.scope,
+        new IoError("EPIPE", `write on ${this.localAddr} after close(); open a new connection`),
+      );
     if (this.sendCut) return failed(this.scope, this.sendCutError());
     const net = this.net;
     const faulty = net.endFaults && !this.stable;
@@ -175,7 +185,12 @@ export class SimConnection implements Connection {
   private traceBytes(name: "net_send" | "net_recv", bytes: number): void {
     const world = this.net.world;
     if (!world.trace.captures("debug")) return;
-    world.emit(this.scope.actor, "debug", name, name === "net_send" ? { to: this.peerAddr, bytes } : { from: this.peerAddr, bytes });
+    world.emit(
+      this.scope.actor,
+      "debug",
+      name,
+      name === "net_send" ? { to: this.peerAddr, bytes } : { from: this.peerAddr, bytes },
+    );
   }
 
   /** Settles a waiting read after a delivery, a reset or the end of a read clog. */
@@ -187,7 +202,8 @@ export class SimConnection implements Connection {
     // buffered for the next read instead of going to a promise nobody awaits.
     if (!isPending(op)) return;
     if (this.reset) Incarnation.reject(op, this.resetError());
-    else if (this.readClogUntilUs > this.net.world.engine.nowUs) this.pendingRead = op; // the clog's end wakes it
+    else if (this.readClogUntilUs > this.net.world.engine.nowUs)
+      this.pendingRead = op; // the clog's end wakes it
     else if (this.inboxBytes > 0) Incarnation.resolve(op, this.takeReadable());
     else if (this.eof) Incarnation.resolve(op, null);
     else this.pendingRead = op; // nothing to hand out yet
@@ -204,11 +220,17 @@ export class SimConnection implements Connection {
   }
 
   explicitResetError(): IoError {
-    return new IoError("ECONNRESET", `connection ${this.localAddr} <-> ${this.peerAddr} was reset (simulated random connection failure, explicit)`);
+    return new IoError(
+      "ECONNRESET",
+      `connection ${this.localAddr} <-> ${this.peerAddr} was reset (simulated random connection failure, explicit)`,
+    );
   }
 
   sendCutError(): IoError {
-    return new IoError("EPIPE", `the sending side of ${this.localAddr} -> ${this.peerAddr} was closed by a simulated random close; open a new connection`);
+    return new IoError(
+      "EPIPE",
+      `the sending side of ${this.localAddr} -> ${this.peerAddr} was closed by a simulated random close; open a new connection`,
+    );
   }
 }
 

@@ -131,7 +131,11 @@ export class SimNetwork {
   set config(config: NetworkConfig) {
     this.currentConfig = config;
     this.endFaults =
-      config.randomCloseProbability > 0 || config.clogProbability > 0 || config.partialReadMaxBytes > 0 || config.partialWriteMaxBytes > 0 || config.bitFlipProbability > 0;
+      config.randomCloseProbability > 0 ||
+      config.clogProbability > 0 ||
+      config.partialReadMaxBytes > 0 ||
+      config.partialWriteMaxBytes > 0 ||
+      config.bitFlipProbability > 0;
   }
 
   get sim(): RandomStream {
@@ -151,7 +155,9 @@ export class SimNetwork {
   /** Marks both ends of `conn` stable: exempt from clogs, random close, bit flips and partial I/O. */
   markStable(conn: Connection): void {
     if (!(conn instanceof SimConnection)) {
-      throw new TypeError("markConnectionStable(conn): conn must be a connection of the simulated network (from ctx.network)");
+      throw new TypeError(
+        "markConnectionStable(conn): conn must be a connection of the simulated network (from ctx.network)",
+      );
     }
     conn.stable = true;
     if (conn.peer !== null) conn.peer.stable = true;
@@ -187,10 +193,16 @@ export class SimNetwork {
     const ip = addrError(addr) ?? ipOf(addr);
     if (ip instanceof IoError) return failed(scope, ip);
     if (ip !== scope.ip) {
-      return failed(scope, new IoError("EADDRNOTAVAIL", `cannot bind ${addr}: ${ip} is not this process's IP; bind "${scope.ip}:<port>"`));
+      return failed(
+        scope,
+        new IoError("EADDRNOTAVAIL", `cannot bind ${addr}: ${ip} is not this process's IP; bind "${scope.ip}:<port>"`),
+      );
     }
     if (this.listeners.has(addr) || this.ephemeralInUse.has(addr)) {
-      return failed(scope, new IoError("EADDRINUSE", `${addr} is already bound; close its listener first or use another port`));
+      return failed(
+        scope,
+        new IoError("EADDRINUSE", `${addr} is already bound; close its listener first or use another port`),
+      );
     }
     const op = scope.incarnation.begin<Listener>(scope.taskState, true, "bind", addr);
     if (op === null) return never();
@@ -199,7 +211,13 @@ export class SimNetwork {
     this.listeners.set(addr, listener);
     addTo(this.owned, listener.owner, listener);
     const done: BindCompletion = { listener, op };
-    this.world.engine.schedule(sampleLatencyUs(this.config.latency.bind, this.sim), completeBind, done, EventTag.network, scope.incarnation);
+    this.world.engine.schedule(
+      sampleLatencyUs(this.config.latency.bind, this.sim),
+      completeBind,
+      done,
+      EventTag.network,
+      scope.incarnation,
+    );
     return promise;
   }
 
@@ -215,10 +233,20 @@ export class SimNetwork {
     if (failure === "hang") return promise;
     const localAddr = this.allocateEphemeral(scope.ip);
     if (localAddr === null) {
-      Incarnation.reject(op, new IoError("EADDRNOTAVAIL", `no free ephemeral port on ${scope.ip}; close some connections`));
+      Incarnation.reject(
+        op,
+        new IoError("EADDRNOTAVAIL", `no free ephemeral port on ${scope.ip}; close some connections`),
+      );
       return promise;
     }
-    const attempt: ConnectAttempt = { net: this, scope, op, localAddr, remoteAddr: addr, refused: failure === "refuse" };
+    const attempt: ConnectAttempt = {
+      net: this,
+      scope,
+      op,
+      localAddr,
+      remoteAddr: addr,
+      refused: failure === "refuse",
+    };
     const delayUs = sampleLatencyUs(this.config.latency.connect, this.sim) + this.pathLatencyUs(scope.ip, remoteIp);
     this.world.engine.schedule(delayUs, arriveConnect, attempt, EventTag.network, scope.incarnation);
     return promise;
@@ -233,7 +261,10 @@ export class SimNetwork {
     }
     if (attempt.refused) {
       this.ephemeralInUse.delete(localAddr);
-      Incarnation.reject(op, new IoError("ECONNREFUSED", `connect to ${remoteAddr} refused (simulated connect failure, from ${localAddr})`));
+      Incarnation.reject(
+        op,
+        new IoError("ECONNREFUSED", `connect to ${remoteAddr} refused (simulated connect failure, from ${localAddr})`),
+      );
       return;
     }
     const clientIp = attempt.scope.ip;
@@ -247,7 +278,10 @@ export class SimNetwork {
     const listener = this.listeners.get(remoteAddr);
     if (listener === undefined || !listener.listening || listener.closed || !listener.owner.alive) {
       this.ephemeralInUse.delete(localAddr);
-      Incarnation.reject(op, new IoError("ECONNREFUSED", `nobody listens on ${remoteAddr} (connect from ${localAddr})`));
+      Incarnation.reject(
+        op,
+        new IoError("ECONNREFUSED", `nobody listens on ${remoteAddr} (connect from ${localAddr})`),
+      );
       return;
     }
     const id = this.nextConnectionId++;
@@ -269,7 +303,13 @@ export class SimNetwork {
       const op = listener.waiters.shift();
       if (op === undefined) return;
       const pairing: AcceptPairing = { listener, op, conn: listener.backlog.shift()! };
-      this.world.engine.schedule(sampleLatencyUs(this.config.latency.accept, this.sim), completeAccept, pairing, EventTag.network, listener.owner);
+      this.world.engine.schedule(
+        sampleLatencyUs(this.config.latency.accept, this.sim),
+        completeAccept,
+        pairing,
+        EventTag.network,
+        listener.owner,
+      );
     }
   }
 
@@ -310,7 +350,13 @@ export class SimNetwork {
         const sentBytes = this.sim.rangeInt(1, Math.min(rest.length - 1, maxBytes) + 1);
         this.schedule(from, to, rest.subarray(0, sentBytes));
         rest = rest.subarray(sentBytes);
-        this.world.recordFault(NETWORK_FAULT_KINDS.partialWrite, { connectionId: from.connectionId, from: from.localIp, to: from.peerIp, sentBytes, remainingBytes: rest.length });
+        this.world.recordFault(NETWORK_FAULT_KINDS.partialWrite, {
+          connectionId: from.connectionId,
+          from: from.localIp,
+          to: from.peerIp,
+          sentBytes,
+          remainingBytes: rest.length,
+        });
       }
     }
     this.schedule(from, to, rest);
@@ -327,7 +373,8 @@ export class SimNetwork {
    */
   deliveryTimeUs(from: SimConnection): number {
     const startUs = Math.max(this.world.engine.nowUs, from.writeClogUntilUs);
-    const earliest = startUs + sampleLatencyUs(this.config.latency.write, this.sim) + this.pathLatencyUs(from.localIp, from.peerIp);
+    const earliest =
+      startUs + sampleLatencyUs(this.config.latency.write, this.sim) + this.pathLatencyUs(from.localIp, from.peerIp);
     const atUs = Math.max(earliest, from.lastDeliveryUs + FIFO_SPACING_US);
     from.lastDeliveryUs = atUs;
     return atUs;
@@ -414,7 +461,7 @@ export class SimNetwork {
     return [...ips].sort(compareIps);
   }
 
-    /** Wakes `end`; in an event of its owner when it must resume as itself and someone else runs. */
+  /** Wakes `end`; in an event of its owner when it must resume as itself and someone else runs. */
   wakeAsOwner(end: SimConnection): void {
     if (this.world.engine.currentOwner === end.owner || !this.resumeAsOwner.has(end.owner)) end.wake();
     else this.world.engine.schedule(0, wakeEnd, end, EventTag.network, end.owner);

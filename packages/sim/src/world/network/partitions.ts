@@ -63,16 +63,23 @@ export class PartitionTable {
   cutPair(fromIp: string, toIp: string, durationUs: number, cause: PartitionCause): void {
     if (fromIp === toIp) return; // an IP always reaches itself
     if (this.add(this.pairs, pairKey(fromIp, toIp), durationUs)) {
-      this.world.recordFault(NETWORK_FAULT_KINDS.partitionCreated, { from: fromIp, to: toIp, durationMs: durationUs / 1000, cause });
+      this.world.recordFault(NETWORK_FAULT_KINDS.partitionCreated, {
+        from: fromIp,
+        to: toIp,
+        durationMs: durationUs / 1000,
+        cause,
+      });
     }
   }
 
   cutSend(ip: string, durationUs: number): void {
-    if (this.add(this.sends, ip, durationUs)) this.world.recordFault(NETWORK_FAULT_KINDS.sendPartitionCreated, { ip, durationMs: durationUs / 1000 });
+    if (this.add(this.sends, ip, durationUs))
+      this.world.recordFault(NETWORK_FAULT_KINDS.sendPartitionCreated, { ip, durationMs: durationUs / 1000 });
   }
 
   cutRecv(ip: string, durationUs: number): void {
-    if (this.add(this.recvs, ip, durationUs)) this.world.recordFault(NETWORK_FAULT_KINDS.recvPartitionCreated, { ip, durationMs: durationUs / 1000 });
+    if (this.add(this.recvs, ip, durationUs))
+      this.world.recordFault(NETWORK_FAULT_KINDS.recvPartitionCreated, { ip, durationMs: durationUs / 1000 });
   }
 
   /** Ends `from -> to` if it is in force; returns whether it was. */
@@ -167,7 +174,11 @@ export function compareIps(a: string, b: string): number {
  * The side of a random partition among `ips` (sorted), chosen by `strategy`: the two sides are
  * then cut off from each other. Null when the draw puts everyone on one side.
  */
-export function pickPartitionSide(strategy: PartitionStrategy, ips: readonly string[], sim: RandomStream): string[] | null {
+export function pickPartitionSide(
+  strategy: PartitionStrategy,
+  ips: readonly string[],
+  sim: RandomStream,
+): string[] | null {
   const n = ips.length;
   if (n < 2) return null;
   switch (strategy) {

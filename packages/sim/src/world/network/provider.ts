@@ -10,7 +10,9 @@ import type { SimNetwork } from "./network.ts";
  */
 export function markConnectionStable(conn: Connection): void {
   if (!(conn instanceof SimConnection)) {
-    throw new TypeError("markConnectionStable(conn): conn must be a connection of the simulated network (from ctx.network)");
+    throw new TypeError(
+      "markConnectionStable(conn): conn must be a connection of the simulated network (from ctx.network)",
+    );
   }
   conn.net.markStable(conn);
 }

@@ -102,7 +102,7 @@ export function installNodeNet(): void {
           });
         }
         markNodeUser(host);
-      simListen(this, host, args);
+        simListen(this, host, args);
         return this;
       },
   );

@@ -137,7 +137,14 @@ const PROBABILITIES = [
 ] as const;
 
 function isRange(range: RangeUs): boolean {
-  return Array.isArray(range) && range.length === 2 && Number.isSafeInteger(range[0]) && Number.isSafeInteger(range[1]) && 0 <= range[0] && range[0] <= range[1];
+  return (
+    Array.isArray(range) &&
+    range.length === 2 &&
+    Number.isSafeInteger(range[0]) &&
+    Number.isSafeInteger(range[1]) &&
+    0 <= range[0] &&
+    range[0] <= range[1]
+  );
 }
 
 function checkLatency(name: string, d: LatencyDistribution): void {
@@ -147,31 +154,45 @@ function checkLatency(name: string, d: LatencyDistribution): void {
     typeof d === "object" &&
     ((d.shape === "uniform" && isRange(d.rangeUs)) ||
       (d.shape === "exponential" && isUs(d.minUs) && isUs(d.meanUs)) ||
-      (d.shape === "bimodal" && isRange(d.fastUs) && isRange(d.slowUs) && d.slowProbability >= 0 && d.slowProbability <= 1));
+      (d.shape === "bimodal" &&
+        isRange(d.fastUs) &&
+        isRange(d.slowUs) &&
+        d.slowProbability >= 0 &&
+        d.slowProbability <= 1));
   if (!valid) {
-    throw new InvalidConfiguration(`storage config ${name} must be a latency distribution in whole µs ({ shape: "uniform", rangeUs: [min, max] }, ...), got ${JSON.stringify(d)}`);
+    throw new InvalidConfiguration(
+      `storage config ${name} must be a latency distribution in whole µs ({ shape: "uniform", rangeUs: [min, max] }, ...), got ${JSON.stringify(d)}`,
+    );
   }
 }
 
 /** Throws `InvalidConfiguration` naming the first field that cannot work. */
 export function validateStorageConfig(config: StorageConfig): void {
-  if (!(config.iops > 0) || !Number.isFinite(config.iops)) throw new InvalidConfiguration(`storage config iops must be > 0, got ${String(config.iops)}`);
+  if (!(config.iops > 0) || !Number.isFinite(config.iops))
+    throw new InvalidConfiguration(`storage config iops must be > 0, got ${String(config.iops)}`);
   if (!(config.bandwidthBytesPerSec > 0) || !Number.isFinite(config.bandwidthBytesPerSec)) {
-    throw new InvalidConfiguration(`storage config bandwidthBytesPerSec must be > 0, got ${String(config.bandwidthBytesPerSec)}`);
+    throw new InvalidConfiguration(
+      `storage config bandwidthBytesPerSec must be > 0, got ${String(config.bandwidthBytesPerSec)}`,
+    );
   }
   checkLatency("readLatencyUs", config.readLatencyUs);
   checkLatency("writeLatencyUs", config.writeLatencyUs);
   checkLatency("syncLatencyUs", config.syncLatencyUs);
   for (const key of PROBABILITIES) {
     const p = config[key];
-    if (typeof p !== "number" || !(p >= 0 && p <= 1)) throw new InvalidConfiguration(`storage config ${key} must be a probability between 0 and 1, got ${String(p)}`);
+    if (typeof p !== "number" || !(p >= 0 && p <= 1))
+      throw new InvalidConfiguration(`storage config ${key} must be a probability between 0 and 1, got ${String(p)}`);
   }
   for (const key of ["stallDurationUs", "throttleDurationUs"] as const) {
     const v = config[key];
-    if (!Number.isSafeInteger(v) || v < 0) throw new InvalidConfiguration(`storage config ${key} must be a whole number of µs >= 0, got ${String(v)}`);
+    if (!Number.isSafeInteger(v) || v < 0)
+      throw new InvalidConfiguration(`storage config ${key} must be a whole number of µs >= 0, got ${String(v)}`);
   }
   for (const key of ["throttleIopsMultiplier", "throttleBandwidthMultiplier"] as const) {
     const v = config[key];
-    if (!(v >= 1) || !Number.isFinite(v)) throw new InvalidConfiguration(`storage config ${key} must be >= 1 (a divisor of the disk's speed), got ${String(v)}`);
+    if (!(v >= 1) || !Number.isFinite(v))
+      throw new InvalidConfiguration(
+        `storage config ${key} must be >= 1 (a divisor of the disk's speed), got ${String(v)}`,
+      );
   }
 }

@@ -115,7 +115,14 @@ export class SimFile {
     const sizeBefore = this.image.sizeBytes;
     const undo = exposed ? this.image.captureUndo(offsetBytes, bytes.length) : null;
     this.image.write(offsetBytes, bytes);
-    this.log(sizeBefore, { kind: "write", seq: ++this.lastSeq, offsetBytes, lengthBytes: bytes.length, undo, undoLimitBytes: Infinity });
+    this.log(sizeBefore, {
+      kind: "write",
+      seq: ++this.lastSeq,
+      offsetBytes,
+      lengthBytes: bytes.length,
+      undo,
+      undoLimitBytes: Infinity,
+    });
   }
 
   /** The file metadata grew to cover a write whose bytes did not land as meant (phantom, misdirected). */
@@ -162,7 +169,8 @@ export class SimFile {
    */
   crash(fates: readonly CrashFate[], pickSector: (first: number, end: number) => number): CrashDamage[] {
     const writes = this.unsyncedWrites();
-    if (fates.length !== writes.length) throw new Error(`crash: ${fates.length} fates for ${writes.length} unsynced writes`);
+    if (fates.length !== writes.length)
+      throw new Error(`crash: ${fates.length} fates for ${writes.length} unsynced writes`);
     const fateOf = new Map<UnsyncedWrite, CrashFate>();
     writes.forEach((w, i) => {
       fateOf.set(w as UnsyncedWrite, fates[i]!);
@@ -180,7 +188,8 @@ export class SimFile {
         continue;
       }
       const limit = Math.min(end, change.undoLimitBytes);
-      for (const [from, to] of subtractRanges(change.offsetBytes, limit, survivors)) this.image.restoreBytes(change.undo, from, to);
+      for (const [from, to] of subtractRanges(change.offsetBytes, limit, survivors))
+        this.image.restoreBytes(change.undo, from, to);
       this.image.restoreFlags(change.undo, (sector) => {
         const start = sector * SECTOR_SIZE_BYTES;
         return start < limit && !survivors.some(([s, e]) => s < start + SECTOR_SIZE_BYTES && e > start);
@@ -213,7 +222,11 @@ export class SimFile {
   }
 
   /** The size `changes` give from `startBytes`, skipping lost writes. */
-  private sizeAfter(changes: readonly UnsyncedChange[], startBytes: number, fateOf: Map<UnsyncedWrite, CrashFate> | null): number {
+  private sizeAfter(
+    changes: readonly UnsyncedChange[],
+    startBytes: number,
+    fateOf: Map<UnsyncedWrite, CrashFate> | null,
+  ): number {
     let size = startBytes;
     for (const c of changes) {
       if (c.kind === "write") {

@@ -10,7 +10,14 @@ import { checkLength, checkReadRange, checkWriteArgs, IoError, type StorageFile 
 import { Incarnation, type PendingOp } from "../../engine/incarnation.ts";
 import type { ActorScope } from "../scope.ts";
 import { sampleLatencyUs } from "../network/config.ts";
-import { decideMisdirectedRead, decideSyncFailure, decideWriteFate, misdirectedOffset, pickFaultedSectors, STORAGE_FAULT_KINDS } from "./faults.ts";
+import {
+  decideMisdirectedRead,
+  decideSyncFailure,
+  decideWriteFate,
+  misdirectedOffset,
+  pickFaultedSectors,
+  STORAGE_FAULT_KINDS,
+} from "./faults.ts";
 import { MAX_UNSYNCED_CHANGES_PER_FILE, type SimFile } from "./file.ts";
 import { syncLatencyUs, transferLatencyUs, type EpisodeKind } from "./latency.ts";
 import { failed, issue, settled, type StorageRequest } from "./ops.ts";
@@ -18,7 +25,10 @@ import { MAX_SIM_FILE_SIZE_BYTES, SECTOR_SIZE_BYTES, sectorSpan } from "./sector
 import type { Disk, SimStorage } from "./storage.ts";
 
 function tooBig(path: string, endBytes: number): IoError {
-  return new IoError("EFBIG", `${path}: ${endBytes} bytes is past the simulator's file size limit of ${MAX_SIM_FILE_SIZE_BYTES} bytes`);
+  return new IoError(
+    "EFBIG",
+    `${path}: ${endBytes} bytes is past the simulator's file size limit of ${MAX_SIM_FILE_SIZE_BYTES} bytes`,
+  );
 }
 
 class ReadRequest implements StorageRequest<Uint8Array> {
@@ -106,17 +116,32 @@ export class SimFileHandle implements StorageFile {
     const refused = checkReadRange(offset, length) ?? this.access("read", this.readable);
     if (refused !== null) return failed(this.scope, refused);
     const delayUs = this.transferDelayUs("read", length);
-    return issue(this.storage, this.scope, "storage read of", this.path, delayUs, (op) => new ReadRequest(this.storage, this.disk, this.epoch, op, this, offset, length));
+    return issue(
+      this.storage,
+      this.scope,
+      "storage read of",
+      this.path,
+      delayUs,
+      (op) => new ReadRequest(this.storage, this.disk, this.epoch, op, this, offset, length),
+    );
   }
 
   write(offset: number, bytes: Uint8Array): Promise<void> {
     const refused = checkWriteArgs(offset, bytes) ?? this.access("write", this.writable);
     if (refused !== null) return failed(this.scope, refused);
-    if (!this.appending && offset + bytes.length > MAX_SIM_FILE_SIZE_BYTES) return failed(this.scope, tooBig(this.path, offset + bytes.length));
+    if (!this.appending && offset + bytes.length > MAX_SIM_FILE_SIZE_BYTES)
+      return failed(this.scope, tooBig(this.path, offset + bytes.length));
     // The caller may reuse its buffer before the write lands. (Not `slice`: a Buffer's is a view.)
     const copy = new Uint8Array(bytes);
     const delayUs = this.transferDelayUs("write", bytes.length);
-    return issue(this.storage, this.scope, "storage write to", this.path, delayUs, (op) => new WriteRequest(this.storage, this.disk, this.epoch, op, this, offset, copy));
+    return issue(
+      this.storage,
+      this.scope,
+      "storage write to",
+      this.path,
+      delayUs,
+      (op) => new WriteRequest(this.storage, this.disk, this.epoch, op, this, offset, copy),
+    );
   }
 
   sync(): Promise<void> {
@@ -127,7 +152,14 @@ export class SimFileHandle implements StorageFile {
     this.advanceEpisodes(nowUs);
     const delayUs = syncLatencyUs(nowUs, this.disk.config, this.disk.episodes, sim);
     const throughSeq = this.file.changeSeq;
-    return issue(this.storage, this.scope, "storage sync of", this.path, delayUs, (op) => new SyncRequest(this.storage, this.disk, this.epoch, op, this, throughSeq));
+    return issue(
+      this.storage,
+      this.scope,
+      "storage sync of",
+      this.path,
+      delayUs,
+      (op) => new SyncRequest(this.storage, this.disk, this.epoch, op, this, throughSeq),
+    );
   }
 
   size(): Promise<number> {
@@ -139,10 +171,21 @@ export class SimFileHandle implements StorageFile {
   setLength(sizeBytes: number): Promise<void> {
     const refused = checkLength(sizeBytes) ?? this.access("setLength", true);
     if (refused !== null) return failed(this.scope, refused);
-    if (!this.writable) return failed(this.scope, new IoError("EINVAL", `setLength on ${this.path}: the file was not opened with write or append`));
+    if (!this.writable)
+      return failed(
+        this.scope,
+        new IoError("EINVAL", `setLength on ${this.path}: the file was not opened with write or append`),
+      );
     if (sizeBytes > MAX_SIM_FILE_SIZE_BYTES) return failed(this.scope, tooBig(this.path, sizeBytes));
     const delayUs = sampleLatencyUs(this.disk.config.writeLatencyUs, this.storage.world.engine.streams.sim);
-    return issue(this.storage, this.scope, "storage setLength of", this.path, delayUs, (op) => new SetLengthRequest(this.storage, this.disk, this.epoch, op, this.file, sizeBytes));
+    return issue(
+      this.storage,
+      this.scope,
+      "storage setLength of",
+      this.path,
+      delayUs,
+      (op) => new SetLengthRequest(this.storage, this.disk, this.epoch, op, this.file, sizeBytes),
+    );
   }
 
   close(): Promise<void> {
@@ -160,7 +203,12 @@ export class SimFileHandle implements StorageFile {
     const sim = this.storage.world.engine.streams.sim;
     if (decideMisdirectedRead(config, sim)) {
       const mistaken = misdirectedOffset(offset, image.sizeBytes, sim);
-      this.recordFault(STORAGE_FAULT_KINDS.readFault, { readKind: "misdirected", offsetBytes: offset, lengthBytes: n, mistakenOffsetBytes: mistaken });
+      this.recordFault(STORAGE_FAULT_KINDS.readFault, {
+        readKind: "misdirected",
+        offsetBytes: offset,
+        lengthBytes: n,
+        mistakenOffsetBytes: mistaken,
+      });
       // Whatever lies past the end of the file there comes back as zeros.
       const out = new Uint8Array(n);
       out.set(image.read(mistaken, n));
@@ -188,18 +236,32 @@ export class SimFileHandle implements StorageFile {
     if (fate === "phantom") {
       // The file system recorded the new size; the device dropped the bytes.
       file.extendTo(end, sizeBefore);
-      this.recordFault(STORAGE_FAULT_KINDS.writeFault, { writeKind: "phantom", offsetBytes: offset, lengthBytes: bytes.length });
+      this.recordFault(STORAGE_FAULT_KINDS.writeFault, {
+        writeKind: "phantom",
+        offsetBytes: offset,
+        lengthBytes: bytes.length,
+      });
     } else if (fate === "misdirected") {
       const mistaken = misdirectedOffset(offset, Math.max(sizeBefore, end), sim);
       file.image.misdirect(offset, mistaken, bytes);
       file.extendTo(end, sizeBefore);
-      this.recordFault(STORAGE_FAULT_KINDS.writeFault, { writeKind: "misdirected", offsetBytes: offset, lengthBytes: bytes.length, mistakenOffsetBytes: mistaken });
+      this.recordFault(STORAGE_FAULT_KINDS.writeFault, {
+        writeKind: "misdirected",
+        offsetBytes: offset,
+        lengthBytes: bytes.length,
+        mistakenOffsetBytes: mistaken,
+      });
     } else {
       const writebacksBefore = file.writebacks;
       file.write(offset, bytes, config.crashFaultProbability > 0);
       if (writebacksBefore === 0 && file.writebacks > 0) {
         // The bounded unsynced log is full: say so once per file (older writes are now durable).
-        this.storage.world.emit("sim", "info", "storage_writeback", { ip: this.disk.ip, path: file.path, fileId: file.id, unsyncedLimit: MAX_UNSYNCED_CHANGES_PER_FILE });
+        this.storage.world.emit("sim", "info", "storage_writeback", {
+          ip: this.disk.ip,
+          path: file.path,
+          fileId: file.id,
+          unsyncedLimit: MAX_UNSYNCED_CHANGES_PER_FILE,
+        });
       }
       const [first, last] = sectorSpan(offset, bytes.length);
       for (const sector of pickFaultedSectors(config.writeFaultProbability, first, last, sim)) {
@@ -213,7 +275,10 @@ export class SimFileHandle implements StorageFile {
   completeSync(throughSeq: number): IoError | null {
     if (decideSyncFailure(this.disk.config, this.storage.world.engine.streams.sim)) {
       this.recordFault(STORAGE_FAULT_KINDS.syncFault, {});
-      return new IoError("EIO", `sync of ${this.path} failed (simulated I/O error); the writes it covered are not durable, sync again`);
+      return new IoError(
+        "EIO",
+        `sync of ${this.path} failed (simulated I/O error); the writes it covered are not durable, sync again`,
+      );
     }
     this.file.syncThrough(throughSeq);
     return null;
@@ -224,10 +289,16 @@ export class SimFileHandle implements StorageFile {
   /** `EBADF` when closed (or its disk crashed or was wiped) or not opened for this access, else null. */
   private access(op: string, allowed: boolean): IoError | null {
     if (this.closed || this.epoch !== this.disk.epoch) {
-      const why = this.closed ? "the file handle is closed" : `the disk of ${this.disk.ip} crashed or was wiped since it was opened`;
+      const why = this.closed
+        ? "the file handle is closed"
+        : `the disk of ${this.disk.ip} crashed or was wiped since it was opened`;
       return new IoError("EBADF", `${op} on ${this.path}: ${why}; open the file again`);
     }
-    if (!allowed) return new IoError("EBADF", `${op} on ${this.path}: the file was not opened with ${op === "read" ? "read" : "write or append"}`);
+    if (!allowed)
+      return new IoError(
+        "EBADF",
+        `${op} on ${this.path}: the file was not opened with ${op === "read" ? "read" : "write or append"}`,
+      );
     return null;
   }
 
@@ -243,9 +314,16 @@ export class SimFileHandle implements StorageFile {
   /** Advances the disk's stall/throttle state machine; an episode that starts is a fault event. */
   private advanceEpisodes(nowUs: number): void {
     const config = this.disk.config;
-    const started: EpisodeKind | null = this.disk.episodes.advance(nowUs, config, this.storage.world.engine.streams.sim);
+    const started: EpisodeKind | null = this.disk.episodes.advance(
+      nowUs,
+      config,
+      this.storage.world.engine.streams.sim,
+    );
     if (started === "stall") {
-      this.storage.world.recordFault(STORAGE_FAULT_KINDS.stall, { ip: this.disk.ip, durationMs: config.stallDurationUs / 1000 });
+      this.storage.world.recordFault(STORAGE_FAULT_KINDS.stall, {
+        ip: this.disk.ip,
+        durationMs: config.stallDurationUs / 1000,
+      });
     } else if (started === "throttle") {
       this.storage.world.recordFault(STORAGE_FAULT_KINDS.throttle, {
         ip: this.disk.ip,

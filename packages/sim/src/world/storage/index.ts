@@ -3,7 +3,13 @@ export { SimStorage, Disk } from "./storage.ts";
 export { SimStorageProvider } from "./provider.ts";
 export { SimFileHandle } from "./handle.ts";
 export { SimFile, MAX_UNSYNCED_CHANGES_PER_FILE, type CrashFate, type CrashDamage } from "./file.ts";
-export { SectorImage, SECTOR_SIZE_BYTES, MAX_OVERLAYS_PER_FILE, MAX_SIM_FILE_SIZE_BYTES, type Overlay } from "./sectors.ts";
+export {
+  SectorImage,
+  SECTOR_SIZE_BYTES,
+  MAX_OVERLAYS_PER_FILE,
+  MAX_SIM_FILE_SIZE_BYTES,
+  type Overlay,
+} from "./sectors.ts";
 export { STORAGE_FAULT_KINDS } from "./faults.ts";
 export { DiskEpisodes, transferUs, US_PER_SECOND } from "./latency.ts";
 export {

@@ -77,8 +77,12 @@ export function transferLatencyUs(
 ): number {
   const throttled = episodes.throttled(nowUs);
   const iops = throttled ? config.iops / episodes.throttleIopsMultiplier : config.iops;
-  const bandwidth = throttled ? config.bandwidthBytesPerSec / episodes.throttleBandwidthMultiplier : config.bandwidthBytesPerSec;
-  return sampleLatencyUs(base, sim) + Math.round(transferUs(sizeBytes, iops, bandwidth)) + episodes.stallRemainingUs(nowUs);
+  const bandwidth = throttled
+    ? config.bandwidthBytesPerSec / episodes.throttleBandwidthMultiplier
+    : config.bandwidthBytesPerSec;
+  return (
+    sampleLatencyUs(base, sim) + Math.round(transferUs(sizeBytes, iops, bandwidth)) + episodes.stallRemainingUs(nowUs)
+  );
 }
 
 /** Latency of a sync issued at `nowUs` (after `advance`): no IOPS or bandwidth term. */

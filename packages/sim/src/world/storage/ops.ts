@@ -39,7 +39,10 @@ export function failed<T>(scope: ActorScope, error: unknown): Promise<T> {
 
 function fire(request: StorageRequest<unknown>): void {
   if (request.epoch !== request.disk.epoch) {
-    Incarnation.reject(request.op, new IoError("EIO", `the disk of ${request.disk.ip} crashed or was wiped while this operation was in flight`));
+    Incarnation.reject(
+      request.op,
+      new IoError("EIO", `the disk of ${request.disk.ip} crashed or was wiped while this operation was in flight`),
+    );
     return;
   }
   request.complete(request);

@@ -7,7 +7,14 @@
  * file system: a path with files under `path/` is a directory (`EISDIR`), and a path below a
  * file is `ENOTDIR`.
  */
-import { checkOpenOptions, checkStoragePath, IoError, type OpenOptions, type StorageFile, type StorageProvider } from "@moonpool/core";
+import {
+  checkOpenOptions,
+  checkStoragePath,
+  IoError,
+  type OpenOptions,
+  type StorageFile,
+  type StorageProvider,
+} from "@moonpool/core";
 import { Incarnation, type PendingOp } from "../../engine/incarnation.ts";
 import type { ActorScope } from "../scope.ts";
 import { METADATA_LATENCY_US } from "./config.ts";
@@ -40,7 +47,8 @@ class MetadataRequest<T> implements StorageRequest<T> {
 /** `ENOTDIR` if a parent of `path` is a file, else null. */
 function parentIsFile(disk: Disk, path: string, op: string): IoError | null {
   for (let i = path.indexOf("/"); i >= 0; i = path.indexOf("/", i + 1)) {
-    if (disk.files.has(path.slice(0, i))) return new IoError("ENOTDIR", `${op} ${path}: ${path.slice(0, i)} is a file, not a directory`);
+    if (disk.files.has(path.slice(0, i)))
+      return new IoError("ENOTDIR", `${op} ${path}: ${path.slice(0, i)} is a file, not a directory`);
   }
   return null;
 }
@@ -87,7 +95,9 @@ export class SimStorageProvider implements StorageProvider {
       const notDir = parentIsFile(disk, path, "delete");
       if (notDir !== null) throw notDir;
       if (!disk.files.delete(path)) {
-        throw isDirectory(disk, path) ? directoryError("delete", path) : new IoError("ENOENT", `delete ${path}: no such file`);
+        throw isDirectory(disk, path)
+          ? directoryError("delete", path)
+          : new IoError("ENOENT", `delete ${path}: no such file`);
       }
     });
   }
@@ -99,7 +109,12 @@ export class SimStorageProvider implements StorageProvider {
       const disk = this.disk;
       const file = disk.files.get(from);
       if (file === undefined) {
-        throw parentIsFile(disk, from, "rename") ?? (isDirectory(disk, from) ? directoryError("rename", from) : new IoError("ENOENT", `rename ${from}: no such file`));
+        throw (
+          parentIsFile(disk, from, "rename") ??
+          (isDirectory(disk, from)
+            ? directoryError("rename", from)
+            : new IoError("ENOENT", `rename ${from}: no such file`))
+        );
       }
       const notDir = parentIsFile(disk, to, "rename");
       if (notDir !== null) throw notDir;
@@ -112,7 +127,8 @@ export class SimStorageProvider implements StorageProvider {
   }
 
   list(prefix = ""): Promise<string[]> {
-    if (typeof prefix !== "string") return failed(this.scope, new IoError("EINVAL", `list(prefix) needs a string prefix, got ${typeof prefix}`));
+    if (typeof prefix !== "string")
+      return failed(this.scope, new IoError("EINVAL", `list(prefix) needs a string prefix, got ${typeof prefix}`));
     return this.metadata("storage list of", prefix, () => {
       const out: string[] = [];
       for (const path of this.disk.files.keys()) if (path.startsWith(prefix)) out.push(path);
@@ -128,22 +144,42 @@ export class SimStorageProvider implements StorageProvider {
     let file = disk.files.get(path);
     if (file === undefined && isDirectory(disk, path)) {
       // O_CREAT | O_EXCL on a directory reports EEXIST, as Linux does.
-      throw options.createNew === true ? new IoError("EEXIST", `open ${path}: a directory exists there`) : directoryError("open", path);
+      throw options.createNew === true
+        ? new IoError("EEXIST", `open ${path}: a directory exists there`)
+        : directoryError("open", path);
     }
-    if (file !== undefined && options.createNew === true) throw new IoError("EEXIST", `open ${path}: the file already exists (createNew)`);
+    if (file !== undefined && options.createNew === true)
+      throw new IoError("EEXIST", `open ${path}: the file already exists (createNew)`);
     if (file === undefined) {
-      if (options.create !== true && options.createNew !== true) throw new IoError("ENOENT", `open ${path}: no such file; pass create: true to create it`);
+      if (options.create !== true && options.createNew !== true)
+        throw new IoError("ENOENT", `open ${path}: no such file; pass create: true to create it`);
       file = new SimFile(this.storage.newFileId(), path, sim.u32());
       disk.files.set(path, file);
     } else if (options.truncate === true) {
       file.truncate(sim.u32());
     }
     const writable = options.write === true || options.append === true;
-    return new SimFileHandle(this.storage, disk, file, this.scope, path, options.read === true, writable, options.append === true);
+    return new SimFileHandle(
+      this.storage,
+      disk,
+      file,
+      this.scope,
+      path,
+      options.read === true,
+      writable,
+      options.append === true,
+    );
   }
 
   private metadata<T>(what: string, detail: string, apply: () => T): Promise<T> {
     const disk = this.disk;
-    return issue(this.storage, this.scope, what, detail, METADATA_LATENCY_US, (op) => new MetadataRequest<T>(this.storage, disk, disk.epoch, op, apply));
+    return issue(
+      this.storage,
+      this.scope,
+      what,
+      detail,
+      METADATA_LATENCY_US,
+      (op) => new MetadataRequest<T>(this.storage, disk, disk.epoch, op, apply),
+    );
   }
 }

@@ -302,7 +302,8 @@ export class SectorImage {
   /** A copy of `pristine[offset, offset + length)`, zeros past the allocated bytes. */
   private rawSlice(offsetBytes: number, lengthBytes: number): Uint8Array {
     // The common case is a plain copy (slice skips zero-filling a new array first).
-    if (offsetBytes + lengthBytes <= this.pristine.length) return this.pristine.slice(offsetBytes, offsetBytes + lengthBytes);
+    if (offsetBytes + lengthBytes <= this.pristine.length)
+      return this.pristine.slice(offsetBytes, offsetBytes + lengthBytes);
     const out = new Uint8Array(lengthBytes);
     const available = Math.min(lengthBytes, this.pristine.length - offsetBytes);
     if (available > 0) out.set(this.pristine.subarray(offsetBytes, offsetBytes + available));

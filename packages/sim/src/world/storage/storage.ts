@@ -136,10 +136,22 @@ export class SimStorage {
         const kind = damage.fate === "lost" ? STORAGE_FAULT_KINDS.lostWrite : STORAGE_FAULT_KINDS.tornWrite;
         if (damage.fate === "lost") lostWrites++;
         else tornWrites++;
-        this.world.recordFault(kind, { ip, path, fileId: file.id, offsetBytes: damage.offsetBytes, lengthBytes: damage.lengthBytes });
+        this.world.recordFault(kind, {
+          ip,
+          path,
+          fileId: file.id,
+          offsetBytes: damage.offsetBytes,
+          lengthBytes: damage.lengthBytes,
+        });
       }
     }
-    this.world.recordFault(STORAGE_FAULT_KINDS.crash, { ip, files: paths.length, unsyncedWrites, lostWrites, tornWrites });
+    this.world.recordFault(STORAGE_FAULT_KINDS.crash, {
+      ip,
+      files: paths.length,
+      unsyncedWrites,
+      lostWrites,
+      tornWrites,
+    });
   }
 
   /** Deletes every file of `ip` (a replaced machine): handles close, operations in flight never land. */
