@@ -1,7 +1,7 @@
 /**
  * Shrinking the planted bugs: the leader-election vote-twice bug and each Paxos planted bug. For
  * each, the first failing timeline is found (not pinned, so the benchmark follows changes to the
- * examples): the first failing seed of base seed 1, else the simulation's own explored root. It is
+ * examples): the first failing seed of base seed 1, else the simulation's own pinned search. It is
  * shrunk with the default budgets, then the printed result is replayed on a fresh builder:
  * `replayed` is true when that replay violates the same property first with the same trace hash.
  */
@@ -19,7 +19,7 @@ const SCAN_SEEDS = 60;
 interface Case {
   readonly name: string;
   readonly build: () => SimulationBuilder;
-  /** The simulation's own search when no scanned seed fails (an explored root). */
+  /** The simulation's own search when no scanned seed fails (an explored root, or a pinned failing seed). */
   readonly explored?: () => SimulationBuilder;
 }
 
@@ -42,7 +42,7 @@ export const SHRINK_CASES: readonly Case[] = [
   })),
 ];
 
-/** The first failing timeline of a case: a scanned seed, else the first bug of its explored root. */
+/** The first failing timeline of a case: a scanned seed, else what the simulation's own search finds. */
 export async function findFailingTimeline(c: Case): Promise<{ seed: number; recipe: string } | null> {
   if (c.explored === undefined) {
     const report = await c.build().setBaseSeed(1).setIterations(SCAN_SEEDS).run();
@@ -52,7 +52,10 @@ export async function findFailingTimeline(c: Case): Promise<{ seed: number; reci
   }
   const report = await c.explored().run();
   const bug = report.exploration?.bugRecipes[0];
-  return bug === undefined ? null : { seed: bug.seed, recipe: bug.recipe };
+  if (bug !== undefined) return { seed: bug.seed, recipe: bug.recipe };
+  // The simulation pins a root seed that fails on its own timeline (no exploration).
+  const failing = report.seeds.find((s) => !s.ok);
+  return failing === undefined ? null : { seed: failing.seed, recipe: "" };
 }
 
 export async function benchShrink(): Promise<Record<string, unknown>> {
