@@ -1,9 +1,9 @@
 /**
  * Linearizability checker throughput, operations checked per wall-clock second:
  *
- * - knossos*: Jepsen's Knossos example histories (cas-register, multi-register, mutex), when the
- *   corpus is found: MOONPOOL_KNOSSOS_DIR, else the `histories/knossos` folder CI lays beside the
- *   checkout (the corpus is EPL-1.0 data from jepsen-io/knossos and is not kept in this repository).
+ * - knossos*: Jepsen's Knossos example histories (cas-register, multi-register, mutex), a copy of
+ *   the `histories/` folder of jepsen-io/knossos (EPL-1.0 data, so not vendored here), read from
+ *   MOONPOOL_KNOSSOS_DIR; without it the default path below, and skipped when absent.
  * - generated: histories of a real linearizable key-value store, 1,000 to 10,000 operations by 5
  *   to 50 clients over 8 keys (10 % of operations crash), each checked once.
  * - Baseline: replaying the same operations through the model in history order with no search,

@@ -1,7 +1,7 @@
 /**
- * Jepsen's Knossos example histories with known verdicts (the folder names): EPL-1.0 data from
- * jepsen-io/knossos, not kept in this repository. CI lays a `histories/knossos` folder beside the
- * checkout; MOONPOOL_KNOSSOS_DIR points elsewhere. Without it the test is skipped, saying so (and
+ * Jepsen's Knossos example histories with known verdicts (the folder names): a copy of the
+ * `histories/` folder of jepsen-io/knossos (EPL-1.0 data, so not vendored here), read from
+ * MOONPOOL_KNOSSOS_DIR or the default path below. Without it the test is skipped, saying so (and
  * fails under CI).
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
