@@ -88,9 +88,10 @@ export async function writeHtmlReport(
   for (const entry of file.simulations) {
     const config = configs.get(entry.name);
     if (config === undefined) continue;
-    // A seed stopped by --timeout may hang again: it gets no timeline page.
+    // A seed whose worker was lost (past --timeout, or the thread died) would hang or kill this
+    // process when replayed here: it gets no timeline page. Such groups are named by failure kind.
     const firsts = failureGroups(entry, [])
-      .filter((g) => g.property !== "wallTimeout")
+      .filter((g) => g.property !== "timeout" && g.property !== "workerCrash")
       .map((g) => g.timelines[0]!)
       .slice(0, HTML_TIMELINES_PER_SIMULATION);
     for (const t of firsts) {
