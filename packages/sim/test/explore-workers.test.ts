@@ -9,6 +9,9 @@
 import { describe, expect, it } from "vitest";
 import { InvalidConfiguration, SimulationBuilder, type SimulationReport } from "../src/index.ts";
 import { splitIntoShares } from "../src/runner/pool/pool-batch-runner.ts";
+import { configFingerprint, fingerprintDifferences } from "../src/runner/config-fingerprint.ts";
+import { SAMPLE_CLOCK_CONFIG } from "../src/world/clock-config.ts";
+import { DEFAULT_STORAGE_CONFIG } from "../src/world/storage/config.ts";
 import { gatedSimulation } from "./fixtures/gated-explore.sim.ts";
 import { mazeSimulation } from "../../../examples/maze/maze.ts";
 
@@ -149,6 +152,15 @@ describe("exploration with workers: misconfigurations", () => {
     expect((error as Error).message).toMatch(
       /builds a different simulation than this builder .*runTimeBudgetMs: 5000 vs 3600000/,
     );
+  });
+
+  it("clock and storage fault settings count too: a worker would otherwise run other faults silently", () => {
+    const plain = configFingerprint(gatedSimulation().build());
+    const clocks = configFingerprint(gatedSimulation().clockFaults(SAMPLE_CLOCK_CONFIG).build());
+    const storage = configFingerprint(gatedSimulation().storageFaults(DEFAULT_STORAGE_CONFIG).build());
+    expect(fingerprintDifferences(clocks, plain).map((d) => d.split(":")[0])).toEqual(["clockFaults"]);
+    expect(fingerprintDifferences(storage, plain).map((d) => d.split(":")[0])).toEqual(["storageFaults"]);
+    expect(fingerprintDifferences(configFingerprint(gatedSimulation().build()), plain)).toEqual([]);
   });
 });
 

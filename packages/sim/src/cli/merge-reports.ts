@@ -119,7 +119,7 @@ function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boo
     exploreRoundRootSeeds: first.exploreRoundRootSeeds,
     shard: null,
     seedIndexRange: { start: first.seedIndexRange.start, end: shards[shards.length - 1]!.entry.seedIndexRange.end },
-    status: simulationStatus(merged, strictCoverage, stoppedBy, first.expectFailure === true, neverEvaluated.length),
+    status: simulationStatus(merged, strictCoverage, first.expectFailure === true, neverEvaluated.length),
     ...(neverEvaluated.length > 0 ? { neverEvaluated } : {}),
     ...(first.expectFailure === true ? { expectFailure: true } : {}),
     stoppedBy,

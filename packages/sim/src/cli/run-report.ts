@@ -13,7 +13,7 @@ import { createRequire } from "node:module";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { PACKAGE_VERSION, REPORT_SCHEMA_VERSION, type SimulationReport } from "../runner/report.ts";
 import { failingTimelines } from "../runner/failure-groups.ts";
-import { formatFailure } from "../runner/seed-result.ts";
+import { formatFailure, LOST_SEED_KINDS, type SeedResult } from "../runner/seed-result.ts";
 import type { CoverageEntry } from "./coverage-report.ts";
 import { ReportMergeError } from "./errors.ts";
 import type { FirstReached, StopReason } from "../runner/pool/pool-campaign.ts";
@@ -89,32 +89,40 @@ export interface RunReportFile {
   readonly host: HostInfo | null;
 }
 
-/** Whether a report fails the run: a failing seed, a safety violation, a timeout; coverage only when strict. */
-export function simulationFailed(
-  report: SimulationReport,
-  strictCoverage: boolean,
-  stoppedBy: StopReason | null,
-): boolean {
-  if (!report.passed || stoppedBy === "timeout") return true;
+/** Whether a report fails the run: a failing seed (a lost one included), a safety violation; coverage only when strict. */
+export function simulationFailed(report: SimulationReport, strictCoverage: boolean): boolean {
+  if (!report.passed) return true;
   return strictCoverage && (report.coverageViolations.length > 0 || report.convergenceTimeout);
 }
 
+/** Seeds whose worker was lost (past --timeout, or the thread died), and seeds that failed on their own. */
+export function failureCounts(seeds: readonly Pick<SeedResult, "ok" | "failures">[]): { lost: number; own: number } {
+  let lost = 0;
+  let own = 0;
+  for (const seed of seeds) {
+    if (seed.ok) continue;
+    if (seed.failures.some((f) => LOST_SEED_KINDS.has(f.kind))) lost++;
+    else own++;
+  }
+  return { lost, own };
+}
+
 /**
- * The entry's status. An expected failure (a planted bug) passes when a seed failed and nothing
- * else went wrong: a seed over its wall-clock limit is a hang, not the planted bug.
+ * The entry's status. An expected failure (a planted bug) passes when a seed failed on its own and
+ * no seed was lost: a seed over its wall-clock limit is a hang, not the planted bug.
  */
 export function simulationStatus(
   report: SimulationReport,
   strictCoverage: boolean,
-  stoppedBy: StopReason | null,
   expectFailure: boolean,
   neverEvaluatedCount = 0,
 ): "passed" | "failed" {
   if (!expectFailure)
-    return simulationFailed(report, strictCoverage, stoppedBy) || (strictCoverage && neverEvaluatedCount > 0)
+    return simulationFailed(report, strictCoverage) || (strictCoverage && neverEvaluatedCount > 0)
       ? "failed"
       : "passed";
-  return report.passed || stoppedBy === "timeout" ? "failed" : "passed";
+  const { lost, own } = failureCounts(report.seeds);
+  return own > 0 && lost === 0 ? "passed" : "failed";
 }
 
 /** One entry per failing timeline: each failing seed's root failures, and each exploration recipe. */

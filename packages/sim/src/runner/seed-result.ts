@@ -19,6 +19,9 @@ export type SeedFailureKind =
   | "timeout" // the seed ran past its wall-clock limit; its worker was terminated
   | "workerCrash"; // the worker running the seed died (out of memory, process.exit in simulated code)
 
+/** Failure kinds of a seed whose worker was lost: nothing of the seed's own behaviour came back. */
+export const LOST_SEED_KINDS: ReadonlySet<SeedFailureKind> = new Set<SeedFailureKind>(["timeout", "workerCrash"]);
+
 export interface SeedFailure {
   readonly kind: SeedFailureKind;
   readonly message: string;

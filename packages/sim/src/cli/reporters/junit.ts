@@ -8,7 +8,7 @@ import { groupFailures, plural, type FailureGroup } from "../../runner/failure-g
 import { SimulationReport } from "../../runner/report.ts";
 import { codeFrame, formatLocation } from "../../runner/source-location.ts";
 import { replayCommand, rerunCommand, type ReplayCommandContext } from "../replay-command.ts";
-import type { RunReportFile, SimulationEntry } from "../run-report.ts";
+import { failureCounts, type RunReportFile, type SimulationEntry } from "../run-report.ts";
 
 /** Escapes text for XML content and attribute values, dropping characters XML 1.0 forbids. */
 export function escapeXml(text: string): string {
@@ -105,8 +105,10 @@ function testCases(entry: SimulationEntry, context: ReplayCommandContext): strin
 
 function failureMessage(entry: SimulationEntry): string {
   const r = entry.report;
-  if (entry.stoppedBy === "timeout") return `a seed exceeded --timeout after ${plural(r.iterations, "seed")}`;
   if (entry.expectFailure === true && r.failedRuns === 0) return "expected to fail, but every seed passed";
+  const { lost, own } = failureCounts(r.seeds);
+  if (entry.expectFailure === true && lost > 0)
+    return `expected to fail, but ${plural(lost, "seed")} exceeded --timeout or crashed its worker (${own} failed on its own)`;
   if (r.failedRuns > 0) return `${r.failedRuns} of ${plural(r.iterations, "seed")} failed`;
   const violations = (r.assertionViolations as string[]).length;
   if (violations > 0) return `${plural(violations, "safety assertion")} violated`;

@@ -4,7 +4,7 @@ import type { SimulationReport } from "../../runner/report.ts";
 import type { Colors } from "../colors.ts";
 import { plural } from "../../runner/failure-groups.ts";
 import { replayHintFor, rerunCommand, type ReplayCommandContext } from "../replay-command.ts";
-import type { SimulationEntry } from "../run-report.ts";
+import { failureCounts, type SimulationEntry } from "../run-report.ts";
 import type { CoverageCounts, CoverageEntry } from "../coverage-report.ts";
 
 /** Passing seeds listed per report; the JSON report has all of them. */
@@ -62,6 +62,10 @@ export function statusLine(entry: SimulationEntry, c: Colors): string {
   const counts = `${plural(r.iterations, "seed")}, ${r.failedRuns} failing, ${plural(violations, "violation")}, ${formatDuration(Number(r.totalWallTimeMs) || 0)}${stopped}`;
   if (entry.expectFailure === true && r.failedRuns === 0 && entry.status === "failed") {
     return `${c.red("✗")} ${c.red(entry.name)}  expected to fail (expectFailure), but no seed failed: ${counts}`;
+  }
+  if (entry.expectFailure === true && entry.status === "failed" && failureCounts(r.seeds).lost > 0) {
+    const lost = `${plural(failureCounts(r.seeds).lost, "seed")} exceeded --timeout or crashed its worker`;
+    return `${c.red("✗")} ${c.red(entry.name)}  expected to fail (expectFailure), but ${lost}: ${counts}`;
   }
   if (entry.status === "failed") return `${c.red("✗")} ${c.red(entry.name)}  ${counts}`;
   if (entry.expectFailure === true)

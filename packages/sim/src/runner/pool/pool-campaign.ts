@@ -52,7 +52,7 @@ export interface CampaignProgress {
   readonly timelines?: number;
 }
 
-export type StopReason = "bail" | "timeout" | "interrupted";
+export type StopReason = "bail" | "interrupted";
 
 export interface PoolCampaignOptions {
   readonly name: string;
