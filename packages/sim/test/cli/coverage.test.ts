@@ -5,7 +5,7 @@
  * while new code is reached, and the reports carry coverage only when asked for.
  */
 import { existsSync } from "node:fs";
-import { copyFile, mkdir, readFile } from "node:fs/promises";
+import { copyFile, cp, mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +14,8 @@ import { readJson, runCli, tempDir, type CliResult } from "./helpers.ts";
 
 const PROJECT = fileURLToPath(new URL("./fixtures-coverage/", import.meta.url));
 const SCHEMA_FILE = new URL("../../report.schema.json", import.meta.url);
+/** The repository: a copy of the project inside it still resolves `@moonpool/sim`. */
+const REPO = fileURLToPath(new URL("../../../../", import.meta.url));
 const SLOW_MS = 240_000;
 
 const run = (args: readonly string[]) => runCli(["run", ...args], { cwd: PROJECT });
@@ -114,6 +116,20 @@ describe("moonpool run --coverage", () => {
       // esbuild's __name helper (tsx keeps function names with it) is no function of the user's code.
       expect(lcov).not.toMatch(/^FN:\d+,__name$/m);
       expect(lcov).toMatch(/^FN:\d+,route$/m);
+
+      // A merge on another checkout of the project (another path) converts the same.
+      const checkout = path.join(REPO, "moonpool-reports", `coverage-checkout-${path.basename(out)}`);
+      await cp(PROJECT, checkout, { recursive: true });
+      try {
+        const elsewhere = await runCli(["merge", ...shardReports, "-o", path.join(dir("elsewhere"), "report.json")], {
+          cwd: checkout,
+        });
+        expect(elsewhere.code, elsewhere.stderr).toBe(0);
+        expect(await coverageOf("elsewhere")).toEqual(w1);
+        expect(await readFile(path.join(dir("elsewhere"), "coverage", "lcov.info"), "utf8")).toBe(lcov);
+      } finally {
+        await rm(checkout, { recursive: true, force: true });
+      }
 
       // Without the shards' coverage folders: the united blocks, no line figures, and a warning.
       const bare = dir("bare");
