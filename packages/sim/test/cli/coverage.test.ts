@@ -108,6 +108,8 @@ describe("moonpool run --coverage", () => {
       // Each shard alone saw a third of the seeds and names its own folder.
       expect((await coverageOf("shards", "report.shard-2-of-3.json")).dir).toBe("coverage.shard-2-of-3");
       expect(await coverageOf("merged")).toEqual(w1);
+      const schema = JSON.parse(await readFile(SCHEMA_FILE, "utf8"));
+      expect(validate(schema, await readJson(path.join(dir("merged"), "report.json")))).toEqual([]);
       const lcov = await readFile(path.join(dir("w1"), "coverage", "lcov.info"), "utf8");
       expect(lcov).toContain("SF:system.ts\n");
       for (const other of ["w2", "merged"])
