@@ -48,9 +48,10 @@ export async function mergeCommand(files: readonly string[], flags: MergeFlags, 
     files.map(async (f) => ({ path: f, file: await readRunReport(path.resolve(io.cwd, f)) })),
   );
   let merged = mergeRunReports(inputs);
+  const hasCoverage = merged.simulations.some((s) => s.coverage !== undefined);
+  // The config names the default report folder and, for code coverage, the project root.
+  const fileConfig = flags.output === undefined || hasCoverage ? await loadConfig(io.cwd, flags.config) : null;
   // A merged report is megabytes of JSON: a file by default, the terminal only when asked.
-  const config = flags.output === undefined || merged.simulations.some((s) => s.coverage !== undefined);
-  const fileConfig = config ? await loadConfig(io.cwd, flags.config) : null;
   const target =
     flags.output === "-"
       ? null
@@ -59,9 +60,10 @@ export async function mergeCommand(files: readonly string[], flags: MergeFlags, 
         : path.join(fileConfig!.reportDir, "report.json");
   // Code coverage is converted on this checkout, into a coverage folder next to the merged report.
   const written: string[] = [];
-  if (merged.simulations.some((s) => s.coverage !== undefined)) {
+  if (hasCoverage) {
     const outDir = target === null ? fileConfig!.reportDir : path.dirname(target);
-    const coverage = await mergeCodeCoverage(inputs, merged, fileConfig!.rootDir, outDir);
+    const located = inputs.map((i) => ({ ...i, path: path.resolve(io.cwd, i.path) }));
+    const coverage = await mergeCodeCoverage(located, merged, fileConfig!.rootDir, outDir);
     merged = coverage.file;
     written.push(...coverage.written);
     for (const warning of coverage.warnings) io.stderr.write(`warning: ${warning}\n`);
