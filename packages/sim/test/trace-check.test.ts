@@ -109,14 +109,32 @@ describe("printTrace(level)", () => {
     expect(report.seeds.map((s) => s.traceHash)).toEqual((await traced().builder.run()).seeds.map((s) => s.traceHash));
   });
 
-  it("a level below the capture floor lowers it: debug events are captured and printed", async () => {
+  it("a level below the capture floor prints those events without capturing them: hashes and queries unchanged", async () => {
+    const seen: number[] = [];
+    // A second workload whose check() counts the debug events it can query.
+    const withReader = (builder: SimulationBuilder) =>
+      builder.workloadFactory(() => ({
+        name: "reader",
+        run: async (ctx: SimContext) => {
+          await ctx.time.sleep(2);
+        },
+        check: async (ctx: SimContext) => {
+          seen.push(ctx.traceQuery.count("detail"));
+        },
+      }));
     const debug = traced("debug");
-    await debug.builder.run();
+    const report = await withReader(debug.builder).run();
     expect(debug.lines.filter((l) => l.includes(" debug ")).length).toBe(2);
-    // Every captured event is at debug or above: all are printed.
+    // Every printed event is at debug or above: all are printed.
     expect(debug.lines.filter((l) => l.startsWith("---"))[0]).toMatch(
       /^--- trace of seed 21 \(debug and above, (\d+) of \1 events\) ---$/,
     );
+    const plain = await withReader(traced().builder).run();
+    expect(report.seeds.map((s) => s.traceHash)).toEqual(plain.seeds.map((s) => s.traceHash));
+    // Capturing debug (traceLevel) is another timeline: check() sees the events and the hash differs.
+    const captured = await withReader(traced().builder.traceLevel("debug")).run();
+    expect(seen).toEqual([0, 0, 0, 0, 1, 1]);
+    expect(captured.seeds.map((s) => s.traceHash)).not.toEqual(plain.seeds.map((s) => s.traceHash));
   });
 
   it("the same seeds print the same trace; other seeds print another", async () => {

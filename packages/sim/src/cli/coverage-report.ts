@@ -4,6 +4,7 @@
  * source maps (v8-to-istanbul), writes `lcov.info` and an HTML view (istanbul-reports) under the
  * report folder, and summarises it per file for the text and JSON reports.
  */
+import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { Profiler } from "node:inspector";
@@ -20,6 +21,13 @@ import {
   type FileBlockCoverage,
 } from "../runner/coverage/block-coverage.ts";
 import { WorkerPool } from "../runner/pool/worker-pool.ts";
+import {
+  absoluteMap,
+  portableSource,
+  writeCoverageSources,
+  type CoverageSource,
+  type CoverageSources,
+} from "./coverage-sources.ts";
 import type { SimulationSource } from "../runner/simulation-source.ts";
 
 export interface CoverageCounts {
@@ -48,14 +56,26 @@ export interface CoverageEntry {
   readonly files: readonly FileCoverageSummary[];
   /** The block coverage itself, by file relative to the project root: what `moonpool merge` unions. */
   readonly data: BlockCoverage;
+  /**
+   * The folder of `lcov.info`, `html/index.html` and `sources.json`, relative to the report's
+   * folder; absent when no user code ran or the figures could not be computed.
+   */
+  readonly dir?: string;
 }
 
 function counts(covered: number, total: number): CoverageCounts {
   return { covered, total, pct: total === 0 ? 100 : Math.floor((covered / total) * 1000) / 10 };
 }
 
+/**
+ * esbuild's `__name` helper (tsx keeps function names with it): generated code that is no function
+ * of the user's source, so it is left out of the function list.
+ */
+const NAME_HELPER = /^\(target, ?value\) ?=> ?__defProp\(target, ?"name"/;
+
 /** Ranges for v8-to-istanbul: everything reached, then functions and blocks, then what never ran. */
-function v8Functions(file: FileBlockCoverage, length: number): Profiler.FunctionCoverage[] {
+function v8Functions(file: FileBlockCoverage, code: string): Profiler.FunctionCoverage[] {
+  const length = code.length;
   const range = (startOffset: number, endOffset: number, count: number) => ({ startOffset, endOffset, count });
   const out: Profiler.FunctionCoverage[] = [
     { functionName: "", isBlockCoverage: false, ranges: [range(0, length, 1)] },
@@ -63,6 +83,7 @@ function v8Functions(file: FileBlockCoverage, length: number): Profiler.Function
   for (const f of file.functions) {
     // The script's own top level is not a function of the report.
     if (f.name === "" && f.start === 0 && f.end >= length) continue;
+    if (f.name === "__name" && NAME_HELPER.test(code.slice(f.start, f.end))) continue;
     out.push({
       functionName: f.name === "" ? "(anonymous)" : f.name,
       isBlockCoverage: false,
@@ -84,18 +105,29 @@ function v8Functions(file: FileBlockCoverage, length: number): Profiler.Function
   return out;
 }
 
-/** The istanbul coverage of the original sources; a script without source is left out. */
+/**
+ * The istanbul coverage of the original sources, from block coverage and sources keyed by file
+ * relative to `rootDir` (the originals are read there); a file without its source is left out.
+ * The whole run and `moonpool merge` both convert through here, so they write the same lcov.
+ */
 export async function istanbulCoverage(
   data: BlockCoverage,
-  sources: Readonly<Record<string, string | null>>,
+  sources: CoverageSources,
+  rootDir: string,
 ): Promise<CoverageMap> {
   const map = libCoverage.createCoverageMap({});
-  for (const [url, file] of Object.entries(data)) {
-    const source = sources[url];
-    if (source == null) continue;
-    const converter = v8ToIstanbul(fileURLToPath(url), 0, { source });
+  for (const [file, coverage] of Object.entries(data)) {
+    const source = sources[file];
+    if (source === undefined) continue;
+    // Without `originalSource` v8-to-istanbul reads the original from the map (its types ask for one).
+    const input = (
+      source.map === null
+        ? { source: source.code }
+        : { source: source.code, sourceMap: { sourcemap: absoluteMap(source.map, rootDir) } }
+    ) as Parameters<typeof v8ToIstanbul>[2];
+    const converter = v8ToIstanbul(path.resolve(rootDir, file), 0, input);
     await converter.load();
-    converter.applyCoverage(v8Functions(file, source.length));
+    converter.applyCoverage(v8Functions(coverage, source.code));
     map.merge(converter.toIstanbul());
   }
   return map;
@@ -115,15 +147,24 @@ export async function coverageSources(
   return outcome.kind === "done" ? outcome.outcome : {};
 }
 
-/** `data` keyed by relative path; `map` null when the sources are not at hand (a merge of shards). */
-export function coverageEntry(data: BlockCoverage, map: CoverageMap | null, rootDir: string): CoverageEntry {
+/**
+ * `data` keyed by relative path; `map` null when the sources are not at hand (a merge of shards
+ * without their coverage folders); `dir` is where lcov.info, the HTML view and sources.json are.
+ */
+export function coverageEntry(
+  data: BlockCoverage,
+  map: CoverageMap | null,
+  rootDir: string,
+  dir: string | null,
+): CoverageEntry {
   const totals = blockCoverageTotals(data);
   const blocks = counts(totals.blocksCovered, totals.blocksTotal);
-  if (map === null) return { lines: null, branches: null, functions: null, blocks, files: [], data };
+  const where = dir === null || Object.keys(data).length === 0 ? {} : { dir };
+  if (map === null) return { lines: null, branches: null, functions: null, blocks, files: [], data, ...where };
   const files = map.files().map((file) => {
     const s = map.fileCoverageFor(file).toSummary();
     return {
-      file: path.relative(rootDir, file),
+      file: path.relative(rootDir, file).split(path.sep).join("/"),
       lines: counts(s.lines.covered, s.lines.total),
       branches: counts(s.branches.covered, s.branches.total),
       functions: counts(s.functions.covered, s.functions.total),
@@ -138,61 +179,80 @@ export function coverageEntry(data: BlockCoverage, map: CoverageMap | null, root
     blocks,
     files,
     data,
+    ...where,
   };
 }
 
 /**
- * The coverage of shards merged: their block coverage united (the same as one whole run's). Line
- * and branch figures need the generated sources, which only the workers had: they are null, and
- * each shard's lcov.info holds its lines.
+ * The block coverage of shards merged: united, the same as one whole run's. The line, branch and
+ * function figures come from `mergeCodeCoverage`, which reads the shards' sources.
  */
 export function mergeCoverageEntries(entries: readonly CoverageEntry[]): CoverageEntry {
   return coverageEntry(
     entries.reduce<BlockCoverage>((all, e) => unionBlockCoverage(all, e.data), EMPTY_BLOCK_COVERAGE),
     null,
     "",
+    null,
   );
 }
 
 /** Keys by file path relative to the project root (`/`-separated), so reports of two machines merge. */
-function relativeKeys(data: BlockCoverage, rootDir: string): BlockCoverage {
-  const out: Record<string, FileBlockCoverage> = {};
-  for (const [url, file] of Object.entries(data))
-    out[path.relative(rootDir, fileURLToPath(url)).split(path.sep).join("/")] = file;
+function relativeKeys<T>(byUrl: Readonly<Record<string, T>>, rootDir: string): Record<string, T> {
+  const out: Record<string, T> = {};
+  for (const [url, value] of Object.entries(byUrl))
+    out[path.relative(rootDir, fileURLToPath(url)).split(path.sep).join("/")] = value;
   return out;
 }
 
-/** Writes `lcov.info` and the HTML view into `dir`; returns the files written. */
-export function writeCoverageReports(map: CoverageMap, dir: string, rootDir: string): string[] {
+/** Writes `lcov.info`, the HTML view and `sources.json` into `dir`; returns the files written. */
+export async function writeCoverageReports(
+  map: CoverageMap,
+  sources: CoverageSources,
+  dir: string,
+  rootDir: string,
+): Promise<string[]> {
+  await mkdir(dir, { recursive: true });
   const context = libReport.createContext({ dir, coverageMap: map, defaultSummarizer: "nested" });
   reports.create("lcovonly", { file: "lcov.info", projectRoot: rootDir }).execute(context);
   reports.create("html", { subdir: "html" }).execute(context);
-  return [path.join(dir, "lcov.info"), path.join(dir, "html", "index.html")];
+  const sourcesFile = await writeCoverageSources(dir, sources);
+  return [path.join(dir, "lcov.info"), path.join(dir, "html", "index.html"), sourcesFile];
 }
 
 /**
  * The code coverage of one `moonpool run`: each simulation's entry, and one combined lcov/HTML
- * report. The sources come from a worker of its own, started on first use (see `coverageSources`).
+ * report in `dirName` under the report folder. The sources come from a worker of its own, started
+ * on first use (see `coverageSources`).
  */
 export class CampaignCoverage {
   private readonly combined = libCoverage.createCoverageMap({});
+  private readonly sources: Record<string, CoverageSource> = {};
   private pool: WorkerPool | null = null;
 
-  constructor(private readonly rootDir: string) {}
+  constructor(
+    private readonly rootDir: string,
+    readonly dirName: string,
+  ) {}
 
-  async add(source: SimulationSource, data: BlockCoverage): Promise<CoverageEntry> {
+  async add(source: SimulationSource, byUrl: BlockCoverage): Promise<CoverageEntry> {
     this.pool ??= new WorkerPool(1);
-    const map = await istanbulCoverage(data, await coverageSources(this.pool, source, this.rootDir, data));
+    const data = relativeKeys(byUrl, this.rootDir);
+    const generated = relativeKeys(await coverageSources(this.pool, source, this.rootDir, byUrl), this.rootDir);
+    for (const [file, code] of Object.entries(generated)) {
+      if (code !== null) this.sources[file] ??= portableSource(code, path.resolve(this.rootDir, file), this.rootDir);
+    }
+    const map = await istanbulCoverage(data, this.sources, this.rootDir);
     this.combined.merge(map);
-    return coverageEntry(relativeKeys(data, this.rootDir), map, this.rootDir);
+    return coverageEntry(data, map, this.rootDir, this.dirName);
   }
 
   async close(): Promise<void> {
     await this.pool?.close();
   }
 
-  /** Writes the reports into `dir` (nothing when no user code ran); returns the files written. */
-  write(dir: string): string[] {
-    return this.combined.files().length === 0 ? [] : writeCoverageReports(this.combined, dir, this.rootDir);
+  /** Writes the reports into `outDir/dirName` (nothing when no user code ran); returns the files written. */
+  async write(outDir: string): Promise<string[]> {
+    if (this.combined.files().length === 0) return [];
+    return writeCoverageReports(this.combined, this.sources, path.join(outDir, this.dirName), this.rootDir);
   }
 }

@@ -194,13 +194,16 @@ export function createProgram(): Command {
 
   program
     .command("merge")
-    .description("merge shard reports (JSON) into one; byte-identical for the same inputs in any order")
+    .description(
+      "merge shard reports (JSON) into one; byte-identical for the same inputs in any order. Shards run with " +
+        "--coverage: also lcov.info and HTML in coverage/ next to the merged report (from each shard's coverage folder)",
+    )
     .argument("<reports...>", "report.json files of the shards")
     .option(
       "-o, --output <file>",
       "write the merged report here, - for stdout (default: report.json in the config's reportDir)",
     )
-    .option("-c, --config <file>", "config file (for reportDir)")
+    .option("-c, --config <file>", "config file (for reportDir and the project root of --coverage sources)")
     .option("--junit <file>", "also write JUnit XML")
     .action(async (files: string[], flags: MergeFlags) => {
       process.exitCode = await mergeCommand(files, flags, io);

@@ -346,11 +346,16 @@ export class SimulationBuilder {
     return this;
   }
 
-  /** Prints each seed's trace from `level` up once it ran (to `sink`, default stderr), capturing down to `level`. */
+  /**
+   * Prints each seed's trace from `level` up once it ran (to `sink`, default stderr). Events below
+   * the capture level (`traceLevel`) are printed only: the seed's trace, queries and hash stay the same.
+   */
   printTrace(level: TraceLevel, sink?: (line: string) => void): this {
-    const floor = this.level;
-    this.traceLevel(level).tracePrinting = { level, sink: sink ?? null }; // checks the level
-    if (TRACE_LEVEL_ORDER[floor] < TRACE_LEVEL_ORDER[level]) this.level = floor;
+    if (!(level in TRACE_LEVEL_ORDER))
+      throw new InvalidConfiguration(
+        `printTrace(level): level must be one of ${Object.keys(TRACE_LEVEL_ORDER).join(", ")}, got ${String(level)}`,
+      );
+    this.tracePrinting = { level, sink: sink ?? null };
     return this;
   }
 

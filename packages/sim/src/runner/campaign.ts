@@ -316,7 +316,8 @@ export class Campaign {
     try {
       result = await session.run();
       onTrace?.(session.world.trace.all);
-      if (this.config.printTrace != null) printSeedTrace(this.config.printTrace, seed, session.world.trace.all);
+      if (this.config.printTrace != null)
+        printSeedTrace(this.config.printTrace, seed, session.world.trace.printable ?? session.world.trace.all);
     } finally {
       guard.armed = false;
       guard.virtual = null;

@@ -110,7 +110,12 @@ export class SeedSession {
     readonly table: AssertionTable,
     options: SeedOptions = {},
   ) {
-    this.world = new World({ seed, mode: config.steppingMode, traceLevel: config.traceLevel });
+    this.world = new World({
+      seed,
+      mode: config.steppingMode,
+      traceLevel: config.traceLevel,
+      ...(config.printTrace != null ? { printLevel: config.printTrace.level } : {}),
+    });
     if (options.breakpoints !== undefined && options.breakpoints.length > 0) {
       this.world.engine.streams.clock.setBreakpoints(options.breakpoints);
     }

@@ -85,22 +85,39 @@ export class TraceLog implements TraceQuery {
   private readonly byName = new Map<string, TraceEvent[]>();
   /** Called for every captured event (the runner mixes it into the trace hash). */
   onEvent: ((event: TraceEvent) => void) | null = null;
+  /**
+   * With a print level below the floor (`builder.printTrace`): every event at the print level or
+   * above, in order. Those below the floor are only printed: no queries, no hash, seq -1.
+   */
+  readonly printable: TraceEvent[] | null;
 
-  constructor(readonly floor: TraceLevel = "info") {}
+  constructor(
+    readonly floor: TraceLevel = "info",
+    readonly printFloor: TraceLevel = floor,
+  ) {
+    this.printable = TRACE_LEVEL_ORDER[printFloor] < TRACE_LEVEL_ORDER[floor] ? [] : null;
+  }
 
   captures(level: TraceLevel): boolean {
-    return TRACE_LEVEL_ORDER[level] >= TRACE_LEVEL_ORDER[this.floor];
+    return TRACE_LEVEL_ORDER[level] >= Math.min(TRACE_LEVEL_ORDER[this.floor], TRACE_LEVEL_ORDER[this.printFloor]);
   }
 
   record(timeMs: number, source: string, level: TraceLevel, name: string, fields: TraceFields): TraceEvent | undefined {
-    if (TRACE_LEVEL_ORDER[level] < TRACE_LEVEL_ORDER[this.floor]) return undefined;
+    const below = TRACE_LEVEL_ORDER[level] < TRACE_LEVEL_ORDER[this.floor];
+    if (below && (this.printable === null || TRACE_LEVEL_ORDER[level] < TRACE_LEVEL_ORDER[this.printFloor]))
+      return undefined;
     if (typeof name !== "string" || name.length === 0) {
       throw new TypeError(
         'a trace event needs a non-empty constant name, e.g. ctx.trace.info("value_chosen", { slot })',
       );
     }
+    if (below) {
+      this.printable!.push(new TraceEvent(-1, timeMs, source, level, name, Object.freeze({ ...fields })));
+      return undefined;
+    }
     const event = new TraceEvent(this.all.length, timeMs, source, level, name, Object.freeze({ ...fields }));
     this.all.push(event);
+    this.printable?.push(event);
     let list = this.byName.get(name);
     if (list === undefined) {
       list = [];

@@ -18,6 +18,8 @@ export interface WorldOptions {
   readonly seed: number;
   readonly mode?: SteppingMode;
   readonly traceLevel?: TraceLevel;
+  /** The level printed after the seed (`builder.printTrace`); below `traceLevel` it is kept for printing only. */
+  readonly printLevel?: TraceLevel;
 }
 
 export class World {
@@ -33,7 +35,7 @@ export class World {
 
   constructor(options: WorldOptions) {
     this.engine = new Engine(options.seed, options.mode ?? "fast");
-    this.trace = new TraceLog(options.traceLevel ?? "info");
+    this.trace = new TraceLog(options.traceLevel ?? "info", options.printLevel ?? options.traceLevel ?? "info");
     // Every captured fact is part of the timeline's identity: the trace hash covers it, so two
     // runs that differ only in what they reported still hash differently.
     const engine = this.engine;

@@ -5,7 +5,7 @@
  * while new code is reached, and the reports carry coverage only when asked for.
  */
 import { existsSync } from "node:fs";
-import { readFile } from "node:fs/promises";
+import { copyFile, cp, mkdir, readFile, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { beforeAll, describe, expect, it } from "vitest";
@@ -14,6 +14,8 @@ import { readJson, runCli, tempDir, type CliResult } from "./helpers.ts";
 
 const PROJECT = fileURLToPath(new URL("./fixtures-coverage/", import.meta.url));
 const SCHEMA_FILE = new URL("../../report.schema.json", import.meta.url);
+/** The repository: a copy of the project inside it still resolves `@moonpool/sim`. */
+const REPO = fileURLToPath(new URL("../../../../", import.meta.url));
 const SLOW_MS = 240_000;
 
 const run = (args: readonly string[]) => runCli(["run", ...args], { cwd: PROJECT });
@@ -38,7 +40,7 @@ describe("moonpool run --coverage", () => {
   let untilStable: Promise<[CliResult, CliResult]>;
   beforeAll(async () => {
     out = await tempDir("coverage");
-    const args = ["flat", "growing", "--until-stable", "5,200", "--base-seed", "7", "-r", "text,json"];
+    const args = ["flat", "growing", "--until-stable", "5,200", "--base-seed", "7", "-r", "text,json,html"];
     untilStable = Promise.all([
       run([...args, "-o", path.join(out, "plain")]),
       run([...args, "--coverage", "-o", path.join(out, "covered")]),
@@ -78,48 +80,109 @@ describe("moonpool run --coverage", () => {
   );
 
   it(
-    "is identical for --workers 1 and --workers 2, and for shards merged",
+    "is identical for --workers 1 and --workers 2, and for shards merged: figures, lcov.info and sources",
     async () => {
       const dir = (name: string) => path.join(out, name);
       const common = ["planted", "-n", "12", "--base-seed", "3", "--coverage", "-r", "json"];
-      const [one, two] = await Promise.all([
+      const runs = await Promise.all([
         run([...common, "--workers", "1", "-o", dir("w1")]),
         run([...common, "--workers", "2", "-o", dir("w2")]),
+        ...[1, 2, 3].map((i) => run([...common, "--shard", `${i}/3`, "-o", dir("shards")])),
       ]);
-      expect(one.code, one.stderr).toBe(0);
-      expect(two.code, two.stderr).toBe(0);
-      const [s1, s2] = await Promise.all([
-        run([...common, "--shard", "1/2", "-o", dir("shards")]),
-        run([...common, "--shard", "2/2", "-o", dir("shards")]),
-      ]);
-      expect(s1.code, s1.stderr).toBe(0);
-      expect(s2.code, s2.stderr).toBe(0);
-      const merged = path.join(out, "merged.json");
-      const merge = await runCli(
-        [
-          "merge",
-          path.join(dir("shards"), "report.shard-1-of-2.json"),
-          path.join(dir("shards"), "report.shard-2-of-2.json"),
-          "-o",
-          merged,
-        ],
+      for (const r of runs) expect(r.code, r.stderr).toBe(0);
+      const shardReports = [1, 2, 3].map((i) => path.join(dir("shards"), `report.shard-${i}-of-3.json`));
+      const merge = await runCli(["merge", ...shardReports.reverse(), "-o", path.join(dir("merged"), "report.json")], {
+        cwd: PROJECT,
+      });
+      expect(merge.code, merge.stderr).toBe(0);
+      expect(merge.stderr).not.toContain("warning");
+      expect(merge.stderr).toContain(`wrote ${path.join(dir("merged"), "coverage", "lcov.info")}`);
+
+      const coverageOf = async (name: string, file = "report.json") =>
+        (await readJson(path.join(dir(name), file))).simulations[0].coverage;
+      const w1 = await coverageOf("w1");
+      expect(Object.keys(w1.data)).toEqual(["planted.sim.ts", "system.ts"]);
+      expect(w1.lines.total).toBeGreaterThan(0);
+      expect(w1.dir).toBe("coverage");
+      expect(await coverageOf("w2")).toEqual(w1);
+      // Each shard alone saw a third of the seeds and names its own folder.
+      expect((await coverageOf("shards", "report.shard-2-of-3.json")).dir).toBe("coverage.shard-2-of-3");
+      expect(await coverageOf("merged")).toEqual(w1);
+      const schema = JSON.parse(await readFile(SCHEMA_FILE, "utf8"));
+      expect(validate(schema, await readJson(path.join(dir("merged"), "report.json")))).toEqual([]);
+      const lcov = await readFile(path.join(dir("w1"), "coverage", "lcov.info"), "utf8");
+      expect(lcov).toContain("SF:system.ts\n");
+      for (const other of ["w2", "merged"])
+        expect(await readFile(path.join(dir(other), "coverage", "lcov.info"), "utf8"), other).toBe(lcov);
+      expect(existsSync(path.join(dir("merged"), "coverage", "html", "index.html"))).toBe(true);
+      // esbuild's __name helper (tsx keeps function names with it) is no function of the user's code.
+      expect(lcov).not.toMatch(/^FN:\d+,__name$/m);
+      expect(lcov).toMatch(/^FN:\d+,route$/m);
+
+      // A merge on another checkout of the project (another path) converts the same.
+      const checkout = path.join(REPO, "moonpool-reports", `coverage-checkout-${path.basename(out)}`);
+      await cp(PROJECT, checkout, { recursive: true });
+      try {
+        const elsewhere = await runCli(["merge", ...shardReports, "-o", path.join(dir("elsewhere"), "report.json")], {
+          cwd: checkout,
+        });
+        expect(elsewhere.code, elsewhere.stderr).toBe(0);
+        expect(await coverageOf("elsewhere")).toEqual(w1);
+        expect(await readFile(path.join(dir("elsewhere"), "coverage", "lcov.info"), "utf8")).toBe(lcov);
+      } finally {
+        await rm(checkout, { recursive: true, force: true });
+      }
+
+      // Without the shards' coverage folders: the united blocks, no line figures, and a warning.
+      const bare = dir("bare");
+      await mkdir(bare, { recursive: true });
+      for (const file of shardReports) await copyFile(file, path.join(bare, path.basename(file)));
+      const partial = await runCli(
+        ["merge", ...shardReports.map((f) => path.join(bare, path.basename(f))), "-o", path.join(bare, "merged.json")],
         { cwd: PROJECT },
       );
-      expect(merge.code, merge.stderr).toBe(0);
-
-      const w1 = (await readJson(path.join(dir("w1"), "report.json"))).simulations[0].coverage;
-      const w2 = (await readJson(path.join(dir("w2"), "report.json"))).simulations[0].coverage;
-      expect(Object.keys(w1.data)).toEqual(["planted.sim.ts", "system.ts"]);
-      expect(w2).toEqual(w1);
-      expect(await readFile(path.join(dir("w2"), "coverage", "lcov.info"), "utf8")).toBe(
-        await readFile(path.join(dir("w1"), "coverage", "lcov.info"), "utf8"),
-      );
-      // Each shard has its own lcov; the merge unites the block coverage (line figures need the sources).
-      expect(existsSync(path.join(dir("shards"), "coverage.shard-1-of-2", "lcov.info"))).toBe(true);
-      const m = (await readJson(merged)).simulations[0].coverage;
+      expect(partial.code, partial.stderr).toBe(0);
+      expect(partial.stderr).toContain("warning: simulation 'planted': no coverage sources");
+      const m = (await readJson(path.join(bare, "merged.json"))).simulations[0].coverage;
       expect(m.data).toEqual(w1.data);
       expect(m.blocks).toEqual(w1.blocks);
       expect(m.lines).toBeNull();
+      expect(m.dir).toBeUndefined();
+      expect(existsSync(path.join(bare, "coverage"))).toBe(false);
+    },
+    // Five campaigns at once: under a loaded machine they take minutes.
+    2 * SLOW_MS,
+  );
+
+  it(
+    "a merge of reports without coverage stays without",
+    async () => {
+      const [a, b] = await Promise.all(
+        [1, 2].map((i) =>
+          run([
+            "planted",
+            "-n",
+            "4",
+            "--base-seed",
+            "3",
+            "--shard",
+            `${i}/2`,
+            "-r",
+            "json",
+            "-o",
+            path.join(out, "nocov"),
+          ]),
+        ),
+      );
+      expect(a!.code, a!.stderr).toBe(0);
+      expect(b!.code, b!.stderr).toBe(0);
+      const reports = [1, 2].map((i) => path.join(out, "nocov", `report.shard-${i}-of-2.json`));
+      const merged = path.join(out, "nocov", "merged", "report.json");
+      const merge = await runCli(["merge", ...reports, "-o", merged], { cwd: PROJECT });
+      expect(merge.code, merge.stderr).toBe(0);
+      expect((await readJson(merged)).simulations[0].coverage).toBeUndefined();
+      expect(existsSync(path.join(out, "nocov", "merged", "coverage"))).toBe(false);
+      expect(merge.stderr).not.toContain("lcov");
     },
     SLOW_MS,
   );
@@ -183,6 +246,39 @@ describe("moonpool run --coverage", () => {
       expect(covered.stderr).toContain(`wrote ${path.join(out, "covered", "coverage", "lcov.info")}`);
       expect(existsSync(path.join(out, "covered", "coverage", "html", "index.html"))).toBe(true);
       expect(existsSync(path.join(out, "plain", "coverage"))).toBe(false);
+    },
+    SLOW_MS,
+  );
+
+  it(
+    "shows code coverage on the HTML campaign page only with --coverage, linking the coverage view",
+    async () => {
+      await untilStable;
+      const pageData = async (dir: string) => {
+        const html = await readFile(path.join(out, dir, "report.html"), "utf8");
+        const json = /<script type="application\/json" id="moonpool-data">(.*?)<\/script>/s.exec(html)![1]!;
+        return { html, data: JSON.parse(json) };
+      };
+      const covered = await pageData("covered");
+      const report = await readJson(path.join(out, "covered", "report.json"));
+      for (const [i, sim] of covered.data.simulations.entries()) {
+        const entry = report.simulations[i].coverage;
+        expect(sim.codeCoverage).toEqual({
+          lines: entry.lines,
+          branches: entry.branches,
+          functions: entry.functions,
+          blocks: entry.blocks,
+          fileCount: 2,
+          lowestFiles: entry.files,
+          htmlHref: "coverage/html/index.html",
+          lcovHref: "coverage/lcov.info",
+        });
+        expect(sim.codeCoverage.lowestFiles[0].file).toBe("system.ts");
+      }
+      expect(existsSync(path.join(out, "covered", covered.data.simulations[0].codeCoverage.htmlHref))).toBe(true);
+      const plain = await pageData("plain");
+      for (const sim of plain.data.simulations) expect(sim.codeCoverage).toBeNull();
+      expect(plain.html).not.toContain("coverage/html/index.html");
     },
     SLOW_MS,
   );

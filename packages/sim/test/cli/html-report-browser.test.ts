@@ -97,6 +97,8 @@ describe.skipIf(!hasBrowser)("HTML report in headless Chromium", () => {
       new RegExp(`^npx moonpool replay ${simulation} --seed \\d+`),
     );
     expect(await section.locator('svg.chart[data-chart="seeds"] rect').count()).toBeGreaterThan(0);
+    // Run without --coverage: no code coverage section.
+    expect(await section.locator(".code-coverage").count()).toBe(0);
     // Coverage over seeds: one dot per sometimes signal reached.
     const reached = await page.evaluate(
       (name) =>
@@ -160,6 +162,30 @@ describe.skipIf(!hasBrowser)("HTML report in headless Chromium", () => {
     await page.locator('button[data-action="zoom-in"]').click();
     expect(await page.locator(".statusline").textContent()).not.toBe(range);
   }
+
+  it("code coverage on the campaign page: figures, lowest-covered files, link to the coverage view", async () => {
+    const dir = path.join(REPORT_DIR, "coverage");
+    await rm(dir, { recursive: true, force: true });
+    const project = fileURLToPath(new URL("./fixtures-coverage/", import.meta.url));
+    const result = await runCli(
+      ["run", "planted", "-n", "4", "--base-seed", "3", "--coverage", "-r", "html", "-o", dir],
+      {
+        cwd: project,
+      },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    await open(path.join(dir, "report.html"));
+    const section = page.locator('section.sim[data-simulation="planted"] .code-coverage');
+    expect(await section.locator(".card .k").allTextContents()).toEqual(["lines", "branches", "functions", "blocks"]);
+    for (const value of await section.locator(".card .v").allTextContents()) expect(value).toMatch(/^\d+\.\d%$/);
+    const rows = section.locator("table.code-coverage-table tbody tr");
+    expect(await rows.count()).toBe(2);
+    await expect(rows.first().locator("td").first().textContent()).resolves.toBe("system.ts");
+    const href = await section.locator("a.coverage-link").getAttribute("href");
+    expect(href).toBe("coverage/html/index.html");
+    expect(existsSync(path.join(dir, href!))).toBe(true);
+    await page.screenshot({ path: path.join(dir, "campaign.png"), fullPage: true });
+  });
 
   it("leader-election-vote-twice: the campaign page and the timeline of its split brain", async () => {
     const dir = path.join(REPORT_DIR, "leader-election-vote-twice");

@@ -9,6 +9,7 @@ import { colorsFor } from "../colors.ts";
 import { loadConfig } from "../config-file.ts";
 import { EXIT_FAILED, EXIT_PASSED } from "../errors.ts";
 import type { CliIO } from "../io.ts";
+import { mergeCodeCoverage } from "../coverage-merge.ts";
 import { mergeRunReports } from "../merge-reports.ts";
 import { renderJUnit } from "../reporters/junit.ts";
 import { statusLine } from "../reporters/text.ts";
@@ -36,19 +37,39 @@ function writePieces(io: CliIO, merged: RunReportFile): void {
   io.stdout.write(batch.join("") + "\n");
 }
 
+/** Relative to the working folder when inside it. */
+function shortPath(cwd: string, file: string): string {
+  const relative = path.relative(cwd, file);
+  return relative.startsWith("..") || path.isAbsolute(relative) ? file : relative;
+}
+
 export async function mergeCommand(files: readonly string[], flags: MergeFlags, io: CliIO): Promise<number> {
   const inputs = await Promise.all(
     files.map(async (f) => ({ path: f, file: await readRunReport(path.resolve(io.cwd, f)) })),
   );
-  const merged = mergeRunReports(inputs);
+  let merged = mergeRunReports(inputs);
+  const hasCoverage = merged.simulations.some((s) => s.coverage !== undefined);
+  // The config names the default report folder and, for code coverage, the project root.
+  const fileConfig = flags.output === undefined || hasCoverage ? await loadConfig(io.cwd, flags.config) : null;
   // A merged report is megabytes of JSON: a file by default, the terminal only when asked.
-  let target: string | null = null;
-  if (flags.output === "-") writePieces(io, merged);
-  else {
-    target =
-      flags.output !== undefined
+  const target =
+    flags.output === "-"
+      ? null
+      : flags.output !== undefined
         ? path.resolve(io.cwd, flags.output)
-        : path.join((await loadConfig(io.cwd, flags.config)).reportDir, "report.json");
+        : path.join(fileConfig!.reportDir, "report.json");
+  // Code coverage is converted on this checkout, into a coverage folder next to the merged report.
+  const written: string[] = [];
+  if (hasCoverage) {
+    const outDir = target === null ? fileConfig!.reportDir : path.dirname(target);
+    const located = inputs.map((i) => ({ ...i, path: path.resolve(io.cwd, i.path) }));
+    const coverage = await mergeCodeCoverage(located, merged, fileConfig!.rootDir, outDir);
+    merged = coverage.file;
+    written.push(...coverage.written);
+    for (const warning of coverage.warnings) io.stderr.write(`warning: ${warning}\n`);
+  }
+  if (target === null) writePieces(io, merged);
+  else {
     await mkdir(path.dirname(target), { recursive: true });
     await writeRunReport(merged, target);
   }
@@ -58,10 +79,8 @@ export async function mergeCommand(files: readonly string[], flags: MergeFlags, 
     io.stderr.write(statusLine(entry, c) + "\n");
     for (const f of entry.failures) io.stderr.write(`    seed ${f.seed}: ${f.message}\n  replay: ${f.replayCommand}\n`);
   }
-  const into =
-    target === null
-      ? ""
-      : ` into ${path.relative(io.cwd, target).startsWith("..") ? target : path.relative(io.cwd, target)}`;
+  for (const file of written) io.stderr.write(`wrote ${shortPath(io.cwd, file)}\n`);
+  const into = target === null ? "" : ` into ${shortPath(io.cwd, target)}`;
   io.stderr.write(`merged ${files.length} report${files.length === 1 ? "" : "s"}${into}\n`);
   return merged.simulations.some((s) => s.status === "failed") ? EXIT_FAILED : EXIT_PASSED;
 }

@@ -403,7 +403,9 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     Math.min(settings.workers, Math.max(...prepared.map((p) => p.range.end - p.range.start))),
   );
   const pool = new WorkerPool(poolSize);
-  const coverage = flags.coverage === true ? new CampaignCoverage(settings.fileConfig.rootDir) : null;
+  const coverageDir =
+    settings.shard === null ? "coverage" : `coverage.shard-${settings.shard.index}-of-${settings.shard.count}`;
+  const coverage = flags.coverage === true ? new CampaignCoverage(settings.fileConfig.rootDir, coverageDir) : null;
   const entries: SimulationEntry[] = [];
   let failingSeeds = 0;
   try {
@@ -459,9 +461,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     context: settings.context,
     configs: new Map(prepared.map((p) => [p.sim.name, p.config])),
   };
-  const shard = settings.shard;
-  const coverageDir = shard === null ? "coverage" : `coverage.shard-${shard.index}-of-${shard.count}`;
-  const written = coverage?.write(path.join(settings.outDir, coverageDir)) ?? [];
+  const written = (await coverage?.write(settings.outDir)) ?? [];
   for (const name of settings.reporters) written.push(...((await REPORTERS[name].finish?.(target)) ?? []));
   for (const file of written) {
     const relative = path.relative(io.cwd, file);

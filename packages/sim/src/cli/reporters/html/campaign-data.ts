@@ -3,7 +3,25 @@
  * assertion coverage, exploration, and its failures grouped by the property they violated, each
  * with the command that replays it and, when one was written, the timeline page of that seed.
  */
+import type { CoverageCounts, CoverageEntry, FileCoverageSummary } from "../../coverage-report.ts";
 import type { RunReportFile, SimulationEntry } from "../../run-report.ts";
+
+/** Files listed on the campaign page under a simulation's code coverage (the HTML view has all). */
+export const HTML_COVERAGE_FILES_MAX = 10;
+
+/** A simulation's code coverage on the campaign page (`moonpool run --coverage`). */
+export interface CampaignCodeCoverage {
+  readonly lines: CoverageCounts | null;
+  readonly branches: CoverageCounts | null;
+  readonly functions: CoverageCounts | null;
+  readonly blocks: CoverageCounts;
+  /** How many files the figures cover, and the lowest-covered of them (by lines). */
+  readonly fileCount: number;
+  readonly lowestFiles: readonly FileCoverageSummary[];
+  /** The coverage HTML view and lcov.info, relative to the campaign page; null when not written. */
+  readonly htmlHref: string | null;
+  readonly lcovHref: string | null;
+}
 
 export interface TimelineLink {
   readonly simulation: string;
@@ -56,6 +74,23 @@ export interface CampaignSimulation {
   readonly failureGroups: readonly FailureGroup[];
   /** When each sometimes signal was first reached (seed index); empty in reports without the data. */
   readonly sometimesFirstReached: readonly { message: string; kind: string; seedIndex: number }[];
+  /** Code coverage of the system under test; null without `--coverage`. */
+  readonly codeCoverage: CampaignCodeCoverage | null;
+}
+
+export function campaignCodeCoverage(coverage: CoverageEntry | undefined): CampaignCodeCoverage | null {
+  if (coverage === undefined) return null;
+  const dir = coverage.dir === undefined ? null : coverage.dir.split("\\").join("/");
+  return {
+    lines: coverage.lines,
+    branches: coverage.branches,
+    functions: coverage.functions,
+    blocks: coverage.blocks,
+    fileCount: coverage.files.length,
+    lowestFiles: coverage.files.slice(0, HTML_COVERAGE_FILES_MAX),
+    htmlHref: dir === null ? null : `${dir}/html/index.html`,
+    lcovHref: dir === null ? null : `${dir}/lcov.info`,
+  };
 }
 
 export interface CampaignData {
@@ -128,6 +163,7 @@ export function buildCampaignData(file: RunReportFile, links: readonly TimelineL
         exploration: r.exploration ?? null,
         failureGroups: failureGroups(entry, links),
         sometimesFirstReached: entry.sometimesFirstReached ?? [],
+        codeCoverage: campaignCodeCoverage(entry.coverage),
       };
     }),
   };

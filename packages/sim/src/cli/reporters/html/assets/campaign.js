@@ -1,4 +1,4 @@
-// The campaign page: outcome, failures by property, assertion coverage, seeds and exploration charts.
+// The campaign page: outcome, failures by property, assertion and code coverage, seeds and exploration charts.
 "use strict";
 (function () {
   var M = Moonpool,
@@ -403,6 +403,80 @@
     );
   }
 
+  function pct(c) {
+    return c === null || c === undefined ? "-" : c.pct.toFixed(1) + "%";
+  }
+
+  function coverageCell(c) {
+    if (c === null || c === undefined) return el("td", { class: "num" }, "-");
+    return el(
+      "td",
+      { class: "num" },
+      bar([{ cls: "hit", fraction: c.total ? c.covered / c.total : 1 }], c.covered + " of " + c.total),
+      " " + pct(c),
+    );
+  }
+
+  // Code coverage of the system under test (moonpool run --coverage): figures, the lowest-covered
+  // files and links to the full coverage view.
+  function codeCoverage(sim) {
+    var c = sim.codeCoverage;
+    if (!c) return null;
+    var cards = el(
+      "div",
+      { class: "cards" },
+      [
+        ["lines", pct(c.lines)],
+        ["branches", pct(c.branches)],
+        ["functions", pct(c.functions)],
+        ["blocks", pct(c.blocks)],
+      ].map(function (x) {
+        return el("div", { class: "card" }, el("div", { class: "v" }, x[1]), el("div", { class: "k" }, x[0]));
+      }),
+    );
+    var links = c.htmlHref
+      ? el(
+          "div",
+          { class: "note" },
+          el("a", { class: "coverage-link", href: c.htmlHref }, "coverage report by file and line"),
+          " · ",
+          el("a", { href: c.lcovHref }, "lcov.info"),
+        )
+      : el("div", { class: "note" }, "line figures need the coverage folders of the merged shards");
+    var files = c.lowestFiles.length
+      ? el(
+          "table",
+          { class: "code-coverage-table" },
+          el(
+            "thead",
+            {},
+            el(
+              "tr",
+              {},
+              ["file (lowest coverage of " + c.fileCount + ")", "lines", "branches", "functions"].map(function (h) {
+                return el("th", {}, h);
+              }),
+            ),
+          ),
+          el(
+            "tbody",
+            {},
+            c.lowestFiles.map(function (f) {
+              return el(
+                "tr",
+                {},
+                el("td", { class: "mono" }, f.file),
+                coverageCell(f.lines),
+                coverageCell(f.branches),
+                coverageCell(f.functions),
+              );
+            }),
+          ),
+        )
+      : null;
+    return el("div", { class: "code-coverage" }, el("h3", {}, "Code coverage"), cards, links, files);
+  }
+
   function simulation(sim) {
     var avgSim = sim.seeds.length
       ? sim.seeds.reduce(function (s, x) {
@@ -545,11 +619,14 @@
               sat.plateauSeeds +
               " seeds (needs " +
               sat.requiredQuietSeeds +
-              ")",
+              ")" +
+              (sat.signals ? " · plateau signals: " + sat.signals.join(", ") : "") +
+              (sat.stoppedBy && sat.stoppedBy.length ? " · stopped by " + sat.stoppedBy.join(", ") : ""),
           )
         : null,
       sim.assertionDetails.length ? coverageTable(sim) : el("div", { class: "note" }, "no assertions recorded"),
       bucketTable(sim),
+      codeCoverage(sim),
       el("h3", {}, "Seeds"),
       charts,
       exploration,
