@@ -174,6 +174,24 @@ function* candidates(config: SimulationConfig, seed: number, first: MeasuredRun,
   }
 }
 
+/**
+ * Delta debugging over single fault occurrences: the run's skippable faults in 2, 4, 8, ...
+ * chunks, each chunk skipped on its own, latest first (a skip changes nothing before it, so a late
+ * one keeps most of the run). The caller restarts from the new best after each kept candidate.
+ */
+function* skipCandidates(s: State, skippable: readonly number[]): Generator<Candidate> {
+  const o = s.overrides;
+  const active = skippable.filter((n) => !o.skipFaults.includes(n));
+  for (let chunks = 1; chunks <= active.length; chunks = chunks === active.length ? Infinity : chunks * 2) {
+    const size = Math.ceil(active.length / Math.min(chunks, active.length));
+    for (let end = active.length; end > 0; end -= size) {
+      const chunk = active.slice(Math.max(0, end - size), end);
+      const skipFaults = [...new Set([...o.skipFaults, ...chunk])].sort((a, b) => a - b);
+      yield { ...s, overrides: { ...o, skipFaults }, what: `skip ${chunk.length} fault(s) from #${chunk[0]}` };
+    }
+  }
+}
+
 /** Draw sequences tried per strong reduction once nothing else shrinks the run. */
 const RESEEDS_PER_REDUCTION = 8;
 
@@ -216,6 +234,7 @@ export async function shrinkTimeline(
   const property = failureProperty(failure);
   const originalProperties = new Set(first.result.failures.map(failureProperty));
   let best: State = { overrides: NO_OVERRIDES, recipe };
+  let bestRun = first;
   let bestSize = first.size;
   let runs = 1;
   let stoppedBy: ShrinkResult["stoppedBy"] = "fixpoint";
@@ -226,31 +245,53 @@ export async function shrinkTimeline(
     else return false;
     return true;
   };
-  let changed = true;
-  search: while (changed) {
-    changed = false;
-    for (const candidate of candidates(config, options.seed, first, best)) {
-      if (outOfBudget()) break search;
-      const run = await measureRun(config, options.seed, candidate.recipe, candidate.overrides);
-      runs++;
-      const firstFailure = run.result.failures[0];
-      // The same property fails first, and nothing fails that did not fail in the original run.
-      const kept =
-        firstFailure !== undefined &&
-        failureProperty(firstFailure) === property &&
-        run.result.failures.every((f) => originalProperties.has(failureProperty(f))) &&
-        smaller(run.size, bestSize);
-      if (kept) {
-        best = { overrides: candidate.overrides, recipe: candidate.recipe };
-        bestSize = run.size;
-      }
-      options.onProgress?.({ runs, maxRuns, candidate: candidate.what, kept, best: bestSize });
-      if (kept) {
-        changed = true;
-        // The next pass starts from the new best: its candidates depend on it.
-        continue search;
+  /** Runs `candidate`; true when it becomes the new best. */
+  const tryCandidate = async (candidate: Candidate): Promise<boolean> => {
+    const run = await measureRun(config, options.seed, candidate.recipe, candidate.overrides);
+    runs++;
+    const firstFailure = run.result.failures[0];
+    // The same property fails first, and nothing fails that did not fail in the original run.
+    const kept =
+      firstFailure !== undefined &&
+      failureProperty(firstFailure) === property &&
+      run.result.failures.every((f) => originalProperties.has(failureProperty(f))) &&
+      smaller(run.size, bestSize);
+    if (kept) {
+      best = { overrides: candidate.overrides, recipe: candidate.recipe };
+      bestRun = run;
+      bestSize = run.size;
+    }
+    options.onProgress?.({ runs, maxRuns, candidate: candidate.what, kept, best: bestSize });
+    return kept;
+  };
+  search: for (;;) {
+    // Whole dimensions first (cheap when they work), then single fault occurrences.
+    let changed = true;
+    while (changed) {
+      changed = false;
+      for (const candidate of candidates(config, options.seed, first, best)) {
+        if (outOfBudget()) break search;
+        if (await tryCandidate(candidate)) {
+          changed = true;
+          // The next pass starts from the new best: its candidates depend on it.
+          break;
+        }
       }
     }
+    const before = bestSize;
+    for (;;) {
+      const next = skipCandidates(best, bestRun.skippableFaults);
+      let kept = false;
+      for (const candidate of next) {
+        if (outOfBudget()) break search;
+        if (await tryCandidate(candidate)) {
+          kept = true;
+          break;
+        }
+      }
+      if (!kept) break;
+    }
+    if (bestSize === before) break;
   }
   return {
     seed: options.seed,
