@@ -3,8 +3,10 @@
  * property. A greedy search over overrides (`overrides.ts`) and the recipe: each candidate is one
  * full run, kept only when the same property fails first, no other property fails that did not
  * fail originally, and it has no more injected faults and no more events than the best so far
- * (and fewer of one). Passes repeat until one changes nothing
- * or a budget runs out. Candidates come in a fixed order, so the same input gives the same result
+ * (and fewer of one). Whole dimensions first (chaos window, families, sizes, processes, rates,
+ * recipe), then delta debugging over single fault occurrences (`faults.skip`), repeated until
+ * neither changes anything; then strong reductions on other draw sequences, or a budget runs
+ * out. Candidates come in a fixed order, so the same input gives the same result
  * whenever the run budget (not the time budget or an interrupt) ends the search.
  */
 import { MoonpoolError } from "@moonpool/core";
@@ -15,8 +17,10 @@ import { failureProperty, measureRun, type MeasuredRun, type RunSize } from "./m
 import {
   formatOverrides,
   NO_OVERRIDES,
+  OVERRIDE_CLOCK_FAMILIES,
   OVERRIDE_NETWORK_FAMILIES,
   OVERRIDE_STORAGE_FAMILIES,
+  overrideClockConfig,
   overrideNetworkConfig,
   overrideStorageConfig,
   type TimelineOverrides,
@@ -79,10 +83,36 @@ function ascending(values: number[], below: number): number[] {
   return [...new Set(values.map((v) => Math.floor(v)))].filter((v) => v >= 0 && v < below).sort((a, b) => a - b);
 }
 
-/** The candidates of one pass from `s`, most reduction first within each dimension. */
-function* candidates(config: SimulationConfig, seed: number, first: MeasuredRun, s: State): Generator<Candidate> {
+/** The network, storage and clock families that inject something in `current` and `o` leaves on. */
+function familiesOn(current: MeasuredRun, o: TimelineOverrides) {
+  const chaos = current.result.chaos;
+  const netOn = OVERRIDE_NETWORK_FAMILIES.filter(
+    (f) =>
+      !o.networkOff.includes(f) &&
+      JSON.stringify(overrideNetworkConfig(chaos.network.config, { ...NO_OVERRIDES, networkOff: [f] })) !==
+        JSON.stringify(chaos.network.config),
+  );
+  const diskOn = OVERRIDE_STORAGE_FAMILIES.filter(
+    (f) =>
+      !o.storageOff.includes(f) &&
+      JSON.stringify(overrideStorageConfig(chaos.storage.config, { ...NO_OVERRIDES, storageOff: [f] })) !==
+        JSON.stringify(chaos.storage.config),
+  );
+  const clock = chaos.clock?.config;
+  const clockOn = OVERRIDE_CLOCK_FAMILIES.filter(
+    (f) =>
+      clock !== undefined &&
+      !o.clockOff.includes(f) &&
+      JSON.stringify(overrideClockConfig(clock, { ...NO_OVERRIDES, clockOff: [f] })) !== JSON.stringify(clock),
+  );
+  return { netOn, diskOn, clockOn };
+}
+
+/** The candidates of one pass from `s` (run as `current`), most reduction first within each dimension. */
+function* candidates(config: SimulationConfig, current: MeasuredRun, s: State): Generator<Candidate> {
   const o = s.overrides;
-  const chaos = first.result.chaos;
+  const chaos = current.result.chaos;
+  const { netOn, diskOn, clockOn } = familiesOn(current, o);
   const window = o.chaosWindowMs ?? config.chaosDurationMs;
   if (window !== null) {
     for (const w of ascending([window / 8, window / 4, window / 2, (window * 3) / 4], window)) {
@@ -94,27 +124,18 @@ function* candidates(config: SimulationConfig, seed: number, first: MeasuredRun,
   if ((chaos.attrition ?? []).length > 0 && !o.attritionOff)
     yield { ...s, overrides: { ...o, attritionOff: true }, what: "attrition off" };
   // Only families that inject something this seed are worth a run.
-  const netOn = OVERRIDE_NETWORK_FAMILIES.filter(
-    (f) =>
-      !o.networkOff.includes(f) &&
-      JSON.stringify(overrideNetworkConfig(chaos.network.config, { ...NO_OVERRIDES, networkOff: [f] })) !==
-        JSON.stringify(chaos.network.config),
-  );
   if (netOn.length > 1)
     yield { ...s, overrides: { ...o, networkOff: [...o.networkOff, ...netOn] }, what: "network faults off" };
   for (const f of netOn)
     yield { ...s, overrides: { ...o, networkOff: [...o.networkOff, f] }, what: `network ${f} off` };
-  const diskOn = OVERRIDE_STORAGE_FAMILIES.filter(
-    (f) =>
-      !o.storageOff.includes(f) &&
-      JSON.stringify(overrideStorageConfig(chaos.storage.config, { ...NO_OVERRIDES, storageOff: [f] })) !==
-        JSON.stringify(chaos.storage.config),
-  );
   if (diskOn.length > 1)
     yield { ...s, overrides: { ...o, storageOff: [...o.storageOff, ...diskOn] }, what: "storage faults off" };
   for (const f of diskOn)
     yield { ...s, overrides: { ...o, storageOff: [...o.storageOff, f] }, what: `storage ${f} off` };
-  for (const [name, full] of Object.entries(first.size.sizes)) {
+  if (clockOn.length > 1)
+    yield { ...s, overrides: { ...o, clockOff: [...o.clockOff, ...clockOn] }, what: "clock faults off" };
+  for (const f of clockOn) yield { ...s, overrides: { ...o, clockOff: [...o.clockOff, f] }, what: `clock ${f} off` };
+  for (const [name, full] of Object.entries(current.size.sizes)) {
     const now = o.sizes[name] ?? full;
     for (const v of ascending([0, 1, now / 8, now / 4, now / 2, (now * 3) / 4, now - 1], now)) {
       yield { ...s, overrides: { ...o, sizes: { ...o.sizes, [name]: v } }, what: `size ${name} ${v}` };
@@ -139,8 +160,45 @@ function* candidates(config: SimulationConfig, seed: number, first: MeasuredRun,
       yield { ...s, overrides: { ...o, storageRate: o.storageRate * r }, what: `storage fault rates x${r}` };
   }
   const recipe = parseRecipe(s.recipe);
-  // Strongest first: the reductions worth a few reseeded tries each (at the end of the pass).
+  for (let keep = 0; keep < recipe.length; keep++)
+    yield { ...s, recipe: formatRecipe(recipe.slice(0, keep)), what: `first ${keep} recipe segment(s)` };
+  for (let i = 0; i < recipe.length; i++) {
+    const step = recipe[i]!;
+    for (const count of ascending([step.count / 4, step.count / 2], step.count)) {
+      const earlier = recipe.map((bp, j) => (j === i ? { ...bp, count } : bp));
+      yield { ...s, recipe: formatRecipe(earlier), what: `recipe segment ${i + 1} at draw ${count}` };
+    }
+  }
+}
+
+/**
+ * Last resort, once nothing else shrinks the run: a strong reduction that diverged from the
+ * failure may still fail on another draw sequence. Its last recipe segment (one added from the
+ * start for a root timeline) is reseeded a few times.
+ */
+function* reseedCandidates(config: SimulationConfig, seed: number, current: MeasuredRun, s: State) {
+  const o = s.overrides;
+  const chaos = current.result.chaos;
+  const { netOn, diskOn } = familiesOn(current, o);
+  const recipe = parseRecipe(s.recipe);
+  // Strongest first: a run half as long and half as big, then whole surfaces off.
   const strong: Candidate[] = [];
+  const window = o.chaosWindowMs ?? config.chaosDurationMs;
+  const halfWindow = window !== null && window >= 2 ? Math.floor(window / 2) : null;
+  const halfSizes = Object.fromEntries(
+    Object.entries(current.size.sizes)
+      .filter(([, n]) => n > 0)
+      .map(([name, n]) => [name, Math.floor(n / 2)]),
+  );
+  const sizesToHalve = Object.keys(halfSizes).length > 0;
+  if (halfWindow !== null && sizesToHalve) {
+    const overrides = { ...o, chaosWindowMs: halfWindow, sizes: { ...o.sizes, ...halfSizes } };
+    strong.push({ ...s, overrides, what: "chaos window and sizes halved" });
+  }
+  if (halfWindow !== null)
+    strong.push({ ...s, overrides: { ...o, chaosWindowMs: halfWindow }, what: "chaos window halved" });
+  if (sizesToHalve)
+    strong.push({ ...s, overrides: { ...o, sizes: { ...o.sizes, ...halfSizes } }, what: "sizes halved" });
   if (netOn.length > 1)
     strong.push({ ...s, overrides: { ...o, networkOff: [...o.networkOff, ...netOn] }, what: "network faults off" });
   if (diskOn.length > 0)
@@ -151,17 +209,6 @@ function* candidates(config: SimulationConfig, seed: number, first: MeasuredRun,
     strong.push({ ...s, overrides: { ...o, attritionOff: true }, what: "attrition off" });
   for (const f of netOn)
     strong.push({ ...s, overrides: { ...o, networkOff: [...o.networkOff, f] }, what: `network ${f} off` });
-  for (let keep = 0; keep < recipe.length; keep++)
-    yield { ...s, recipe: formatRecipe(recipe.slice(0, keep)), what: `first ${keep} recipe segment(s)` };
-  for (let i = 0; i < recipe.length; i++) {
-    const step = recipe[i]!;
-    for (const count of ascending([step.count / 4, step.count / 2], step.count)) {
-      const earlier = recipe.map((bp, j) => (j === i ? { ...bp, count } : bp));
-      yield { ...s, recipe: formatRecipe(earlier), what: `recipe segment ${i + 1} at draw ${count}` };
-    }
-  }
-  // Last resort: a reduction that diverged from the failure may still fail on another draw
-  // sequence. Its last recipe segment (one added from the start for a root timeline) is reseeded.
   for (const c of strong) {
     for (let i = 0; i < RESEEDS_PER_REDUCTION; i++) {
       const reseed = childSeed(seed, recipe, `shrink:${c.what}`, i);
@@ -175,20 +222,17 @@ function* candidates(config: SimulationConfig, seed: number, first: MeasuredRun,
 }
 
 /**
- * Delta debugging over single fault occurrences: the run's skippable faults in 2, 4, 8, ...
- * chunks, each chunk skipped on its own, latest first (a skip changes nothing before it, so a late
- * one keeps most of the run). The caller restarts from the new best after each kept candidate.
+ * One round of delta debugging over single fault occurrences: the run's skippable faults not yet
+ * skipped, cut into `chunks` chunks, each chunk skipped on its own, latest first (a skip changes
+ * nothing before it, so a late one keeps most of the run).
  */
-function* skipCandidates(s: State, skippable: readonly number[]): Generator<Candidate> {
+function* skipCandidates(s: State, active: readonly number[], chunks: number): Generator<Candidate> {
   const o = s.overrides;
-  const active = skippable.filter((n) => !o.skipFaults.includes(n));
-  for (let chunks = 1; chunks <= active.length; chunks = chunks === active.length ? Infinity : chunks * 2) {
-    const size = Math.ceil(active.length / Math.min(chunks, active.length));
-    for (let end = active.length; end > 0; end -= size) {
-      const chunk = active.slice(Math.max(0, end - size), end);
-      const skipFaults = [...new Set([...o.skipFaults, ...chunk])].sort((a, b) => a - b);
-      yield { ...s, overrides: { ...o, skipFaults }, what: `skip ${chunk.length} fault(s) from #${chunk[0]}` };
-    }
+  const size = Math.ceil(active.length / chunks);
+  for (let end = active.length; end > 0; end -= size) {
+    const chunk = active.slice(Math.max(0, end - size), end);
+    const skipFaults = [...new Set([...o.skipFaults, ...chunk])].sort((a, b) => a - b);
+    yield { ...s, overrides: { ...o, skipFaults }, what: `skip ${chunk.length} fault(s) from #${chunk[0]}` };
   }
 }
 
@@ -264,34 +308,31 @@ export async function shrinkTimeline(
     options.onProgress?.({ runs, maxRuns, candidate: candidate.what, kept, best: bestSize });
     return kept;
   };
-  search: for (;;) {
-    // Whole dimensions first (cheap when they work), then single fault occurrences.
-    let changed = true;
-    while (changed) {
-      changed = false;
-      for (const candidate of candidates(config, options.seed, first, best)) {
-        if (outOfBudget()) break search;
-        if (await tryCandidate(candidate)) {
-          changed = true;
-          // The next pass starts from the new best: its candidates depend on it.
-          break;
-        }
-      }
+  /** Tries `next` in order until one is kept; false when none is (or the budget ran out). */
+  const firstKept = async (next: Iterable<Candidate>): Promise<boolean> => {
+    for (const candidate of next) {
+      if (outOfBudget()) return false;
+      if (await tryCandidate(candidate)) return true;
     }
-    const before = bestSize;
+    return false;
+  };
+  while (!outOfBudget()) {
+    // Whole dimensions first, cheap when they work; each pass starts from the new best.
+    while (await firstKept(candidates(config, bestRun, best)));
+    // Strong reductions on other draw sequences: big steps when the run's own draws resist.
+    if (await firstKept(reseedCandidates(config, options.seed, bestRun, best))) continue;
+    // Then single fault occurrences (delta debugging): all, halves, quarters, ... of those left.
+    const start = bestSize;
+    let chunks = 1;
     for (;;) {
-      const next = skipCandidates(best, bestRun.skippableFaults);
-      let kept = false;
-      for (const candidate of next) {
-        if (outOfBudget()) break search;
-        if (await tryCandidate(candidate)) {
-          kept = true;
-          break;
-        }
-      }
-      if (!kept) break;
+      const active = bestRun.skippableFaults.filter((n) => !best.overrides.skipFaults.includes(n));
+      if (active.length === 0) break;
+      chunks = Math.min(chunks, active.length);
+      if (await firstKept(skipCandidates(best, active, chunks))) chunks = Math.max(1, chunks - 1);
+      else if (chunks === active.length || outOfBudget()) break;
+      else chunks = Math.min(active.length, chunks * 2);
     }
-    if (bestSize === before) break;
+    if (bestSize === start) break;
   }
   return {
     seed: options.seed,
