@@ -5,7 +5,7 @@
  * on the lease fixture (clock faults).
  */
 import { describe, expect, it } from "vitest";
-import { Chaos } from "../src/index.ts";
+import { assertAlways, Chaos, shrinkTimeline, SimulationBuilder, type TraceQuery } from "../src/index.ts";
 import { Campaign } from "../src/runner/campaign.ts";
 import type { SimulationConfig } from "../src/runner/config.ts";
 import type { SeedResult } from "../src/runner/seed-result.ts";
@@ -16,9 +16,10 @@ import {
   parseOverrides,
   withOverrides,
 } from "../src/runner/shrink/overrides.ts";
-import { isInjectedFault, measureRun } from "../src/runner/shrink/measure.ts";
+import { failureProperty, isInjectedFault, measureRun } from "../src/runner/shrink/measure.ts";
 import { SIM_FAULT_EVENT_NAME, SIM_FAULT_SKIPPED_EVENT_NAME, type TraceEvent } from "../src/world/trace-log.ts";
 import { paxosSimulation } from "../../../examples/paxos/simulation.ts";
+import { EchoClient, EchoServer } from "./fixtures/chaos-echo.ts";
 import { leaseSimulation } from "./fixtures/lease.ts";
 
 const TIMEOUT_MS = 120_000;
@@ -184,5 +185,49 @@ describe("clock.off", () => {
     // Same overrides twice: same hash; another seed: another hash.
     expect((await run(config, seed, "clock.off=step")).result.traceHash).toBe(noSteps.result.traceHash);
     expect((await run(config, seed + 1, "clock.off=step")).result.traceHash).not.toBe(noSteps.result.traceHash);
+  });
+});
+
+/** Echo rounds under random network chaos; the property only cares about clogs during round 3. */
+const CLOGGED_ROUND = 3;
+const echoSimulation = () =>
+  new SimulationBuilder()
+    .enableChaos([Chaos.network("random")])
+    .chaosDuration(2_000)
+    .processes(1, () => new EchoServer())
+    .workloadFactory(() => new EchoClient({ rounds: 12, pauseMs: 100, timeoutMs: 3_000 }))
+    .invariantFn("round 3 clogs", (q: TraceQuery) => {
+      const rounds = [...q.snapshot("echo_ok"), ...q.snapshot("echo_failed"), ...q.snapshot("echo_corrupt")];
+      const round = rounds.find((e) => e.num("round") === CLOGGED_ROUND);
+      if (round === undefined) return;
+      const from = round.num("startMs")!;
+      const clogged = q
+        .snapshot(SIM_FAULT_EVENT_NAME)
+        .some((e) => e.str("kind") === "clog" && e.timeMs >= from && e.timeMs <= round.timeMs);
+      assertAlways(!clogged, `round ${CLOGGED_ROUND} sees no clog`);
+    });
+
+describe("the shrinker and faults.skip", () => {
+  it("leaves single fault occurrences out, and the shrunk run replays to its hash, the same twice", {
+    timeout: TIMEOUT_MS,
+  }, async () => {
+    const report = await echoSimulation().setBaseSeed(1).setIterations(40).run();
+    const failing = report.seeds.filter((s) => !s.ok).map((s) => s.seed);
+    expect(failing.length).toBeGreaterThan(1);
+    const results = [];
+    for (const seed of failing) results.push(await shrinkTimeline(echoSimulation(), { seed, maxRuns: 120 }));
+    const skipping = results.filter((r) => r.overrides.includes("faults.skip="));
+    expect(skipping.length).toBeGreaterThan(0);
+    for (const r of skipping) {
+      expect(r.property).toBe(`round ${CLOGGED_ROUND} sees no clog`);
+      expect(r.after.faults).toBeLessThan(r.before.faults);
+      const replay = await echoSimulation().replayTimeline(r.seed, r.recipe, r.overrides).run();
+      expect(replay.seeds[0]!.traceHash).toBe(r.after.traceHash);
+      expect(failureProperty(replay.seeds[0]!.failures[0]!)).toBe(r.property);
+      // The same input gives the same shrunk run.
+      const again = await shrinkTimeline(echoSimulation(), { seed: r.seed, maxRuns: 120 });
+      expect(again.overrides).toBe(r.overrides);
+      expect(again.after.traceHash).toBe(r.after.traceHash);
+    }
   });
 });
