@@ -191,10 +191,18 @@ function* reseedCandidates(config: SimulationConfig, seed: number, current: Meas
       .map(([name, n]) => [name, Math.floor(n / 2)]),
   );
   const sizesToHalve = Object.keys(halfSizes).length > 0;
+  // Sizes of 1 or 2 (clients, replicas...) are often what makes the failure possible at all.
+  const largeHalved = Object.fromEntries(Object.entries(halfSizes).filter(([name]) => current.size.sizes[name]! > 2));
   if (halfWindow !== null && sizesToHalve) {
     const overrides = { ...o, chaosWindowMs: halfWindow, sizes: { ...o.sizes, ...halfSizes } };
     strong.push({ ...s, overrides, what: "chaos window and sizes halved" });
   }
+  const someLarge = Object.keys(largeHalved).length;
+  if (halfWindow !== null && someLarge > 0 && someLarge < Object.keys(halfSizes).length) {
+    const overrides = { ...o, chaosWindowMs: halfWindow, sizes: { ...o.sizes, ...largeHalved } };
+    strong.push({ ...s, overrides, what: "chaos window and sizes above 2 halved" });
+  }
+  const halvings = strong.length;
   if (halfWindow !== null)
     strong.push({ ...s, overrides: { ...o, chaosWindowMs: halfWindow }, what: "chaos window halved" });
   if (sizesToHalve)
@@ -209,11 +217,15 @@ function* reseedCandidates(config: SimulationConfig, seed: number, current: Meas
     strong.push({ ...s, overrides: { ...o, attritionOff: true }, what: "attrition off" });
   for (const f of netOn)
     strong.push({ ...s, overrides: { ...o, networkOff: [...o.networkOff, f] }, what: `network ${f} off` });
-  for (const c of strong) {
-    for (let i = 0; i < RESEEDS_PER_REDUCTION; i++) {
+  // A root timeline reseeded from its first draw is another run: ordinals of its own faults only.
+  const skipFaults = recipe.length === 0 ? [] : o.skipFaults;
+  for (const [k, c] of strong.entries()) {
+    const tries = k < halvings ? RESEEDS_OF_HALVED : RESEEDS_PER_REDUCTION;
+    for (let i = 0; i < tries; i++) {
       const reseed = childSeed(seed, recipe, `shrink:${c.what}`, i);
       yield {
         ...c,
+        overrides: { ...c.overrides, skipFaults },
         recipe: formatRecipe(reseeded(recipe, reseed)),
         what: `${c.what}, last segment reseeded (${i + 1})`,
       };
@@ -236,8 +248,10 @@ function* skipCandidates(s: State, active: readonly number[], chunks: number): G
   }
 }
 
-/** Draw sequences tried per strong reduction once nothing else shrinks the run. */
+/** Draw sequences tried per strong reduction once nothing else shrinks the run... */
 const RESEEDS_PER_REDUCTION = 8;
+/** ...and for the run halved, which fails on fewer of them but is worth the most. */
+const RESEEDS_OF_HALVED = 16;
 
 /** `recipe` with its last segment's seed replaced, or a root timeline reseeded from its first draw. */
 function reseeded(recipe: Recipe, seed: number): Recipe {
