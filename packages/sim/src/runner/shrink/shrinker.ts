@@ -13,6 +13,7 @@ import { MoonpoolError } from "@moonpool/core";
 import { wallNowMs } from "../../engine/natives.ts";
 import { childSeed, formatRecipe, parseRecipe, type Recipe } from "../../engine/recipe.ts";
 import type { SimulationConfig } from "../config.ts";
+import type { IsolatedRuns } from "./isolated-runs.ts";
 import { failureProperty, measureRun, type MeasuredRun, type RunSize } from "./measure.ts";
 import {
   formatOverrides,
@@ -44,6 +45,11 @@ export interface ShrinkOptions {
   readonly signal?: AbortSignal;
   /** Called after every candidate run. */
   readonly onProgress?: (progress: ShrinkProgress) => void;
+  /**
+   * Run every candidate (the original run too) in this worker, under its time limit; a candidate
+   * past the limit or whose worker fails is not kept. Without it runs are in this thread.
+   */
+  readonly isolate?: IsolatedRuns;
 }
 
 export interface ShrinkProgress {
@@ -53,6 +59,8 @@ export interface ShrinkProgress {
   readonly candidate: string;
   readonly kept: boolean;
   readonly best: RunSize;
+  /** Why the candidate could not be measured (past the time limit of `isolate`, its worker lost). */
+  readonly lost?: string;
 }
 
 export interface ShrinkResult {
@@ -70,6 +78,8 @@ export interface ShrinkResult {
   readonly wallMs: number;
   /** Why the search ended. */
   readonly stoppedBy: "fixpoint" | "runs" | "time" | "interrupted";
+  /** Candidates that ran past the time limit of `isolate` or lost their worker. */
+  readonly lostRuns: number;
 }
 
 interface State {
@@ -281,7 +291,20 @@ export async function shrinkTimeline(
   const maxRuns = options.maxRuns ?? DEFAULT_SHRINK_MAX_RUNS;
   const timeBudgetMs = options.timeBudgetMs ?? DEFAULT_SHRINK_TIME_BUDGET_MS;
   const recipe = formatRecipe(parseRecipe(options.recipe ?? ""));
-  const first = await measureRun(config, options.seed, recipe, NO_OVERRIDES);
+  const isolate = options.isolate;
+  /** A measured run, or why the run could not be measured. */
+  const measure = async (recipe: string, overrides: TimelineOverrides): Promise<MeasuredRun | string> => {
+    if (isolate === undefined) return measureRun(config, options.seed, recipe, overrides);
+    const outcome = await isolate.run(options.seed, recipe, formatOverrides(overrides));
+    return outcome.kind === "measured" ? outcome.run : outcome.message;
+  };
+  const first = await measure(recipe, NO_OVERRIDES);
+  if (typeof first === "string") {
+    throw new MoonpoolError(
+      `seed ${options.seed}${recipe === "" ? "" : ` with recipe "${recipe}"`} could not be run to its end: ${first}. ` +
+        "Shrinking needs the failing run to end: raise the time limit or fix the hang first",
+    );
+  }
   const failure = first.result.failures[0];
   if (failure === undefined) {
     throw new NothingToShrink(
@@ -295,6 +318,7 @@ export async function shrinkTimeline(
   let bestRun = first;
   let bestSize = first.size;
   let runs = 1;
+  let lostRuns = 0;
   let stoppedBy: ShrinkResult["stoppedBy"] = "fixpoint";
   const outOfBudget = (): boolean => {
     if (options.signal?.aborted === true) stoppedBy = "interrupted";
@@ -305,8 +329,13 @@ export async function shrinkTimeline(
   };
   /** Runs `candidate`; true when it becomes the new best. */
   const tryCandidate = async (candidate: Candidate): Promise<boolean> => {
-    const run = await measureRun(config, options.seed, candidate.recipe, candidate.overrides);
+    const run = await measure(candidate.recipe, candidate.overrides);
     runs++;
+    if (typeof run === "string") {
+      lostRuns++;
+      options.onProgress?.({ runs, maxRuns, candidate: candidate.what, kept: false, best: bestSize, lost: run });
+      return false;
+    }
     const firstFailure = run.result.failures[0];
     // The same property fails first, and nothing fails that did not fail in the original run.
     const kept =
@@ -356,6 +385,7 @@ export async function shrinkTimeline(
     before: first.size,
     after: bestSize,
     runs,
+    lostRuns,
     wallMs: wallNowMs() - wallStart,
     stoppedBy,
   };
