@@ -43,6 +43,7 @@ export {
   type ShrinkResult,
 } from "./runner/shrink/shrinker.ts";
 export type { RunSize } from "./runner/shrink/measure.ts";
+export { IsolatedRuns, type IsolatedOutcome } from "./runner/shrink/isolated-runs.ts";
 export {
   parseOverrides,
   formatOverrides,

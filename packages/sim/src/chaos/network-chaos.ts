@@ -314,7 +314,9 @@ export function buggifiedSleepDelay(world: World, config: NetworkConfig): (ip: s
     if (!sim.bool(p)) return 0;
     // powInt, not Math.pow: the delay must not depend on the Node version (engine/exact-math.ts).
     const delayUs = Math.floor(maxUs * powInt(sim.ratio(), 1000));
-    if (delayUs > 0) world.recordFault(NETWORK_FAULT_KINDS.sleepDelayed, { ip, delayMs: delayUs / 1000 });
+    if (delayUs <= 0) return 0;
+    if (world.skipFault(NETWORK_FAULT_KINDS.sleepDelayed)) return 0;
+    world.recordFault(NETWORK_FAULT_KINDS.sleepDelayed, { ip, delayMs: delayUs / 1000 });
     return delayUs;
   };
 }

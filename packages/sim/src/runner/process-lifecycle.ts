@@ -155,6 +155,7 @@ export class ProcessLifecycle {
       assertReachable(REBOOT_ASSERTIONS.gracefulPath);
       const graceMs = drawDelayMs(sim, gracePeriodMs);
       const recoveryMs = drawDelayMs(sim, recoveryDelayMs);
+      if (this.skipped(state, PROCESS_FAULT_KINDS.gracefulShutdown)) return false;
       this.stats.graceful++;
       this.world.recordFault(PROCESS_FAULT_KINDS.gracefulShutdown, {
         ip,
@@ -185,6 +186,7 @@ export class ProcessLifecycle {
     const wipe = kind === "crashAndWipe";
     assertReachable(REBOOT_ASSERTIONS.crashPath);
     const recoveryMs = drawDelayMs(sim, recoveryDelayMs);
+    if (this.skipped(state, PROCESS_FAULT_KINDS.crash)) return false;
     if (wipe) this.stats.crashAndWipe++;
     else this.stats.crash++;
     this.world.recordFault(PROCESS_FAULT_KINDS.crash, { ip, wipe, recoveryDelayMs: recoveryMs, cause });
@@ -195,6 +197,14 @@ export class ProcessLifecycle {
       this.world.storage.wipe(ip);
     }
     this.scheduleRestart(state, recoveryMs, cause);
+    return true;
+  }
+
+  /** Whether the overrides skip this reboot (after its draws): the process then stays up. */
+  private skipped(state: SlotState, kind: string): boolean {
+    if (!this.world.skipFault(kind)) return false;
+    state.dead = false;
+    this.dead--;
     return true;
   }
 

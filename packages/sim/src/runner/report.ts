@@ -268,6 +268,7 @@ export class SimulationReport {
         ...(r.recipe !== undefined ? { recipe: r.recipe } : {}),
         ...(r.metrics !== undefined ? { metrics: r.metrics } : {}),
         ...(r.attachments !== undefined ? { attachments: r.attachments } : {}),
+        ...(r.sizes !== undefined ? { sizes: r.sizes } : {}),
       })),
       assertionResults: this.assertionResults,
       assertionViolations: this.assertionViolations,

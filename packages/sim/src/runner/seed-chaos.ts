@@ -43,7 +43,7 @@ import { DEFAULT_STORAGE_CONFIG } from "../world/storage/config.ts";
 import type { SimulationConfig } from "./config.ts";
 import { FaultContextImpl, type FaultInjector } from "./fault-context.ts";
 import { linkLatencySampler } from "./locality.ts";
-import { NO_OVERRIDES, overrideNetworkConfig, overrideStorageConfig } from "./shrink/overrides.ts";
+import { NO_OVERRIDES, overrideClockConfig, overrideNetworkConfig, overrideStorageConfig } from "./shrink/overrides.ts";
 import { Topology, type TopologyRegistry } from "./topology.ts";
 import { thrownFields as errorText } from "./thrown.ts";
 
@@ -140,13 +140,15 @@ export function setUpSeedChaos(
   const drawnAttrition = resolveAttritionChaos(config.chaos.attrition ?? [], world.engine.streams.config);
   const attrition = overrides.attritionOff ? [] : drawnAttrition;
   // Clocks draw last (nothing at all with exact clocks), so the other surfaces' draws are unchanged.
-  const clockRecord = resolveClockChaos(
+  const drawnClock = resolveClockChaos(
     config.chaos.clock ?? null,
     config.clockFaults ?? "none",
     knobs,
     streams,
     buggify,
   );
+  const clockRecord = { ...drawnClock, config: overrideClockConfig(drawnClock.config, overrides) };
+  if (overrides.skipFaults.length > 0) world.faultSkips = new Set(overrides.skipFaults);
   const ips = [...registry.processes.map((p) => p.ip), ...registry.workloadIps];
   const clocks = new SeedClocks(clockRecord, world, ips);
   if (config.linkLatency !== null) {

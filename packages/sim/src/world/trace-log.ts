@@ -7,6 +7,16 @@ import { TRACE_LEVEL_ORDER, type TraceFields, type TraceLevel, type TraceValue }
 
 export const SIM_FAULT_EVENT_NAME = "sim_fault";
 export const CONSOLE_EVENT_NAME = "console";
+/** A fault occurrence a shrunk run's overrides left out: `{ kind, ordinal }` (see `World.skipFault`). */
+export const SIM_FAULT_SKIPPED_EVENT_NAME = "sim_fault_skipped";
+
+/** `sim_fault` kinds that undo or complete an earlier fault rather than inject one. */
+const NOT_INJECTION_KINDS = new Set(["process_restart", "process_force_kill"]);
+
+/** Whether a `sim_fault` of `kind` injects something (heals, restarts and force-kills of a reboot do not). */
+export function isInjectionKind(kind: string): boolean {
+  return !kind.endsWith("_healed") && !NOT_INJECTION_KINDS.has(kind);
+}
 
 export class TraceEvent {
   constructor(

@@ -7,7 +7,7 @@ import { abortError, type TraceFields, type TraceLevel } from "@moonpool/core";
 import { Engine, msToUs, type SteppingMode } from "../engine/engine.ts";
 import type { Incarnation } from "../engine/incarnation.ts";
 import { EventTag } from "./event-tag.ts";
-import { SIM_FAULT_EVENT_NAME, TraceLog } from "./trace-log.ts";
+import { isInjectionKind, SIM_FAULT_EVENT_NAME, SIM_FAULT_SKIPPED_EVENT_NAME, TraceLog } from "./trace-log.ts";
 import { SimNetwork } from "./network/index.ts";
 import { SimStorage } from "./storage/storage.ts";
 import { SimMetricStore } from "./metrics/store.ts";
@@ -103,8 +103,31 @@ export class World {
   /** Called when a spawned task's body rejects (not by cancellation or shutdown); null: only traced. */
   onTaskFailed: ((actor: string, task: string, error: unknown) => void) | null = null;
 
+  /**
+   * Fault occurrences to leave out, by ordinal: the n-th injected fault of the run (0-based,
+   * skipped ones included) is the one `recordFault` or `skipFault` sees with `faultOrdinal === n`.
+   * Null: none (a shrunk run's `faults.skip` override sets it).
+   */
+  faultSkips: ReadonlySet<number> | null = null;
+  /** Injected faults recorded or skipped so far: the ordinal of the next one. */
+  faultOrdinal = 0;
+
+  /**
+   * Asked by a fault site once it has made every draw of a fault and before it applies it: true
+   * when the overrides skip this occurrence (the site then leaves it out and records nothing).
+   * The draws stay made, so the stream continues as it would have with the fault.
+   */
+  skipFault(kind: string): boolean {
+    const skips = this.faultSkips;
+    if (skips === null || !skips.has(this.faultOrdinal)) return false;
+    this.trace.record(this.nowMs, "sim", "info", SIM_FAULT_SKIPPED_EVENT_NAME, { kind, ordinal: this.faultOrdinal });
+    this.faultOrdinal++;
+    return true;
+  }
+
   /** A built-in fault: a `sim_fault` event with `source = "sim"` and a `kind`. */
   recordFault(kind: string, fields: TraceFields = {}): void {
+    if (isInjectionKind(kind)) this.faultOrdinal++;
     this.trace.record(this.nowMs, "sim", "info", SIM_FAULT_EVENT_NAME, { kind, ...fields });
   }
 

@@ -11,6 +11,8 @@ import { parseRecipe, RecipeParseError } from "../../engine/recipe.ts";
 import { formatDuration } from "../../runner/report-format.ts";
 import type { RunSize } from "../../runner/shrink/measure.ts";
 import { parseOverrides, withOverrides } from "../../runner/shrink/overrides.ts";
+import { DEFAULT_SEED_TIMEOUT_MS } from "../../runner/pool/pool-campaign.ts";
+import { IsolatedRuns } from "../../runner/shrink/isolated-runs.ts";
 import { NothingToShrink, shrinkTimeline, type ShrinkResult } from "../../runner/shrink/shrinker.ts";
 import { buildSimulationConfig } from "../build-simulation.ts";
 import { colorsFor } from "../colors.ts";
@@ -28,6 +30,7 @@ export interface ShrinkFlags {
   readonly recipe?: string;
   readonly maxRuns?: string;
   readonly timeBudget?: string;
+  readonly timeout?: string;
   readonly html?: boolean;
   readonly out?: string;
 }
@@ -68,6 +71,8 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
   }
   const maxRuns = flags.maxRuns === undefined ? undefined : parsePositiveInteger(flags.maxRuns, "--max-runs", "200");
   const timeBudgetMs = flags.timeBudget === undefined ? undefined : parseDurationMs(flags.timeBudget, "--time-budget");
+  const runTimeoutMs =
+    flags.timeout === undefined ? DEFAULT_SEED_TIMEOUT_MS : parseDurationMs(flags.timeout, "--timeout");
   const fileConfig = await loadConfig(io.cwd, flags.config);
   const discovered = await discoverSimulations(fileConfig, (failure) =>
     io.stderr.write(`${formatLoadFailure(failure)}\n`),
@@ -86,6 +91,8 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
     );
   };
   process.on("SIGINT", onSigint);
+  // Each candidate runs in a worker under the per-seed time limit, as seeds of moonpool run do.
+  const isolate = new IsolatedRuns(sim.source, runTimeoutMs);
   let result: ShrinkResult;
   try {
     io.stderr.write(`shrinking ${sim.name} seed ${seed}${recipe === "" ? "" : ` recipe "${recipe}"`}\n`);
@@ -95,12 +102,15 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
       ...(maxRuns !== undefined ? { maxRuns } : {}),
       ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}),
       signal: interrupt.signal,
+      isolate,
       onProgress: (p) => {
         if (p.kept)
           io.stderr.write(
             `${c.green("kept")} ${p.candidate}: events ${p.best.events}, faults ${p.best.faults} ` +
               `(run ${p.runs}/${p.maxRuns})\n`,
           );
+        else if (p.lost !== undefined)
+          io.stderr.write(c.yellow(`not kept: ${p.candidate}: ${p.lost} (run ${p.runs}/${p.maxRuns})\n`));
         else if (p.runs % 10 === 0) io.stderr.write(c.dim(`run ${p.runs}/${p.maxRuns}\n`));
       },
     });
@@ -109,6 +119,7 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
     throw error;
   } finally {
     process.off("SIGINT", onSigint);
+    await isolate.close();
   }
 
   const stopped = {
@@ -117,7 +128,9 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
     time: "time budget spent",
     interrupted: "interrupted",
   }[result.stoppedBy];
-  const how = `${result.runs} runs in ${formatDuration(result.wallMs)} (${stopped})`;
+  const lost =
+    result.lostRuns === 0 ? "" : `, ${result.lostRuns} past the ${formatDuration(runTimeoutMs)} limit or lost`;
+  const how = `${result.runs} runs in ${formatDuration(result.wallMs)} (${stopped}${lost})`;
   io.stdout.write(`${out.bold(`shrunk ${sim.name} seed ${seed}`)}: ${how}, still violates "${result.property}"\n`);
   for (const line of formatShrinkSummary(result)) io.stdout.write(`${line}\n`);
   const command = replayCommand({ configArg: flags.config ?? null }, sim.name, seed, result.recipe, result.overrides);

@@ -3,7 +3,12 @@
  * property, its events, simulated time, injected faults, processes, sizes and recipe segments.
  */
 import { parseRecipe } from "../../engine/recipe.ts";
-import { SIM_FAULT_EVENT_NAME, type TraceEvent } from "../../world/trace-log.ts";
+import {
+  isInjectionKind,
+  SIM_FAULT_EVENT_NAME,
+  SIM_FAULT_SKIPPED_EVENT_NAME,
+  type TraceEvent,
+} from "../../world/trace-log.ts";
 import { Campaign } from "../campaign.ts";
 import type { SimulationConfig } from "../config.ts";
 import type { SeedFailure, SeedResult } from "../seed-result.ts";
@@ -26,15 +31,24 @@ export interface RunSize {
 export interface MeasuredRun {
   readonly result: SeedResult;
   readonly size: RunSize;
+  /** Ordinals (`faults.skip`) of the injected faults that can be skipped one by one, ascending. */
+  readonly skippableFaults: readonly number[];
 }
 
-/** `sim_fault` kinds that undo or complete an earlier fault rather than inject one. */
-const NOT_INJECTIONS = new Set(["process_restart", "process_force_kill"]);
+/** Injected kinds no site can leave out alone: states of a clock or disk, or part of a process crash. */
+const NOT_SKIPPABLE = new Set([
+  "clock_drift",
+  "clock_skew",
+  "storage_crash",
+  "storage_lost_write",
+  "storage_torn_write",
+  "storage_wipe",
+  "storage_stall",
+  "storage_throttle",
+]);
 
 export function isInjectedFault(event: TraceEvent): boolean {
-  if (event.name !== SIM_FAULT_EVENT_NAME) return false;
-  const kind = event.str("kind") ?? "";
-  return !kind.endsWith("_healed") && !NOT_INJECTIONS.has(kind);
+  return event.name === SIM_FAULT_EVENT_NAME && isInjectionKind(event.str("kind") ?? "");
 }
 
 /**
@@ -60,8 +74,15 @@ export async function measureRun(
   });
   const booted = new Set<string>();
   let faults = 0;
+  // Every injected fault takes the next ordinal, and so does every skipped one.
+  let ordinal = 0;
+  const skippableFaults: number[] = [];
   for (const event of events) {
-    if (isInjectedFault(event)) faults++;
+    if (isInjectedFault(event)) {
+      faults++;
+      if (!NOT_SKIPPABLE.has(event.str("kind") ?? "")) skippableFaults.push(ordinal);
+      ordinal++;
+    } else if (event.name === SIM_FAULT_SKIPPED_EVENT_NAME) ordinal++;
     else if (event.name === "process_started") booted.add(event.source);
   }
   return {
@@ -75,5 +96,6 @@ export async function measureRun(
       recipeSegments: breakpoints.length,
       traceHash: result.traceHash,
     },
+    skippableFaults,
   };
 }

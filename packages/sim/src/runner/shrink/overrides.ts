@@ -10,11 +10,19 @@
  * - `window=MS`: a shorter chaos window (only below the simulation's own);
  * - `injector=off`: no fault injector; `attrition=off`: no built-in reboots;
  * - `procs.GROUP=N`: at most N processes in a group whose size is a `[min, max]` range;
- * - `size.NAME=N`: what `ctx.size(NAME, n)` returns instead of a larger `n` (a workload's size).
+ * - `size.NAME=N`: what `ctx.size(NAME, n)` returns instead of a larger `n` (a workload's size);
+ * - `clock.off=F+G` (or `all`): clock fault families (offset, rate, step) switched off after the draws;
+ * - `faults.skip=3+7-9`: fault occurrences left out, by ordinal (0-based, in the order the run
+ *   injects them, skipped ones included: `sim_fault_skipped` events mark them). Each occurrence
+ *   still makes its draws, so the run departs from the seed's only where a skipped fault acted.
+ *   Clock drift and skew, storage crashes, lost and torn writes, stalls and throttles are states
+ *   or consequences of another fault and cannot be skipped one by one (switch the family off).
  */
 import { InvalidConfiguration } from "@moonpool/core";
 import { SWARM_NETWORK_FAMILIES, SWARM_NETWORK_FAMILY_OFF } from "../../chaos/network-chaos.ts";
 import { STORAGE_FAMILY_PROBABILITY, SWARM_STORAGE_FAMILIES } from "../../chaos/storage-config.ts";
+import { applyClockSwarmMask, SWARM_CLOCK_FAMILIES } from "../../chaos/clock-chaos.ts";
+import type { ClockConfig } from "../../world/clock-config.ts";
 import type { NetworkConfig } from "../../world/network/config.ts";
 import type { StorageConfig } from "../../world/storage/config.ts";
 import type { SimulationConfig } from "../config.ts";
@@ -24,6 +32,10 @@ export const OVERRIDE_NETWORK_FAMILIES = [...SWARM_NETWORK_FAMILIES, "partialIo"
 export type OverrideNetworkFamily = (typeof OVERRIDE_NETWORK_FAMILIES)[number];
 export const OVERRIDE_STORAGE_FAMILIES = SWARM_STORAGE_FAMILIES;
 export type OverrideStorageFamily = (typeof OVERRIDE_STORAGE_FAMILIES)[number];
+export const OVERRIDE_CLOCK_FAMILIES = SWARM_CLOCK_FAMILIES;
+export type OverrideClockFamily = (typeof OVERRIDE_CLOCK_FAMILIES)[number];
+/** Most fault ordinals one `faults.skip` item may list (ranges counted in full). */
+export const MAX_SKIPPED_FAULTS = 100_000;
 
 export interface TimelineOverrides {
   readonly networkOff: readonly OverrideNetworkFamily[];
@@ -40,6 +52,9 @@ export interface TimelineOverrides {
   readonly processes: Readonly<Record<string, number>>;
   /** Size name (`ctx.size`) → the value it gets when the workload asks for more. */
   readonly sizes: Readonly<Record<string, number>>;
+  readonly clockOff: readonly OverrideClockFamily[];
+  /** Ordinals of the fault occurrences left out, ascending, no duplicates. */
+  readonly skipFaults: readonly number[];
 }
 
 export const NO_OVERRIDES: TimelineOverrides = Object.freeze({
@@ -52,6 +67,8 @@ export const NO_OVERRIDES: TimelineOverrides = Object.freeze({
   attritionOff: false,
   processes: {},
   sizes: {},
+  clockOff: [],
+  skipFaults: [],
 });
 
 /** An overrides text that cannot be parsed; the message names the bad item. */
@@ -84,6 +101,37 @@ function count(value: string, where: string, min: number): number {
   return n;
 }
 
+/** `3+7-9` → [3, 7, 8, 9]: whole numbers and inclusive ranges, sorted and deduplicated. */
+function ordinals(value: string, where: string): number[] {
+  const out = new Set<number>();
+  for (const part of value.split("+").map((p) => p.trim())) {
+    const m = /^(\d+)(?:-(\d+))?$/.exec(part);
+    const lo = m === null ? Number.NaN : Number(m[1]);
+    const hi = m?.[2] === undefined ? lo : Number(m[2]);
+    if (!Number.isSafeInteger(lo) || !Number.isSafeInteger(hi) || hi < lo) {
+      throw new OverridesParseError(
+        `invalid fault ordinal '${part}' in ${where}: a whole number N >= 0 or a range N-M with M >= N, joined by '+'`,
+      );
+    }
+    if (out.size + (hi - lo + 1) > MAX_SKIPPED_FAULTS)
+      throw new OverridesParseError(`too many fault ordinals in ${where}: at most ${MAX_SKIPPED_FAULTS}`);
+    for (let n = lo; n <= hi; n++) out.add(n);
+  }
+  return [...out].sort((a, b) => a - b);
+}
+
+/** [3, 7, 8, 9] → `3+7-9`. */
+function formatOrdinals(values: readonly number[]): string {
+  const parts: string[] = [];
+  for (let i = 0; i < values.length; ) {
+    let j = i;
+    while (j + 1 < values.length && values[j + 1] === values[j]! + 1) j++;
+    parts.push(j === i ? String(values[i]) : `${values[i]}-${values[j]}`);
+    i = j + 1;
+  }
+  return parts.join("+");
+}
+
 export function parseOverrides(text: string): TimelineOverrides {
   if (typeof text !== "string")
     throw new OverridesParseError(`overrides must be a string like "injector=off,window=750", got ${typeof text}`);
@@ -101,6 +149,8 @@ export function parseOverrides(text: string): TimelineOverrides {
     const value = item.slice(eq + 1).trim();
     if (key === "net.off") o.networkOff = families(value, OVERRIDE_NETWORK_FAMILIES, where);
     else if (key === "disk.off") o.storageOff = families(value, OVERRIDE_STORAGE_FAMILIES, where);
+    else if (key === "clock.off") o.clockOff = families(value, OVERRIDE_CLOCK_FAMILIES, where);
+    else if (key === "faults.skip") o.skipFaults = ordinals(value, where);
     else if (key === "net.rate") o.networkRate = rate(value, where);
     else if (key === "disk.rate") o.storageRate = rate(value, where);
     else if (key === "window") o.chaosWindowMs = count(value, where, 1);
@@ -113,7 +163,7 @@ export function parseOverrides(text: string): TimelineOverrides {
     else {
       throw new OverridesParseError(
         `unknown key '${key}' in ${where}: one of net.off, net.rate, disk.off, disk.rate, window, injector, ` +
-          "attrition, procs.GROUP, size.NAME",
+          "attrition, procs.GROUP, size.NAME, clock.off, faults.skip",
       );
     }
   }
@@ -140,6 +190,9 @@ export function formatOverrides(o: TimelineOverrides): string {
     items.push(`procs.${group}=${n}`);
   for (const [name, n] of Object.entries(o.sizes).sort(([a], [b]) => a.localeCompare(b)))
     items.push(`size.${name}=${n}`);
+  if (o.clockOff.length > 0)
+    items.push(`clock.off=${o.clockOff.length === OVERRIDE_CLOCK_FAMILIES.length ? "all" : o.clockOff.join("+")}`);
+  if (o.skipFaults.length > 0) items.push(`faults.skip=${formatOrdinals(o.skipFaults)}`);
   return items.join(",");
 }
 
@@ -179,6 +232,13 @@ export function overrideStorageConfig(config: StorageConfig, o: TimelineOverride
     out[field] = o.storageOff.includes(family) ? 0 : config[field] * o.storageRate;
   }
   return Object.freeze(out) as unknown as StorageConfig;
+}
+
+/** The seed's drawn clock configuration with the overridden families off. */
+export function overrideClockConfig(config: ClockConfig, o: TimelineOverrides): ClockConfig {
+  if (o.clockOff.length === 0) return config;
+  const mask = Object.fromEntries(OVERRIDE_CLOCK_FAMILIES.map((f) => [f, !o.clockOff.includes(f)]));
+  return applyClockSwarmMask(config, mask as Record<OverrideClockFamily, boolean>);
 }
 
 /**

@@ -3,20 +3,25 @@
  * property. A greedy search over overrides (`overrides.ts`) and the recipe: each candidate is one
  * full run, kept only when the same property fails first, no other property fails that did not
  * fail originally, and it has no more injected faults and no more events than the best so far
- * (and fewer of one). Passes repeat until one changes nothing
- * or a budget runs out. Candidates come in a fixed order, so the same input gives the same result
+ * (and fewer of one). Whole dimensions first (chaos window, families, sizes, processes, rates,
+ * recipe), then delta debugging over single fault occurrences (`faults.skip`), repeated until
+ * neither changes anything; then strong reductions on other draw sequences, or a budget runs
+ * out. Candidates come in a fixed order, so the same input gives the same result
  * whenever the run budget (not the time budget or an interrupt) ends the search.
  */
 import { MoonpoolError } from "@moonpool/core";
 import { wallNowMs } from "../../engine/natives.ts";
 import { childSeed, formatRecipe, parseRecipe, type Recipe } from "../../engine/recipe.ts";
 import type { SimulationConfig } from "../config.ts";
+import type { IsolatedRuns } from "./isolated-runs.ts";
 import { failureProperty, measureRun, type MeasuredRun, type RunSize } from "./measure.ts";
 import {
   formatOverrides,
   NO_OVERRIDES,
+  OVERRIDE_CLOCK_FAMILIES,
   OVERRIDE_NETWORK_FAMILIES,
   OVERRIDE_STORAGE_FAMILIES,
+  overrideClockConfig,
   overrideNetworkConfig,
   overrideStorageConfig,
   type TimelineOverrides,
@@ -40,6 +45,11 @@ export interface ShrinkOptions {
   readonly signal?: AbortSignal;
   /** Called after every candidate run. */
   readonly onProgress?: (progress: ShrinkProgress) => void;
+  /**
+   * Run every candidate (the original run too) in this worker, under its time limit; a candidate
+   * past the limit or whose worker fails is not kept. Without it runs are in this thread.
+   */
+  readonly isolate?: IsolatedRuns;
 }
 
 export interface ShrinkProgress {
@@ -49,6 +59,8 @@ export interface ShrinkProgress {
   readonly candidate: string;
   readonly kept: boolean;
   readonly best: RunSize;
+  /** Why the candidate could not be measured (past the time limit of `isolate`, its worker lost). */
+  readonly lost?: string;
 }
 
 export interface ShrinkResult {
@@ -66,6 +78,8 @@ export interface ShrinkResult {
   readonly wallMs: number;
   /** Why the search ended. */
   readonly stoppedBy: "fixpoint" | "runs" | "time" | "interrupted";
+  /** Candidates that ran past the time limit of `isolate` or lost their worker. */
+  readonly lostRuns: number;
 }
 
 interface State {
@@ -79,10 +93,36 @@ function ascending(values: number[], below: number): number[] {
   return [...new Set(values.map((v) => Math.floor(v)))].filter((v) => v >= 0 && v < below).sort((a, b) => a - b);
 }
 
-/** The candidates of one pass from `s`, most reduction first within each dimension. */
-function* candidates(config: SimulationConfig, seed: number, first: MeasuredRun, s: State): Generator<Candidate> {
+/** The network, storage and clock families that inject something in `current` and `o` leaves on. */
+function familiesOn(current: MeasuredRun, o: TimelineOverrides) {
+  const chaos = current.result.chaos;
+  const netOn = OVERRIDE_NETWORK_FAMILIES.filter(
+    (f) =>
+      !o.networkOff.includes(f) &&
+      JSON.stringify(overrideNetworkConfig(chaos.network.config, { ...NO_OVERRIDES, networkOff: [f] })) !==
+        JSON.stringify(chaos.network.config),
+  );
+  const diskOn = OVERRIDE_STORAGE_FAMILIES.filter(
+    (f) =>
+      !o.storageOff.includes(f) &&
+      JSON.stringify(overrideStorageConfig(chaos.storage.config, { ...NO_OVERRIDES, storageOff: [f] })) !==
+        JSON.stringify(chaos.storage.config),
+  );
+  const clock = chaos.clock?.config;
+  const clockOn = OVERRIDE_CLOCK_FAMILIES.filter(
+    (f) =>
+      clock !== undefined &&
+      !o.clockOff.includes(f) &&
+      JSON.stringify(overrideClockConfig(clock, { ...NO_OVERRIDES, clockOff: [f] })) !== JSON.stringify(clock),
+  );
+  return { netOn, diskOn, clockOn };
+}
+
+/** The candidates of one pass from `s` (run as `current`), most reduction first within each dimension. */
+function* candidates(config: SimulationConfig, current: MeasuredRun, s: State): Generator<Candidate> {
   const o = s.overrides;
-  const chaos = first.result.chaos;
+  const chaos = current.result.chaos;
+  const { netOn, diskOn, clockOn } = familiesOn(current, o);
   const window = o.chaosWindowMs ?? config.chaosDurationMs;
   if (window !== null) {
     for (const w of ascending([window / 8, window / 4, window / 2, (window * 3) / 4], window)) {
@@ -94,27 +134,18 @@ function* candidates(config: SimulationConfig, seed: number, first: MeasuredRun,
   if ((chaos.attrition ?? []).length > 0 && !o.attritionOff)
     yield { ...s, overrides: { ...o, attritionOff: true }, what: "attrition off" };
   // Only families that inject something this seed are worth a run.
-  const netOn = OVERRIDE_NETWORK_FAMILIES.filter(
-    (f) =>
-      !o.networkOff.includes(f) &&
-      JSON.stringify(overrideNetworkConfig(chaos.network.config, { ...NO_OVERRIDES, networkOff: [f] })) !==
-        JSON.stringify(chaos.network.config),
-  );
   if (netOn.length > 1)
     yield { ...s, overrides: { ...o, networkOff: [...o.networkOff, ...netOn] }, what: "network faults off" };
   for (const f of netOn)
     yield { ...s, overrides: { ...o, networkOff: [...o.networkOff, f] }, what: `network ${f} off` };
-  const diskOn = OVERRIDE_STORAGE_FAMILIES.filter(
-    (f) =>
-      !o.storageOff.includes(f) &&
-      JSON.stringify(overrideStorageConfig(chaos.storage.config, { ...NO_OVERRIDES, storageOff: [f] })) !==
-        JSON.stringify(chaos.storage.config),
-  );
   if (diskOn.length > 1)
     yield { ...s, overrides: { ...o, storageOff: [...o.storageOff, ...diskOn] }, what: "storage faults off" };
   for (const f of diskOn)
     yield { ...s, overrides: { ...o, storageOff: [...o.storageOff, f] }, what: `storage ${f} off` };
-  for (const [name, full] of Object.entries(first.size.sizes)) {
+  if (clockOn.length > 1)
+    yield { ...s, overrides: { ...o, clockOff: [...o.clockOff, ...clockOn] }, what: "clock faults off" };
+  for (const f of clockOn) yield { ...s, overrides: { ...o, clockOff: [...o.clockOff, f] }, what: `clock ${f} off` };
+  for (const [name, full] of Object.entries(current.size.sizes)) {
     const now = o.sizes[name] ?? full;
     for (const v of ascending([0, 1, now / 8, now / 4, now / 2, (now * 3) / 4, now - 1], now)) {
       yield { ...s, overrides: { ...o, sizes: { ...o.sizes, [name]: v } }, what: `size ${name} ${v}` };
@@ -139,8 +170,53 @@ function* candidates(config: SimulationConfig, seed: number, first: MeasuredRun,
       yield { ...s, overrides: { ...o, storageRate: o.storageRate * r }, what: `storage fault rates x${r}` };
   }
   const recipe = parseRecipe(s.recipe);
-  // Strongest first: the reductions worth a few reseeded tries each (at the end of the pass).
+  for (let keep = 0; keep < recipe.length; keep++)
+    yield { ...s, recipe: formatRecipe(recipe.slice(0, keep)), what: `first ${keep} recipe segment(s)` };
+  for (let i = 0; i < recipe.length; i++) {
+    const step = recipe[i]!;
+    for (const count of ascending([step.count / 4, step.count / 2], step.count)) {
+      const earlier = recipe.map((bp, j) => (j === i ? { ...bp, count } : bp));
+      yield { ...s, recipe: formatRecipe(earlier), what: `recipe segment ${i + 1} at draw ${count}` };
+    }
+  }
+}
+
+/**
+ * Last resort, once nothing else shrinks the run: a strong reduction that diverged from the
+ * failure may still fail on another draw sequence. Its last recipe segment (one added from the
+ * start for a root timeline) is reseeded a few times.
+ */
+function* reseedCandidates(config: SimulationConfig, seed: number, current: MeasuredRun, s: State) {
+  const o = s.overrides;
+  const chaos = current.result.chaos;
+  const { netOn, diskOn } = familiesOn(current, o);
+  const recipe = parseRecipe(s.recipe);
+  // Strongest first: a run half as long and half as big, then whole surfaces off.
   const strong: Candidate[] = [];
+  const window = o.chaosWindowMs ?? config.chaosDurationMs;
+  const halfWindow = window !== null && window >= 2 ? Math.floor(window / 2) : null;
+  const halfSizes = Object.fromEntries(
+    Object.entries(current.size.sizes)
+      .filter(([, n]) => n > 0)
+      .map(([name, n]) => [name, Math.floor(n / 2)]),
+  );
+  const sizesToHalve = Object.keys(halfSizes).length > 0;
+  // Sizes of 1 or 2 (clients, replicas...) are often what makes the failure possible at all.
+  const largeHalved = Object.fromEntries(Object.entries(halfSizes).filter(([name]) => current.size.sizes[name]! > 2));
+  if (halfWindow !== null && sizesToHalve) {
+    const overrides = { ...o, chaosWindowMs: halfWindow, sizes: { ...o.sizes, ...halfSizes } };
+    strong.push({ ...s, overrides, what: "chaos window and sizes halved" });
+  }
+  const someLarge = Object.keys(largeHalved).length;
+  if (halfWindow !== null && someLarge > 0 && someLarge < Object.keys(halfSizes).length) {
+    const overrides = { ...o, chaosWindowMs: halfWindow, sizes: { ...o.sizes, ...largeHalved } };
+    strong.push({ ...s, overrides, what: "chaos window and sizes above 2 halved" });
+  }
+  const halvings = strong.length;
+  if (halfWindow !== null)
+    strong.push({ ...s, overrides: { ...o, chaosWindowMs: halfWindow }, what: "chaos window halved" });
+  if (sizesToHalve)
+    strong.push({ ...s, overrides: { ...o, sizes: { ...o.sizes, ...halfSizes } }, what: "sizes halved" });
   if (netOn.length > 1)
     strong.push({ ...s, overrides: { ...o, networkOff: [...o.networkOff, ...netOn] }, what: "network faults off" });
   if (diskOn.length > 0)
@@ -151,22 +227,15 @@ function* candidates(config: SimulationConfig, seed: number, first: MeasuredRun,
     strong.push({ ...s, overrides: { ...o, attritionOff: true }, what: "attrition off" });
   for (const f of netOn)
     strong.push({ ...s, overrides: { ...o, networkOff: [...o.networkOff, f] }, what: `network ${f} off` });
-  for (let keep = 0; keep < recipe.length; keep++)
-    yield { ...s, recipe: formatRecipe(recipe.slice(0, keep)), what: `first ${keep} recipe segment(s)` };
-  for (let i = 0; i < recipe.length; i++) {
-    const step = recipe[i]!;
-    for (const count of ascending([step.count / 4, step.count / 2], step.count)) {
-      const earlier = recipe.map((bp, j) => (j === i ? { ...bp, count } : bp));
-      yield { ...s, recipe: formatRecipe(earlier), what: `recipe segment ${i + 1} at draw ${count}` };
-    }
-  }
-  // Last resort: a reduction that diverged from the failure may still fail on another draw
-  // sequence. Its last recipe segment (one added from the start for a root timeline) is reseeded.
-  for (const c of strong) {
-    for (let i = 0; i < RESEEDS_PER_REDUCTION; i++) {
+  // A root timeline reseeded from its first draw is another run: ordinals of its own faults only.
+  const skipFaults = recipe.length === 0 ? [] : o.skipFaults;
+  for (const [k, c] of strong.entries()) {
+    const tries = k < halvings ? RESEEDS_OF_HALVED : RESEEDS_PER_REDUCTION;
+    for (let i = 0; i < tries; i++) {
       const reseed = childSeed(seed, recipe, `shrink:${c.what}`, i);
       yield {
         ...c,
+        overrides: { ...c.overrides, skipFaults },
         recipe: formatRecipe(reseeded(recipe, reseed)),
         what: `${c.what}, last segment reseeded (${i + 1})`,
       };
@@ -174,8 +243,25 @@ function* candidates(config: SimulationConfig, seed: number, first: MeasuredRun,
   }
 }
 
-/** Draw sequences tried per strong reduction once nothing else shrinks the run. */
+/**
+ * One round of delta debugging over single fault occurrences: the run's skippable faults not yet
+ * skipped, cut into `chunks` chunks, each chunk skipped on its own, latest first (a skip changes
+ * nothing before it, so a late one keeps most of the run).
+ */
+function* skipCandidates(s: State, active: readonly number[], chunks: number): Generator<Candidate> {
+  const o = s.overrides;
+  const size = Math.ceil(active.length / chunks);
+  for (let end = active.length; end > 0; end -= size) {
+    const chunk = active.slice(Math.max(0, end - size), end);
+    const skipFaults = [...new Set([...o.skipFaults, ...chunk])].sort((a, b) => a - b);
+    yield { ...s, overrides: { ...o, skipFaults }, what: `skip ${chunk.length} fault(s) from #${chunk[0]}` };
+  }
+}
+
+/** Draw sequences tried per strong reduction once nothing else shrinks the run... */
 const RESEEDS_PER_REDUCTION = 8;
+/** ...and for the run halved, which fails on fewer of them but is worth the most. */
+const RESEEDS_OF_HALVED = 16;
 
 /** `recipe` with its last segment's seed replaced, or a root timeline reseeded from its first draw. */
 function reseeded(recipe: Recipe, seed: number): Recipe {
@@ -205,7 +291,20 @@ export async function shrinkTimeline(
   const maxRuns = options.maxRuns ?? DEFAULT_SHRINK_MAX_RUNS;
   const timeBudgetMs = options.timeBudgetMs ?? DEFAULT_SHRINK_TIME_BUDGET_MS;
   const recipe = formatRecipe(parseRecipe(options.recipe ?? ""));
-  const first = await measureRun(config, options.seed, recipe, NO_OVERRIDES);
+  const isolate = options.isolate;
+  /** A measured run, or why the run could not be measured. */
+  const measure = async (recipe: string, overrides: TimelineOverrides): Promise<MeasuredRun | string> => {
+    if (isolate === undefined) return measureRun(config, options.seed, recipe, overrides);
+    const outcome = await isolate.run(options.seed, recipe, formatOverrides(overrides));
+    return outcome.kind === "measured" ? outcome.run : outcome.message;
+  };
+  const first = await measure(recipe, NO_OVERRIDES);
+  if (typeof first === "string") {
+    throw new MoonpoolError(
+      `seed ${options.seed}${recipe === "" ? "" : ` with recipe "${recipe}"`} could not be run to its end: ${first}. ` +
+        "Shrinking needs the failing run to end: raise the time limit or fix the hang first",
+    );
+  }
   const failure = first.result.failures[0];
   if (failure === undefined) {
     throw new NothingToShrink(
@@ -216,8 +315,10 @@ export async function shrinkTimeline(
   const property = failureProperty(failure);
   const originalProperties = new Set(first.result.failures.map(failureProperty));
   let best: State = { overrides: NO_OVERRIDES, recipe };
+  let bestRun = first;
   let bestSize = first.size;
   let runs = 1;
+  let lostRuns = 0;
   let stoppedBy: ShrinkResult["stoppedBy"] = "fixpoint";
   const outOfBudget = (): boolean => {
     if (options.signal?.aborted === true) stoppedBy = "interrupted";
@@ -226,31 +327,55 @@ export async function shrinkTimeline(
     else return false;
     return true;
   };
-  let changed = true;
-  search: while (changed) {
-    changed = false;
-    for (const candidate of candidates(config, options.seed, first, best)) {
-      if (outOfBudget()) break search;
-      const run = await measureRun(config, options.seed, candidate.recipe, candidate.overrides);
-      runs++;
-      const firstFailure = run.result.failures[0];
-      // The same property fails first, and nothing fails that did not fail in the original run.
-      const kept =
-        firstFailure !== undefined &&
-        failureProperty(firstFailure) === property &&
-        run.result.failures.every((f) => originalProperties.has(failureProperty(f))) &&
-        smaller(run.size, bestSize);
-      if (kept) {
-        best = { overrides: candidate.overrides, recipe: candidate.recipe };
-        bestSize = run.size;
-      }
-      options.onProgress?.({ runs, maxRuns, candidate: candidate.what, kept, best: bestSize });
-      if (kept) {
-        changed = true;
-        // The next pass starts from the new best: its candidates depend on it.
-        continue search;
-      }
+  /** Runs `candidate`; true when it becomes the new best. */
+  const tryCandidate = async (candidate: Candidate): Promise<boolean> => {
+    const run = await measure(candidate.recipe, candidate.overrides);
+    runs++;
+    if (typeof run === "string") {
+      lostRuns++;
+      options.onProgress?.({ runs, maxRuns, candidate: candidate.what, kept: false, best: bestSize, lost: run });
+      return false;
     }
+    const firstFailure = run.result.failures[0];
+    // The same property fails first, and nothing fails that did not fail in the original run.
+    const kept =
+      firstFailure !== undefined &&
+      failureProperty(firstFailure) === property &&
+      run.result.failures.every((f) => originalProperties.has(failureProperty(f))) &&
+      smaller(run.size, bestSize);
+    if (kept) {
+      best = { overrides: candidate.overrides, recipe: candidate.recipe };
+      bestRun = run;
+      bestSize = run.size;
+    }
+    options.onProgress?.({ runs, maxRuns, candidate: candidate.what, kept, best: bestSize });
+    return kept;
+  };
+  /** Tries `next` in order until one is kept; false when none is (or the budget ran out). */
+  const firstKept = async (next: Iterable<Candidate>): Promise<boolean> => {
+    for (const candidate of next) {
+      if (outOfBudget()) return false;
+      if (await tryCandidate(candidate)) return true;
+    }
+    return false;
+  };
+  while (!outOfBudget()) {
+    // Whole dimensions first, cheap when they work; each pass starts from the new best.
+    while (await firstKept(candidates(config, bestRun, best)));
+    // Strong reductions on other draw sequences: big steps when the run's own draws resist.
+    if (await firstKept(reseedCandidates(config, options.seed, bestRun, best))) continue;
+    // Then single fault occurrences (delta debugging): all, halves, quarters, ... of those left.
+    const start = bestSize;
+    let chunks = 1;
+    for (;;) {
+      const active = bestRun.skippableFaults.filter((n) => !best.overrides.skipFaults.includes(n));
+      if (active.length === 0) break;
+      chunks = Math.min(chunks, active.length);
+      if (await firstKept(skipCandidates(best, active, chunks))) chunks = Math.max(1, chunks - 1);
+      else if (chunks === active.length || outOfBudget()) break;
+      else chunks = Math.min(active.length, chunks * 2);
+    }
+    if (bestSize === start) break;
   }
   return {
     seed: options.seed,
@@ -260,6 +385,7 @@ export async function shrinkTimeline(
     before: first.size,
     after: bestSize,
     runs,
+    lostRuns,
     wallMs: wallNowMs() - wallStart,
     stoppedBy,
   };

@@ -35,7 +35,9 @@ export class NetworkFaultRolls {
     )
       return null;
     const hang = mode === "probabilistic" && this.net.sim.ratio() < this.net.config.connectFailureProbability;
-    this.net.world.recordFault(hang ? NETWORK_FAULT_KINDS.connectHang : NETWORK_FAULT_KINDS.connectRefused, {
+    const kind = hang ? NETWORK_FAULT_KINDS.connectHang : NETWORK_FAULT_KINDS.connectRefused;
+    if (this.net.world.skipFault(kind)) return null;
+    this.net.world.recordFault(kind, {
       from: fromIp,
       to: toIp,
       addr,
@@ -61,6 +63,8 @@ export class NetworkFaultRolls {
     const peer = end.peer;
     const peerRecvClosed = !explicit && a < RANDOM_CLOSE_PEER_RECV_BELOW && peer !== null;
     const localSendClosed = !explicit && a > RANDOM_CLOSE_LOCAL_SEND_ABOVE;
+    // A skipped close keeps its cooldown, so the later rolls of this family stay where they were.
+    if (this.net.world.skipFault(NETWORK_FAULT_KINDS.randomClose)) return null;
     this.net.world.recordFault(NETWORK_FAULT_KINDS.randomClose, {
       connectionId: end.connectionId,
       from: end.localIp,
@@ -97,6 +101,7 @@ export class NetworkFaultRolls {
     const p = this.net.config.clogProbability;
     if (p <= 0 || !this.net.sim.bool(p)) return false;
     const durationUs = sampleRangeUs(this.net.config.clogDurationUs, this.net.sim);
+    if (this.net.world.skipFault(NETWORK_FAULT_KINDS.clog)) return false;
     if (side === "read") end.readClogUntilUs = nowUs + durationUs;
     else end.writeClogUntilUs = nowUs + durationUs;
     const [from, to] = side === "read" ? [end.peerIp, end.localIp] : [end.localIp, end.peerIp];
@@ -133,6 +138,7 @@ export class NetworkFaultRolls {
     )
       return 0;
     const readBytes = this.net.sim.rangeInt(1, Math.min(end.inboxBytes - 1, maxBytes) + 1);
+    if (this.net.world.skipFault(NETWORK_FAULT_KINDS.partialRead)) return 0;
     this.net.world.recordFault(NETWORK_FAULT_KINDS.partialRead, {
       connectionId: end.connectionId,
       from: end.peerIp,
@@ -150,11 +156,11 @@ export class NetworkFaultRolls {
     if (nowUs - this.lastBitFlipUs < config.bitFlipCooldownUs) return;
     if (!this.net.gate.fires(NETWORK_BUGGIFY_IDS.bitFlip, config.bitFlipProbability)) return;
     this.lastBitFlipUs = nowUs;
-    const flipCount = flipBits(
-      data,
-      bitFlipCount(this.net.sim, config.bitFlipMinBits, config.bitFlipMaxBits),
-      this.net.sim,
-    );
+    const count = bitFlipCount(this.net.sim, config.bitFlipMinBits, config.bitFlipMaxBits);
+    // A skipped flip still draws its bit positions (on a copy), so the stream stays aligned.
+    const skipped = this.net.world.skipFault(NETWORK_FAULT_KINDS.bitFlip);
+    const flipCount = flipBits(skipped ? data.slice() : data, count, this.net.sim);
+    if (skipped) return;
     this.net.world.recordFault(NETWORK_FAULT_KINDS.bitFlip, {
       connectionId: to.connectionId,
       from: from.localIp,

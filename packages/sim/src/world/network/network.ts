@@ -348,6 +348,8 @@ export class SimNetwork {
     if (rest !== null && maxBytes > 0 && !from.stable && rest.length > 1) {
       while (rest.length > 1 && this.gate.fires(NETWORK_BUGGIFY_IDS.partialWrite, NETWORK_BUGGIFY_FIRE_PROBABILITY)) {
         const sentBytes = this.sim.rangeInt(1, Math.min(rest.length - 1, maxBytes) + 1);
+        // A skipped split leaves the chunk whole here; the loop rolls on as it would have.
+        if (this.world.skipFault(NETWORK_FAULT_KINDS.partialWrite)) continue;
         this.schedule(from, to, rest.subarray(0, sentBytes));
         rest = rest.subarray(sentBytes);
         this.world.recordFault(NETWORK_FAULT_KINDS.partialWrite, {

@@ -62,7 +62,7 @@ export class PartitionTable {
   /** Cuts `from -> to` for `durationUs` (a longer cut already in force is kept). */
   cutPair(fromIp: string, toIp: string, durationUs: number, cause: PartitionCause): void {
     if (fromIp === toIp) return; // an IP always reaches itself
-    if (this.add(this.pairs, pairKey(fromIp, toIp), durationUs)) {
+    if (this.add(this.pairs, pairKey(fromIp, toIp), durationUs, NETWORK_FAULT_KINDS.partitionCreated)) {
       this.world.recordFault(NETWORK_FAULT_KINDS.partitionCreated, {
         from: fromIp,
         to: toIp,
@@ -73,12 +73,12 @@ export class PartitionTable {
   }
 
   cutSend(ip: string, durationUs: number): void {
-    if (this.add(this.sends, ip, durationUs))
+    if (this.add(this.sends, ip, durationUs, NETWORK_FAULT_KINDS.sendPartitionCreated))
       this.world.recordFault(NETWORK_FAULT_KINDS.sendPartitionCreated, { ip, durationMs: durationUs / 1000 });
   }
 
   cutRecv(ip: string, durationUs: number): void {
-    if (this.add(this.recvs, ip, durationUs))
+    if (this.add(this.recvs, ip, durationUs, NETWORK_FAULT_KINDS.recvPartitionCreated))
       this.world.recordFault(NETWORK_FAULT_KINDS.recvPartitionCreated, { ip, durationMs: durationUs / 1000 });
   }
 
@@ -129,11 +129,15 @@ export class PartitionTable {
     this.onHeal();
   }
 
-  /** Adds (or lengthens) a cut; returns false when a cut lasting at least as long is in force. */
-  private add(map: Map<string, Cut>, key: string, durationUs: number): boolean {
+  /**
+   * Adds (or lengthens) a cut; returns false when a cut lasting at least as long is in force or
+   * the overrides skip this fault (`kind`).
+   */
+  private add(map: Map<string, Cut>, key: string, durationUs: number, kind: string): boolean {
     const untilUs = this.world.engine.nowUs + Math.min(Math.max(0, Math.round(durationUs)), MAX_PARTITION_US);
     const existing = map.get(key);
     if (existing !== undefined && existing.untilUs >= untilUs) return false;
+    if (this.world.skipFault(kind)) return false;
     const cut: Cut = { untilUs };
     map.set(key, cut);
     const expiry: Expiry = { table: this, map, key, cut };

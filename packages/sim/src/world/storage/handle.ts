@@ -203,6 +203,7 @@ export class SimFileHandle implements StorageFile {
     const sim = this.storage.world.engine.streams.sim;
     if (decideMisdirectedRead(config, sim)) {
       const mistaken = misdirectedOffset(offset, image.sizeBytes, sim);
+      if (this.skipFault(STORAGE_FAULT_KINDS.readFault)) return image.read(offset, n);
       this.recordFault(STORAGE_FAULT_KINDS.readFault, {
         readKind: "misdirected",
         offsetBytes: offset,
@@ -216,6 +217,7 @@ export class SimFileHandle implements StorageFile {
     }
     const [first, end] = sectorSpan(offset, n);
     for (const sector of pickFaultedSectors(config.readFaultProbability, first, end, sim)) {
+      if (this.skipFault(STORAGE_FAULT_KINDS.readFault)) continue;
       image.markFaulted(sector);
       this.recordFault(STORAGE_FAULT_KINDS.readFault, { readKind: "corruption", ...sectorRange(sector) });
     }
@@ -232,7 +234,11 @@ export class SimFileHandle implements StorageFile {
     const config = this.disk.config;
     const sim = this.storage.world.engine.streams.sim;
     const sizeBefore = file.sizeBytes;
-    const fate = decideWriteFate(config, sim);
+    const decided = decideWriteFate(config, sim);
+    const mistaken = decided === "misdirected" ? misdirectedOffset(offset, Math.max(sizeBefore, end), sim) : 0;
+    // A skipped phantom or misdirected write lands where it should (without the sector draws of a plain write).
+    const skipped = decided !== "normal" && this.skipFault(STORAGE_FAULT_KINDS.writeFault);
+    const fate = skipped ? "normal" : decided;
     if (fate === "phantom") {
       // The file system recorded the new size; the device dropped the bytes.
       file.extendTo(end, sizeBefore);
@@ -242,7 +248,6 @@ export class SimFileHandle implements StorageFile {
         lengthBytes: bytes.length,
       });
     } else if (fate === "misdirected") {
-      const mistaken = misdirectedOffset(offset, Math.max(sizeBefore, end), sim);
       file.image.misdirect(offset, mistaken, bytes);
       file.extendTo(end, sizeBefore);
       this.recordFault(STORAGE_FAULT_KINDS.writeFault, {
@@ -264,7 +269,9 @@ export class SimFileHandle implements StorageFile {
         });
       }
       const [first, last] = sectorSpan(offset, bytes.length);
-      for (const sector of pickFaultedSectors(config.writeFaultProbability, first, last, sim)) {
+      const sectors = skipped ? [] : pickFaultedSectors(config.writeFaultProbability, first, last, sim);
+      for (const sector of sectors) {
+        if (this.skipFault(STORAGE_FAULT_KINDS.writeFault)) continue;
         file.image.markFaulted(sector);
         this.recordFault(STORAGE_FAULT_KINDS.writeFault, { writeKind: "corruption", ...sectorRange(sector) });
       }
@@ -273,7 +280,8 @@ export class SimFileHandle implements StorageFile {
   }
 
   completeSync(throughSeq: number): IoError | null {
-    if (decideSyncFailure(this.disk.config, this.storage.world.engine.streams.sim)) {
+    const failed = decideSyncFailure(this.disk.config, this.storage.world.engine.streams.sim);
+    if (failed && !this.skipFault(STORAGE_FAULT_KINDS.syncFault)) {
       this.recordFault(STORAGE_FAULT_KINDS.syncFault, {});
       return new IoError(
         "EIO",
@@ -332,6 +340,10 @@ export class SimFileHandle implements StorageFile {
         bandwidthMultiplier: config.throttleBandwidthMultiplier,
       });
     }
+  }
+
+  private skipFault(kind: string): boolean {
+    return this.storage.world.skipFault(kind);
   }
 
   private recordFault(kind: string, fields: Record<string, string | number>): void {

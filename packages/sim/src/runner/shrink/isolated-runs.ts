@@ -1,0 +1,102 @@
+/**
+ * Shrink candidates run in a worker thread, each under a wall-clock limit: a candidate stuck in
+ * synchronous code (a state the original run never reached) costs one run, not the search. The
+ * worker is terminated at the limit (termination stops synchronous code too) and a fresh one
+ * takes the next candidate.
+ */
+import { Worker } from "node:worker_threads";
+import type { SimulationSource } from "../simulation-source.ts";
+import type { MeasuredRun } from "./measure.ts";
+
+const BOOTSTRAP_URL = new URL("./candidate-bootstrap.mjs", import.meta.url);
+
+export interface CandidateTask {
+  readonly id: number;
+  readonly seed: number;
+  readonly recipe: string;
+  /** Overrides text (`formatOverrides`). */
+  readonly overrides: string;
+}
+
+export type CandidateReply =
+  /** The simulation's module loaded: runs (and their time limits) start now. */
+  | { readonly kind: "ready" }
+  | { readonly kind: "loadError"; readonly message: string }
+  | { readonly id: number; readonly kind: "done"; readonly run: MeasuredRun }
+  | { readonly id: number; readonly kind: "error"; readonly message: string };
+
+/** A candidate measured, or why it could not be: past its limit, or its run or worker failed. */
+export type IsolatedOutcome =
+  | { readonly kind: "measured"; readonly run: MeasuredRun }
+  | { readonly kind: "timeout" | "error"; readonly message: string };
+
+export class IsolatedRuns {
+  private worker: Worker | null = null;
+  /** Resolves with null once the worker loaded the simulation, or with why it could not. */
+  private ready: Promise<string | null> = Promise.resolve(null);
+  private nextId = 0;
+
+  constructor(
+    private readonly source: SimulationSource,
+    /** Wall-clock limit of one run, worker start included. */
+    readonly timeoutMs: number,
+  ) {}
+
+  /** The worker, started (and its module loading) if there is none. */
+  private start(): Worker {
+    if (this.worker !== null) return this.worker;
+    const worker = new Worker(BOOTSTRAP_URL, { workerData: this.source });
+    this.worker = worker;
+    this.ready = new Promise((resolve) => {
+      const onReply = (reply: CandidateReply) => {
+        if (reply.kind === "ready") resolve(null);
+        else if (reply.kind === "loadError") resolve(`the simulation did not load: ${reply.message}`);
+        else return;
+        worker.off("message", onReply).off("error", onFailure);
+      };
+      const onFailure = (error: Error) => resolve(`its worker failed: ${error.message}`);
+      worker.on("message", onReply).on("error", onFailure);
+    });
+    return worker;
+  }
+
+  async run(seed: number, recipe: string, overrides: string): Promise<IsolatedOutcome> {
+    const worker = this.start();
+    const notReady = await this.ready;
+    if (notReady !== null) {
+      await this.close();
+      return { kind: "error", message: notReady };
+    }
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      const settle = (outcome: IsolatedOutcome, lost: boolean) => {
+        clearTimeout(timer);
+        worker.off("message", onMessage).off("error", onError).off("exit", onExit);
+        if (lost && this.worker === worker) {
+          this.worker = null;
+          void worker.terminate();
+        }
+        resolve(outcome);
+      };
+      const timer = setTimeout(
+        () => settle({ kind: "timeout", message: `the run took longer than ${this.timeoutMs} ms` }, true),
+        this.timeoutMs,
+      );
+      const onMessage = (reply: CandidateReply) => {
+        if (!("id" in reply) || reply.id !== id) return;
+        settle(reply.kind === "done" ? { kind: "measured", run: reply.run } : reply, false);
+      };
+      const onError = (error: Error) => settle({ kind: "error", message: `its worker failed: ${error.message}` }, true);
+      const onExit = (code: number) => settle({ kind: "error", message: `its worker exited with code ${code}` }, true);
+      worker.on("message", onMessage).on("error", onError).on("exit", onExit);
+      worker.postMessage({ id, seed, recipe, overrides } satisfies CandidateTask);
+    });
+  }
+
+  /** Terminates the worker (the next `run` starts a new one). */
+  async close(): Promise<void> {
+    const worker = this.worker;
+    this.worker = null;
+    await worker?.terminate();
+  }
+}
