@@ -265,6 +265,7 @@ describe("ws over the simulated node:http upgrade path", () => {
 
   it("ping/pong heartbeats on virtual timers find a partitioned peer on both sides", async () => {
     const sessions: Session[] = [];
+    let clientIp = "";
     const log: ServerLog = { events: [] };
     const report = await new SimulationBuilder()
       .nodeRuntime()
@@ -272,6 +273,7 @@ describe("ws over the simulated node:http upgrade path", () => {
       .workload({
         name: "client",
         run: async (ctx: SimContext) => {
+          clientIp = ctx.myIp;
           await ctx.time.sleep(20);
           sessions.push(await session(ctx, ["hello"], true, false));
         },
@@ -280,8 +282,7 @@ describe("ws over the simulated node:http upgrade path", () => {
         name: "partitioner",
         inject: async (ctx: FaultContext) => {
           await ctx.time.sleep(2_000);
-          const [client] = ctx.processIps().filter((ip) => ip !== ctx.processIps()[0]);
-          ctx.partitionBetween(ctx.processIps()[0]!, client ?? "10.0.0.1", 10_000);
+          ctx.partitionBetween(ctx.processIps()[0]!, clientIp, 10_000);
         },
       }))
       .chaosDuration(3_000)
