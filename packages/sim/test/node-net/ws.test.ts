@@ -162,7 +162,7 @@ describe("ws over the simulated node:http upgrade path", () => {
       .processes(1, () => ({
         name: "ws",
         run: async (ctx: SimContext) => {
-          const server = http.createServer();
+          const server = http.createServer((_request, response) => response.end("plain"));
           server.on("upgrade", (request, duplex, head) => {
             const socket = duplex as net.Socket;
             seen.push(`server head ${head}`);
@@ -196,6 +196,16 @@ describe("ws over the simulated node:http upgrade path", () => {
           seen.push(`client ${response.statusCode} head ${head}`);
           socket.write("after");
           seen.push(`client data ${await new Promise((resolve) => socket.once("data", (c) => resolve(String(c))))}`);
+          // The upgraded socket left the process's keep-alive pool: a plain request gets another one.
+          const plain = await new Promise((resolve) =>
+            http.get({ host: ctx.topology.processIps[0]!, port: PORT, path: "/" }, (res) => {
+              res.setEncoding("utf8");
+              res.on("data", (text) =>
+                resolve(`${text} on ${res.socket.localPort === socket.localPort ? "same" : "new"}`),
+              );
+            }),
+          );
+          seen.push(`client ${plain} socket`);
           socket.destroy();
           // A client that sends the first bytes of the new protocol with its request.
           const raw = net.connect(PORT, ctx.topology.processIps[0]!);
@@ -213,6 +223,7 @@ describe("ws over the simulated node:http upgrade path", () => {
       "server head ",
       "client 101 head hi /up",
       "client data echo after",
+      "client plain on new socket",
       "server head early",
       "raw hi /raw",
     ]);
