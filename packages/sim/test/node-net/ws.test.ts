@@ -6,6 +6,7 @@
  */
 // The simulator first: ws keeps `crypto.randomBytes` and `randomFillSync` from when it loads.
 import { Chaos, SimulationBuilder, WorkloadCount, type FaultContext, type SimContext } from "../../src/index.ts";
+import { randomFillSync } from "node:crypto";
 import http from "node:http";
 import net from "node:net";
 import { describe, expect, it } from "vitest";
@@ -316,6 +317,41 @@ describe("ws over the simulated node:http upgrade path", () => {
     expect(terminatedAtMs).toBeGreaterThan(2_000 + HEARTBEAT_MS - 1);
     expect(terminatedAtMs).toBeLessThanOrEqual(2_000 + 2 * HEARTBEAT_MS);
     expect(log.events).toContain(`${terminatedAtMs} server close 1006`);
+  });
+
+  it("ws's module-level mask pool carries between runs of a seed unless the client passes generateMask", {
+    timeout: 120_000,
+  }, async () => {
+    // 1,000 masked frames take 4,000 bytes of ws's 8 KiB pool: a run refills it from the client's
+    // stream or not depending on earlier runs, which shifts the `Math.random` the client sleeps on.
+    const runOnce = async (generateMask: ((mask: Buffer) => void) | undefined) => {
+      const report = await new SimulationBuilder()
+        .nodeRuntime()
+        .processes(1, () => echoServer())
+        .workload({
+          name: "client",
+          run: async (ctx: SimContext) => {
+            await ctx.time.sleep(20);
+            const socket = new WebSocket(`ws://${ctx.topology.processIps[0]!}:${PORT}/`, { generateMask });
+            await new Promise((resolve) => socket.once("open", resolve));
+            for (let i = 0; i < 1_000; i++) socket.send("x");
+            await new Promise((resolve) => setTimeout(resolve, Math.random() * 100));
+            socket.close();
+            await new Promise((resolve) => socket.once("close", resolve));
+          },
+        })
+        .networkFaults("none")
+        .setBaseSeed(8)
+        .setIterations(1)
+        .run();
+      expect(report.failedRuns, report.toString()).toBe(0);
+      return report.seeds[0]!.traceHash;
+    };
+    const pooled = [await runOnce(undefined), await runOnce(undefined), await runOnce(undefined)];
+    expect(new Set(pooled).size).toBeGreaterThan(1);
+    const own = (mask: Buffer) => randomFillSync(mask);
+    const perFrame = [await runOnce(own), await runOnce(own), await runOnce(own)];
+    expect(new Set(perFrame).size).toBe(1);
   });
 
   it("the same seed gives the same trace hash under network chaos; other seeds differ; fast = paranoid", {
