@@ -17,6 +17,6 @@ export const wsChatSkipOnResume = defineSimulation({
   name: "ws-chat-skip-on-resume",
   expectFailure: true,
   description:
-    "the same with the planted bug: a member that resumes is sent the history from one message too late (fails on purpose)",
+    "the same with the planted bug: a resuming member is sent the history one message too late (fails on purpose)",
   build: () => wsChatSimulation({ skipOnResume: true }).setIterations(20),
 });
