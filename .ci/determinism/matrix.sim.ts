@@ -5,6 +5,8 @@
 import { defineSimulation, type SimulationDefinition } from "@moonpool/sim";
 import { leaderElection, leaderElectionVoteTwice } from "../../examples/leader-election/leader-election.sim.ts";
 import { paxos } from "../../examples/paxos/paxos.sim.ts";
+import { webService } from "../../examples/web-service/web-service.sim.ts";
+import { yjsSync } from "../../examples/yjs-sync/yjs-sync.sim.ts";
 
 function inMode(base: SimulationDefinition, mode: "fast" | "paranoid"): SimulationDefinition {
   return defineSimulation({ name: `${base.name}.${mode}`, description: `${base.name}, ${mode} stepping`, build: () => base.build().steppingMode(mode) });
@@ -16,3 +18,7 @@ export const voteTwiceFast = inMode(leaderElectionVoteTwice, "fast");
 export const voteTwiceParanoid = inMode(leaderElectionVoteTwice, "paranoid");
 export const paxosFast = inMode(paxos, "fast");
 export const paxosParanoid = inMode(paxos, "paranoid");
+export const webServiceFast = inMode(webService, "fast");
+export const webServiceParanoid = inMode(webService, "paranoid");
+export const yjsSyncFast = inMode(yjsSync, "fast");
+export const yjsSyncParanoid = inMode(yjsSync, "paranoid");

@@ -181,10 +181,12 @@ export class SimSocket extends Duplex {
 
   override _write(chunk: Buffer, _encoding: BufferEncoding, callback: (error?: Error | null) => void): void {
     const send = (conn: Connection): void => {
-      this.touch();
       // Nothing to hand over (Node's http ends a message with an empty write): done at once, as
-      // in Node, rather than after a write clog, which would let the reply overtake 'finish'.
+      // in Node, rather than after a write clog, which would let the reply overtake 'finish'. It
+      // is no activity for the idle timeout either: Node 24's http no longer makes that write, and
+      // the timeline must not depend on the Node version.
       if (chunk.length === 0) return callback();
+      this.touch();
       conn.write(chunk).then(
         () => {
           this.written += chunk.length;
