@@ -17,6 +17,7 @@ let latestWorld: WeakRef<World> | null = null;
 /** Makes `host` the one Node's modules use for code running on behalf of `owner` (an incarnation). */
 export function registerNodeHost(world: World, owner: object, host: NodeNetHost): void {
   latestWorld = new WeakRef(world);
+  if (nativeHttp2Used) world.engine.yieldEveryStep = true;
   hosts.set(owner, host);
   owners.set(host, { world, owner });
 }
@@ -35,4 +36,21 @@ export function currentNodeHost(): NodeNetHost | null {
   if (world === undefined || !simulationArmed()) return null;
   const owner = world.engine.currentOwner;
   return owner === null ? null : (hosts.get(owner) ?? null);
+}
+
+/**
+ * Once a seed of this thread used native HTTP/2, later seeds yield after every step from their first
+ * process on: what a finished seed's sessions left in the real loop then runs at the same step every
+ * time, instead of at whichever step a wall-time yield happens to fall.
+ */
+let nativeHttp2Used = false;
+
+/**
+ * The seed runs Node's native HTTP/2 session: the engine yields to the real loop after every step from
+ * now on, so the session's writes (native immediates) land between steps, in step order.
+ */
+export function useNativeHttp2(): void {
+  nativeHttp2Used = true;
+  const world = latestWorld?.deref();
+  if (world !== undefined) world.engine.yieldEveryStep = true;
 }
