@@ -98,6 +98,11 @@ export class Engine {
    * loop must run after every step (as in "paranoid" mode) for them to reach the simulated sockets.
    */
   yieldEveryStep = false;
+  /**
+   * The simulated process on whose behalf Node runs the current real-loop callback between steps (a
+   * native HTTP/2 session's), or null: the escape guard then answers that code as the process.
+   */
+  ownerBetweenSteps: (() => EventOwner | null) | null = null;
   private seq = 0;
   private stepsAtInstant = 0;
   private ticks: TickCounter = tickCounter();

@@ -3,11 +3,13 @@
  * host (network, clock, IP) registered for it. Null outside a seed, so the real modules answer.
  */
 import { simulationArmed } from "../../engine/escape-guard.ts";
+import type { EventOwner } from "../../engine/event-queue.ts";
 import type { World } from "../world.ts";
-import type { NodeNetHost } from "./socket.ts";
+import { ownerOfLoopCallback, trackLoopCallbacks } from "./between-steps.ts";
+import type { NodeNetHost, SimSocket } from "./socket.ts";
 
 const hosts = new WeakMap<object, NodeNetHost>();
-const owners = new WeakMap<NodeNetHost, { readonly world: World; readonly owner: object }>();
+const owners = new WeakMap<NodeNetHost, { readonly world: World; readonly owner: EventOwner }>();
 /**
  * The world of the seed that registered last: seeds of one realm run one at a time. Held weakly so
  * the last seed's world (and every context in it) is collected once its campaign ends.
@@ -15,9 +17,9 @@ const owners = new WeakMap<NodeNetHost, { readonly world: World; readonly owner:
 let latestWorld: WeakRef<World> | null = null;
 
 /** Makes `host` the one Node's modules use for code running on behalf of `owner` (an incarnation). */
-export function registerNodeHost(world: World, owner: object, host: NodeNetHost): void {
+export function registerNodeHost(world: World, owner: EventOwner, host: NodeNetHost): void {
   latestWorld = new WeakRef(world);
-  if (nativeHttp2Used) world.engine.yieldEveryStep = true;
+  if (nativeHttp2Used) settleHttp2(world);
   hosts.set(owner, host);
   owners.set(host, { world, owner });
 }
@@ -29,6 +31,11 @@ export function registerNodeHost(world: World, owner: object, host: NodeNetHost)
 export function markNodeUser(host: NodeNetHost): void {
   const entry = owners.get(host);
   if (entry !== undefined) entry.world.network.resumeAsOwner.add(entry.owner);
+}
+
+/** The process (its world and incarnation) `host` belongs to. */
+export function processOf(host: NodeNetHost): { readonly world: World; readonly owner: EventOwner } | null {
+  return owners.get(host) ?? null;
 }
 
 export function currentNodeHost(): NodeNetHost | null {
@@ -52,5 +59,19 @@ let nativeHttp2Used = false;
 export function useNativeHttp2(): void {
   nativeHttp2Used = true;
   const world = latestWorld?.deref();
-  if (world !== undefined) world.engine.yieldEveryStep = true;
+  if (world !== undefined) settleHttp2(world);
+}
+
+function socketOwner(socket: SimSocket): { readonly world: World; readonly owner: EventOwner } | null {
+  return processOf(socket.host);
+}
+
+/**
+ * The engine hands the real loop a turn after every step, and what Node's native HTTP/2 code runs in
+ * that turn for a process of this world is answered as that process (see between-steps.ts).
+ */
+function settleHttp2(world: World): void {
+  world.engine.yieldEveryStep = true;
+  world.engine.ownerBetweenSteps = () => ownerOfLoopCallback(world);
+  trackLoopCallbacks(socketOwner);
 }

@@ -5,8 +5,12 @@
  * The session writes from native immediates, hence `useNativeHttp2()` before either is made.
  */
 import { createRequire, syncBuiltinESMExports } from "node:module";
-import { currentNodeHost, markNodeUser, useNativeHttp2 } from "./ambient.ts";
+import { nativeOf } from "../../engine/escape-guard.ts";
+import { currentNodeHost, markNodeUser, processOf, useNativeHttp2 } from "./ambient.ts";
+import { recordOwner } from "./between-steps.ts";
+import { simulatedTimeouts } from "./http2-timeouts.ts";
 import { simConnect } from "./install.ts";
+import type { NodeNetHost } from "./socket.ts";
 
 type AnyFunction = (...args: any[]) => any;
 type Http2Module = typeof import("node:http2");
@@ -43,6 +47,38 @@ export class Http2TlsInSimulation extends Error {
   override name = "Http2TlsInSimulation";
 }
 
+/**
+ * Node stamps each HTTP/2 response with a `date` header read from the real clock (a cache refreshed by a
+ * real timer). HPACK sends a repeated value as a one-byte index and a new one as a literal, so frame sizes,
+ * and with them the seed's trace, would follow the wall clock. Simulated responses go without it, as
+ * simulated `node:http` responses do; a `date` header the application sets itself is kept.
+ */
+function withoutDateHeader(stream: import("node:http2").ServerHttp2Stream): void {
+  for (const key of ["respond", "respondWithFD", "respondWithFile"] as const) {
+    const send = stream[key] as AnyFunction;
+    const optionsAt = key === "respond" ? 1 : 2;
+    Object.defineProperty(stream, key, {
+      configurable: true,
+      writable: true,
+      value: function sendWithoutDate(this: unknown, ...args: unknown[]) {
+        const options = args[optionsAt];
+        args[optionsAt] = { ...(options !== null && typeof options === "object" ? options : {}), sendDate: false };
+        return send.apply(this, args);
+      },
+    });
+  }
+}
+
+/**
+ * A session or stream belongs to the process that made it (a client) or accepted it (a server): its
+ * callbacks between steps run as that process, and its idle timeouts on that process's clock.
+ */
+function adopt(target: object, host: NodeNetHost): void {
+  const running = processOf(host);
+  if (running !== null) recordOwner(target, running.world, running.owner);
+  simulatedTimeouts(target, host.time);
+}
+
 let installed = false;
 
 /** Installs the routing (idempotent). Outside a seed `http2` behaves like Node's. */
@@ -59,7 +95,18 @@ export function installNodeHttp2(): void {
         if (host === null) return previous.apply(this, args);
         markNodeUser(host);
         useNativeHttp2();
-        return previous.apply(this, simConnectArgs(host, args));
+        const session = nativeOf(previous).apply(
+          this,
+          simConnectArgs(host, args),
+        ) as import("node:http2").ClientHttp2Session;
+        adopt(session, host);
+        const request = session.request;
+        session.request = function requestOwned(this: unknown, ...requestArgs: unknown[]) {
+          const stream = (request as AnyFunction).apply(this, requestArgs) as object;
+          adopt(stream, host);
+          return stream;
+        } as typeof request;
+        return session;
       },
   );
   patch(
@@ -67,8 +114,16 @@ export function installNodeHttp2(): void {
     "createServer",
     (previous) =>
       function createServer(this: unknown, ...args: unknown[]) {
-        if (currentNodeHost() !== null) useNativeHttp2();
-        return previous.apply(this, args);
+        const host = currentNodeHost();
+        if (host === null) return previous.apply(this, args);
+        useNativeHttp2();
+        const server = nativeOf(previous).apply(this, args) as import("node:http2").Http2Server;
+        server.prependListener("session", (session: object) => adopt(session, host));
+        server.prependListener("stream", (stream: import("node:http2").ServerHttp2Stream) => {
+          adopt(stream, host);
+          withoutDateHeader(stream);
+        });
+        return server;
       },
   );
   patch(
