@@ -28,6 +28,7 @@ export {
 } from "./world/trace-log.ts";
 export type { GuardedGlobal } from "./engine/escape-guard.ts";
 export type { SteppingMode } from "./engine/engine.ts";
+export { Http2TlsInSimulation } from "./world/node-net/http2.ts";
 export type { ExplorationConfig, ExplorationSettings } from "./explore/config.ts";
 export type { SimulationSource } from "./runner/simulation-source.ts";
 export type { BugRecipe, ExplorationReport, RootExploration } from "./explore/index.ts";

@@ -93,6 +93,16 @@ export class Engine {
   /** Called after every step once continuations are quiescent (invariants). */
   afterStep: () => void = () => {};
   boundary: LoopBoundary | null = null;
+  /**
+   * Set once simulated code uses Node's native HTTP/2: its writes run as native immediates, so the real
+   * loop must run after every step (as in "paranoid" mode) for them to reach the simulated sockets.
+   */
+  yieldEveryStep = false;
+  /**
+   * The simulated process on whose behalf Node runs the current real-loop callback between steps (a
+   * native HTTP/2 session's), or null: the escape guard then answers that code as the process.
+   */
+  ownerBetweenSteps: (() => EventOwner | null) | null = null;
   private seq = 0;
   private stepsAtInstant = 0;
   private ticks: TickCounter = tickCounter();
@@ -199,8 +209,8 @@ export class Engine {
         } catch (error) {
           return reject(error);
         }
-        let yieldNow = paranoid;
-        if (!paranoid && ++sinceYield >= YIELD_CHECK_EVERY_STEPS) {
+        let yieldNow = paranoid || this.yieldEveryStep;
+        if (!yieldNow && ++sinceYield >= YIELD_CHECK_EVERY_STEPS) {
           sinceYield = 0;
           yieldNow = this.wallTimeToYield();
         }

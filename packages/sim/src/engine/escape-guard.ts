@@ -91,19 +91,75 @@ export async function whileLoading<T>(dispatch: VirtualDispatch, load: () => Pro
   }
 }
 
+/**
+ * Arms the guard for a callback Node runs between engine steps on behalf of a simulated process
+ * (see `EscapeGuard.adoptBetweenSteps`); returns how to stand down again, or null when nothing
+ * was adopted (no seed, the guard already armed, or code that belongs to no simulated process).
+ */
+function adopt(): (() => void) | null {
+  if (active === null || active.armed || active.adoptBetweenSteps === null) return null;
+  const leave = active.adoptBetweenSteps();
+  if (leave === null) return null;
+  adoptedDepth++;
+  return () => {
+    adoptedDepth--;
+    leave();
+  };
+}
+
+let adoptedDepth = 0;
+
+/** True while code Node runs between steps is being answered as a simulated process. */
+export function runningAdopted(): boolean {
+  return adoptedDepth > 0;
+}
+
+/** Runs `run` as the simulated process that owns the code running between steps, if any. */
+export function runAdopted<T>(run: () => T): T {
+  const leave = adopt();
+  if (leave === null) return run();
+  try {
+    return run();
+  } finally {
+    leave();
+  }
+}
+
+/** The function each guard wrapper stands in front of. */
+const wrappedNatives = new WeakMap<AnyFunction, AnyFunction>();
+
+/**
+ * The native function behind a guard wrapper (or `fn` itself): for simulated modules that take over a
+ * guarded entry point for registered processes and must call the real implementation on their behalf.
+ */
+export function nativeOf<F extends AnyFunction>(fn: F): F {
+  return (wrappedNatives.get(fn) as F | undefined) ?? fn;
+}
+
 /** A wrapper that hands the call to the active guard while a seed runs. */
 function wrapFunction(name: GuardedGlobal, native: AnyFunction, call: string = name): AnyFunction {
-  return function guarded(this: unknown, ...args: any[]) {
+  const answer = (thisArg: unknown, args: any[]): unknown => {
     if (active !== null && active.armed) {
       const virtual = active.virtual?.implementation(call);
-      if (virtual !== undefined) return virtual(this, args);
+      if (virtual !== undefined) return virtual(thisArg, args);
       active.intercept(name, call);
     } else if (loading !== null) {
       const virtual = loading.implementation(call);
-      if (virtual !== undefined) return virtual(this, args);
+      if (virtual !== undefined) return virtual(thisArg, args);
     }
-    return native.apply(this, args);
+    return native.apply(thisArg, args);
   };
+  const guarded = function guarded(this: unknown, ...args: any[]) {
+    const leave = adopt();
+    if (leave === null) return answer(this, args);
+    try {
+      return answer(this, args);
+    } finally {
+      leave();
+    }
+  };
+  wrappedNatives.set(guarded, native);
+  return guarded;
 }
 
 /** `clear*` for timers that may be virtual: a virtual one is cancelled by its own method. */
@@ -113,10 +169,12 @@ function wrapClear(native: AnyFunction): AnyFunction {
       (timer as { [CLEAR_VIRTUAL_TIMER](): void })[CLEAR_VIRTUAL_TIMER]();
       return;
     }
-    if (typeof timer === "number" && active !== null && active.armed) {
+    const cleared = runAdopted(() => {
+      if (typeof timer !== "number" || active === null || !active.armed) return false;
       const virtual = active.virtual?.implementation("clearTimer");
-      if (virtual !== undefined && virtual(this, [timer]) === true) return;
-    }
+      return virtual !== undefined && virtual(this, [timer]) === true;
+    });
+    if (cleared) return;
     return native.call(this, timer);
   };
 }
@@ -156,12 +214,14 @@ function wrapGetter(target: object, key: string, name: GuardedGlobal, call: stri
     configurable: true,
     enumerable: descriptor.enumerable ?? false,
     get(this: unknown) {
-      if (active !== null && active.armed) {
-        const virtual = active.virtual?.implementation(call);
-        if (virtual !== undefined) return virtual(this, []);
-        active.intercept(name, call);
-      }
-      return read.call(this);
+      return runAdopted(() => {
+        if (active !== null && active.armed) {
+          const virtual = active.virtual?.implementation(call);
+          if (virtual !== undefined) return virtual(this, []);
+          active.intercept(name, call);
+        }
+        return read.call(this);
+      });
     },
   });
 }
@@ -187,21 +247,27 @@ export function installEscapeWrappers(): void {
   const NativeDate = Date;
   const GuardedDate: DateConstructor = new Proxy(NativeDate, {
     construct(target, args, newTarget): object {
-      if (args.length === 0 && active !== null && active.armed) {
-        const virtual = active.virtual?.implementation("Date.now");
-        if (virtual !== undefined) args = [virtual(undefined, [])];
-        else active.intercept("Date", "Date");
+      if (args.length === 0) {
+        args = runAdopted(() => {
+          if (active === null || !active.armed) return args;
+          const virtual = active.virtual?.implementation("Date.now");
+          if (virtual !== undefined) return [virtual(undefined, [])];
+          active.intercept("Date", "Date");
+          return args;
+        });
       }
       return Reflect.construct(target, args, newTarget === GuardedDate ? target : newTarget);
     },
     apply(target, thisArg, args) {
-      if (active !== null && active.armed) {
-        // `Date()` ignores its arguments and formats the current time like `new Date().toString()`.
-        const virtual = active.virtual?.implementation("Date.now");
-        if (virtual !== undefined) return new target(virtual(undefined, []) as number).toString();
-        active.intercept("Date", "Date");
-      }
-      return Reflect.apply(target, thisArg, args);
+      return runAdopted(() => {
+        if (active !== null && active.armed) {
+          // `Date()` ignores its arguments and formats the current time like `new Date().toString()`.
+          const virtual = active.virtual?.implementation("Date.now");
+          if (virtual !== undefined) return new target(virtual(undefined, []) as number).toString();
+          active.intercept("Date", "Date");
+        }
+        return Reflect.apply(target, thisArg, args);
+      });
     },
   });
   patchProperty(globalThis, "Date", GuardedDate);
@@ -335,6 +401,13 @@ export class EscapeGuard {
    * resume its tick queue, and an escape there would end the whole process instead of the seed.
    */
   passNextSetImmediate = false;
+  /**
+   * Between steps the guard is down, yet Node may run a simulated process's code then (the callbacks
+   * of its native HTTP/2 session run from the real event loop). Set by the campaign: when the code
+   * running now belongs to a simulated process, arms the guard as that process and returns how to
+   * stand down again; otherwise null, and the call is the real one.
+   */
+  adoptBetweenSteps: (() => (() => void) | null) | null = null;
   private consolePatches: Patch[] = [];
   private installed = false;
 

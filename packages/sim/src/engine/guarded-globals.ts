@@ -84,7 +84,7 @@ export const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
   net: "ctx.network.connect(addr) / ctx.network.bind(addr)",
   tls: "node:net or node:http in plaintext (a simulated process's net and http run over the simulated network; encryption has nothing to test here)",
   http: "node:http from a simulated process (plaintext: https is not simulated), or a protocol over ctx.network",
-  http2: "node:http (simulated over the simulated network) or the transport layer: node:http2 is not simulated",
+  http2: 'node:http2 from a simulated process (h2c: http2.connect("http://ip:port"), over the simulated network)',
   fetch: "http.request or http.get (a simulated process's node:http runs over the simulated network)",
   dgram: "ctx.network",
   dns: "addresses from ctx.topology",

@@ -305,6 +305,17 @@ export class Campaign {
         guard.armed = true;
       },
     };
+    guard.adoptBetweenSteps = () => {
+      const owner = engine.ownerBetweenSteps?.() ?? null;
+      if (owner === null) return null;
+      const previous = engine.currentOwner;
+      engine.currentOwner = owner;
+      guard.armed = true;
+      return () => {
+        guard.armed = false;
+        engine.currentOwner = previous;
+      };
+    };
     this.session = session;
     this.hook.session = session;
     this.unhandled.clear();
@@ -321,6 +332,7 @@ export class Campaign {
     } finally {
       guard.armed = false;
       guard.virtual = null;
+      guard.adoptBetweenSteps = null;
       engine.uninstallTickCounter();
       this.hook.session = null;
       this.session = null;

@@ -3,11 +3,13 @@
  * host (network, clock, IP) registered for it. Null outside a seed, so the real modules answer.
  */
 import { simulationArmed } from "../../engine/escape-guard.ts";
+import type { EventOwner } from "../../engine/event-queue.ts";
 import type { World } from "../world.ts";
-import type { NodeNetHost } from "./socket.ts";
+import { ownerOfLoopCallback, trackLoopCallbacks } from "./between-steps.ts";
+import type { NodeNetHost, SimSocket } from "./socket.ts";
 
 const hosts = new WeakMap<object, NodeNetHost>();
-const owners = new WeakMap<NodeNetHost, { readonly world: World; readonly owner: object }>();
+const owners = new WeakMap<NodeNetHost, { readonly world: World; readonly owner: EventOwner }>();
 /**
  * The world of the seed that registered last: seeds of one realm run one at a time. Held weakly so
  * the last seed's world (and every context in it) is collected once its campaign ends.
@@ -15,8 +17,9 @@ const owners = new WeakMap<NodeNetHost, { readonly world: World; readonly owner:
 let latestWorld: WeakRef<World> | null = null;
 
 /** Makes `host` the one Node's modules use for code running on behalf of `owner` (an incarnation). */
-export function registerNodeHost(world: World, owner: object, host: NodeNetHost): void {
+export function registerNodeHost(world: World, owner: EventOwner, host: NodeNetHost): void {
   latestWorld = new WeakRef(world);
+  if (nativeHttp2Used) settleHttp2(world);
   hosts.set(owner, host);
   owners.set(host, { world, owner });
 }
@@ -30,9 +33,45 @@ export function markNodeUser(host: NodeNetHost): void {
   if (entry !== undefined) entry.world.network.resumeAsOwner.add(entry.owner);
 }
 
+/** The process (its world and incarnation) `host` belongs to. */
+export function processOf(host: NodeNetHost): { readonly world: World; readonly owner: EventOwner } | null {
+  return owners.get(host) ?? null;
+}
+
 export function currentNodeHost(): NodeNetHost | null {
   const world = latestWorld?.deref();
   if (world === undefined || !simulationArmed()) return null;
   const owner = world.engine.currentOwner;
   return owner === null ? null : (hosts.get(owner) ?? null);
+}
+
+/**
+ * Once a seed of this thread used native HTTP/2, later seeds yield after every step from their first
+ * process on: what a finished seed's sessions left in the real loop then runs at the same step every
+ * time, instead of at whichever step a wall-time yield happens to fall.
+ */
+let nativeHttp2Used = false;
+
+/**
+ * The seed runs Node's native HTTP/2 session: the engine yields to the real loop after every step from
+ * now on, so the session's writes (native immediates) land between steps, in step order.
+ */
+export function useNativeHttp2(): void {
+  nativeHttp2Used = true;
+  const world = latestWorld?.deref();
+  if (world !== undefined) settleHttp2(world);
+}
+
+function socketOwner(socket: SimSocket): { readonly world: World; readonly owner: EventOwner } | null {
+  return processOf(socket.host);
+}
+
+/**
+ * The engine hands the real loop a turn after every step, and what Node's native HTTP/2 code runs in
+ * that turn for a process of this world is answered as that process (see between-steps.ts).
+ */
+function settleHttp2(world: World): void {
+  world.engine.yieldEveryStep = true;
+  world.engine.ownerBetweenSteps = () => ownerOfLoopCallback(world);
+  trackLoopCallbacks(socketOwner);
 }

@@ -5,6 +5,7 @@
  */
 import { Duplex } from "node:stream";
 import type { Connection, NetworkProvider, TimeProvider } from "@moonpool/core";
+import { runAdopted } from "../../engine/escape-guard.ts";
 import { fromIoError, systemError } from "./errors.ts";
 
 /** What sockets and servers of one simulated process use: its network, its clock and its IP. */
@@ -62,7 +63,8 @@ export class SimSocket extends Duplex {
   private hadError = false;
 
   constructor(
-    private readonly host: NodeNetHost,
+    /** The simulated process this socket belongs to. */
+    readonly host: NodeNetHost,
     connection?: Connection,
   ) {
     // Node's sockets emit 'close' themselves, with `hadError`.
@@ -318,4 +320,17 @@ export class SimSocket extends Duplex {
     if (this.conn === null) return {};
     return { ...splitAddr(this.conn.localAddr), family: "IPv4" };
   }
+}
+
+// Node's native HTTP/2 session reads, writes and ends its socket from the real event loop between
+// steps: those calls run as the socket's process, so what they put on the simulated network is its.
+for (const key of ["_read", "_write", "_final", "_destroy"] as const) {
+  const method = SimSocket.prototype[key] as (...args: unknown[]) => void;
+  Object.defineProperty(SimSocket.prototype, key, {
+    configurable: true,
+    writable: true,
+    value: function adopted(this: SimSocket, ...args: unknown[]): void {
+      runAdopted(() => method.apply(this, args));
+    },
+  });
 }

@@ -1,0 +1,42 @@
+import { describe, expect, it } from "vitest";
+import { grpcServiceSimulation } from "./simulation.ts";
+
+describe("grpc-service example", () => {
+  it("keeps the store's promise under network chaos and reboots; clients recover after the server comes back", {
+    timeout: 300_000,
+  }, async () => {
+    const report = await grpcServiceSimulation().setBaseSeed(1).setIterations(20).run();
+    expect(report.failedRuns, report.toString()).toBe(0);
+    const status = Object.fromEntries(report.assertionDetails.map((d) => [d.message, d.status]));
+    for (const message of [
+      "a call fails on its deadline no earlier than the deadline",
+      "a read from the same server returns the last acknowledged write or a later attempt",
+      "a call hit its deadline",
+      "a call found the server unavailable",
+      "a client recovered after a failed call",
+      "a client recovered after its server came back",
+    ]) {
+      expect(status[message], message).toBe("PASS");
+    }
+  });
+
+  it("finds the planted stale cache, and its seed replays to the same trace hash", { timeout: 300_000 }, async () => {
+    const report = await grpcServiceSimulation({ staleCache: true }).setBaseSeed(1).setIterations(5).run();
+    expect(report.failedRuns).toBeGreaterThan(0);
+    const failing = report.seeds.find((s) => s.failures.length > 0)!;
+    expect(failing.failures[0]!.message).toContain("a read from the same server returns the last acknowledged write");
+    const replay = await grpcServiceSimulation({ staleCache: true })
+      .setDebugSeeds([failing.seed])
+      .setIterations(1)
+      .run();
+    expect(replay.seeds[0]!.traceHash).toBe(failing.traceHash);
+    expect(replay.failedRuns).toBe(1);
+  });
+
+  it("50 seeds run twice give identical trace hashes, and different seeds differ", { timeout: 600_000 }, async () => {
+    const a = await grpcServiceSimulation().setBaseSeed(7).setIterations(50).run();
+    const b = await grpcServiceSimulation().setBaseSeed(7).setIterations(50).run();
+    expect(b.seeds.map((s) => s.traceHash)).toEqual(a.seeds.map((s) => s.traceHash));
+    expect(new Set(a.seeds.map((s) => s.traceHash)).size).toBe(50);
+  });
+});
