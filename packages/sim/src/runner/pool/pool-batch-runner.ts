@@ -7,6 +7,7 @@
  * depend on the number of workers (nor on how the batch was cut).
  */
 import { InvalidConfiguration } from "@moonpool/core";
+import type { AssertionTable, AssertionTableState } from "../../chaos/assertions/index.ts";
 import { formatRecipe } from "../../engine/recipe.ts";
 import type { SimulationConfig } from "../config.ts";
 import { configFingerprint, fingerprintDifferences } from "../config-fingerprint.ts";
@@ -82,8 +83,18 @@ export function splitIntoShares(jobs: readonly TimelineJob[], parts: number): Ti
 export function poolBatchRunner(pool: WorkerPool, source: SimulationSource): BatchRunner<SeedResult> {
   return async (seed, jobs) => {
     const shares = splitIntoShares(jobs, pool.size);
+    // One snapshot per base table (a batch has one): it is what the workers fork their jobs from.
+    const snapshots = new Map<AssertionTable, AssertionTableState>();
+    for (const share of shares)
+      if (!snapshots.has(share[0]!.base)) snapshots.set(share[0]!.base, share[0]!.base.snapshot());
     const pending = shares.map((share) =>
-      pool.run({ kind: "timelines", source, seed, recipes: share.map((job) => job.recipe), baseTable: share[0]!.base }),
+      pool.run({
+        kind: "timelines",
+        source,
+        seed,
+        recipes: share.map((job) => job.recipe),
+        baseTable: snapshots.get(share[0]!.base)!,
+      }),
     );
     const outcomes = await Promise.all(pending);
     return outcomes.flatMap((outcome, i) => {
