@@ -11,9 +11,10 @@
  * RACE_RUNS_PER_SEED plain random seeds (the same total budget): a group "finds" the bug when one
  * of its seeds fails, so both counts are out of 20.
  * Dungeon budget: MOONPOOL_BENCH_DUNGEON_BUDGET timelines per root (default DUNGEON_RUNS_PER_SEED).
- * Workers: maze root seeds 1..MAZE_WORKERS_SEEDS explored with `workers: 0` and `workers: 2`
- * (each root its own run(), so each pays its pool's start-up: threads, tsx, module loading),
- * timelines per second of each; the two explorations must be identical.
+ * Workers: maze root seeds 1..MAZE_WORKERS_SEEDS explored in one campaign with `workers: 0` and
+ * `workers: 2` (the pool is started once per campaign and its start-up counts: threads, tsx,
+ * module loading), timelines per second of each; the two explorations (and every root's trace
+ * hash) must be identical.
  */
 import type { SimulationBuilder, SimulationReport } from "../packages/sim/src/index.ts";
 import { mazeSimulation } from "../examples/maze/maze.ts";
@@ -94,22 +95,23 @@ async function randomSeeds(build: () => SimulationBuilder, budget: number): Prom
   return build().setBaseSeed(20_251_129).setIterations(budget).run();
 }
 
-/** Timelines per second exploring maze roots 1..MAZE_WORKERS_SEEDS with `workers`, and the explorations (for the identity check). */
+/**
+ * Timelines per second of one campaign exploring maze roots 1..MAZE_WORKERS_SEEDS with `workers`
+ * (its pool started once, its start-up included), and the exploration (for the identity check).
+ */
 async function mazeWithWorkers(workers: number): Promise<{ timelinesPerSec: number; explorations: string[] }> {
-  const explorations: string[] = [];
-  let timelines = 0;
   const start = performance.now();
-  for (let seed = 1; seed <= MAZE_WORKERS_SEEDS; seed++) {
-    const report = await mazeSimulation()
-      .enableExploration({ ...EXPLORATION, workers })
-      .simulationSource(MAZE_MODULE, "mazeSimulation")
-      .setDebugSeeds([seed])
-      .setIterations(1)
-      .run();
-    timelines += report.exploration!.timelines;
-    explorations.push(JSON.stringify(report.exploration));
-  }
-  return { timelinesPerSec: Math.round(timelines / ((performance.now() - start) / 1000)), explorations };
+  const report = await mazeSimulation()
+    .enableExploration({ ...EXPLORATION, workers })
+    .simulationSource(MAZE_MODULE, "mazeSimulation")
+    .setDebugSeeds(Array.from({ length: MAZE_WORKERS_SEEDS }, (_, i) => i + 1))
+    .setIterations(MAZE_WORKERS_SEEDS)
+    .run();
+  const timelines = report.exploration!.timelines;
+  return {
+    timelinesPerSec: Math.round(timelines / ((performance.now() - start) / 1000)),
+    explorations: [JSON.stringify(report.exploration), JSON.stringify(report.seeds.map((s) => s.traceHash))],
+  };
 }
 
 function median(values: number[]): number | null {

@@ -65,4 +65,45 @@ describe("assertion table snapshots", () => {
     );
     expect(merged.visits("big sometimes")).toBe(sequential.visits("big sometimes"));
   });
+
+  it("a fork records on top of its parent without changing it, and its delta merges like a full copy's", () => {
+    const base = new AssertionTable({ maxEachBuckets: 5 });
+    exercise(base, 1, [2, 3]);
+    const baseState = base.snapshot();
+    const copies = [AssertionTable.fromSnapshot(baseState), AssertionTable.fromSnapshot(baseState)];
+    const forks = [base.fork(), base.fork()];
+    const runs = [
+      [7, 1, 10, 12, 14],
+      [9, 0, 5, 8],
+    ];
+    runs.forEach((values, i) => {
+      exercise(copies[i]!, i + 2, values);
+      exercise(forks[i]!, i + 2, values);
+      copies[i]!.sometimesEach("more", { n: i });
+      forks[i]!.sometimesEach("more", { n: i });
+    });
+    expect(base.snapshot()).toEqual(baseState);
+    expect(forks[0]!.snapshot()).toEqual(copies[0]!.snapshot());
+    expect(forks[0]!.bucketCount).toBe(copies[0]!.bucketCount);
+    expect(forks[0]!.visits("big sometimes")).toBe(copies[0]!.visits("big sometimes"));
+
+    const byCopies = AssertionTable.fromSnapshot(baseState);
+    for (const copy of copies) byCopies.absorb(copy.snapshot(), baseState);
+    for (const fork of forks) base.absorb(fork.delta(), null);
+    expect(base.snapshot()).toEqual(byCopies.snapshot());
+    expect(view(base)).toEqual(view(byCopies));
+    // The delta holds what the timeline touched, not the whole table.
+    const quiet = base.fork();
+    quiet.beginSeed(9, stream);
+    quiet.booleanAssertion("sometimes", true, "big sometimes");
+    quiet.endSeed();
+    expect(quiet.delta().sites.map((s) => [s.message, s.passCount])).toEqual([["big sometimes", 1]]);
+    expect(quiet.delta().buckets).toEqual([]);
+  });
+
+  it("a fork cannot be forked again, and only a fork has a delta", () => {
+    const table = new AssertionTable();
+    expect(() => table.delta()).toThrow(/fork\(\)/);
+    expect(() => table.fork().fork()).toThrow(/cannot be forked again/);
+  });
 });

@@ -8,7 +8,18 @@
  */
 import { describe, expect, it } from "vitest";
 import { InvalidConfiguration, SimulationBuilder, type SimulationReport } from "../src/index.ts";
-import { splitIntoShares } from "../src/runner/pool/pool-batch-runner.ts";
+import { AssertionTable } from "../src/chaos/assertions/index.ts";
+import type { Breakpoint } from "../src/engine/rng.ts";
+import { Campaign } from "../src/runner/campaign.ts";
+import type { TimelineJob } from "../src/explore/index.ts";
+import {
+  checkWorkerConfiguration,
+  MAX_BATCHES_IN_THREAD,
+  poolBatchRunner,
+  splitIntoShares,
+  WorkerUse,
+} from "../src/runner/pool/pool-batch-runner.ts";
+import { WorkerPool } from "../src/runner/pool/worker-pool.ts";
 import { configFingerprint, fingerprintDifferences } from "../src/runner/config-fingerprint.ts";
 import { SAMPLE_CLOCK_CONFIG } from "../src/world/clock-config.ts";
 import { DEFAULT_STORAGE_CONFIG } from "../src/world/storage/config.ts";
@@ -109,16 +120,15 @@ describe("exploration with workers: misconfigurations", () => {
     expect(gatedSimulation().enableExploration({ workers: 2 }).replayTimeline(1).build().exploration).toBeNull();
   });
 
-  it("a source whose export is missing, or is not a simulation, fails before any seed runs", async () => {
+  it("a source whose export is missing, or is not a simulation, fails the run", async () => {
+    // The check runs in the workers while this thread explores (a run never waits for the pool's
+    // start-up): the run fails when they report, at the latest when it would have ended.
     const portsBefore = openPorts();
-    let seedsStarted = 0;
     const missing = await gated(2, "noSuchExport")
-      .beforeIteration(() => seedsStarted++)
       .run()
       .catch((error: unknown) => error);
     expect(missing).toBeInstanceOf(InvalidConfiguration);
     expect((missing as Error).message).toMatch(/has no export 'noSuchExport'; its exports: .*gatedSimulation/);
-    expect(seedsStarted).toBe(0);
     await expect(gated(2, "notASimulation").run()).rejects.toThrow(
       /export 'notASimulation' is a number; expected a function returning a SimulationBuilder/,
     );
@@ -180,5 +190,54 @@ describe("splitIntoShares", () => {
         .flat()
         .map((j) => j.recipe[0]!.count),
     ).toEqual([0, 1, 2, 3, 4]);
+  });
+});
+
+describe("batches shared between this thread and started workers", () => {
+  it("give exactly the outcomes of running the whole batch in this thread", async () => {
+    const source = { module: GATED, export: "gatedSimulation" };
+    const config = gatedSimulation().simulationSource(GATED, "gatedSimulation").build();
+    const pool = new WorkerPool(2);
+    try {
+      // Started and checked: the workers are available for the batch below.
+      await checkWorkerConfiguration(pool, source, config);
+      const campaign = new Campaign(config);
+      const base = AssertionTable.fromSnapshot((await campaign.runSingleSeed(1, { explore: false })).table);
+      const recipe = (count: number, seed: number): Breakpoint[] => [{ count, seed, streams: "sim+schedule" }];
+      const jobs = [recipe(0, 11), recipe(2, 12), recipe(5, 13), recipe(1, 14), recipe(3, 15)].map((r) => ({
+        recipe: r,
+        base,
+      }));
+      const inThread = (seed: number, batch: readonly TimelineJob[]) => campaign.runTimelines(seed, batch);
+      const use = new WorkerUse();
+      const shared = await poolBatchRunner(pool, source, inThread, () => true, use)(1, jobs);
+      expect(use.batchesOnWorkers).toBe(1);
+      const here = await inThread(1, jobs);
+      expect(view(shared)).toEqual(view(here));
+      expect(shared.map((o) => o.result.traceHash)).toEqual(here.map((o) => o.result.traceHash));
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("keep batches in this thread after a batch the workers slowed down, twice as many after each loss", () => {
+    const use = new WorkerUse();
+    const skipped = () => {
+      let n = 0;
+      while (!use.wanted()) n++;
+      return n;
+    };
+    // 2 jobs here in 2 ms, then 3 ms waiting: 5 ms against 4 ms for all 4 jobs here.
+    use.record(2, 2, 3, 4);
+    expect(skipped()).toBe(1);
+    use.record(2, 2, 3, 4);
+    expect(skipped()).toBe(2);
+    use.record(2, 2, 3, 4);
+    expect(skipped()).toBe(4);
+    // A batch the workers made faster (2 ms + 0.5 ms against 4 ms) resets the back-off.
+    use.record(2, 2, 0.5, 4);
+    expect(skipped()).toBe(0);
+    for (let i = 0; i < 20; i++) use.record(2, 2, 3, 4);
+    expect(skipped()).toBe(MAX_BATCHES_IN_THREAD);
   });
 });

@@ -3,12 +3,7 @@
  * "run one timeline" callback and a batch runner; the explorer never sees how a seed runs, so the
  * result types here hold only the fields it reads (the runner's `SeedResult` has them all).
  */
-import {
-  AssertionTable,
-  type AssertionTableState,
-  type Discovery,
-  type DiscoveryKind,
-} from "../chaos/assertions/index.ts";
+import type { AssertionTable, AssertionTableState, Discovery, DiscoveryKind } from "../chaos/assertions/index.ts";
 import type { Breakpoint } from "../engine/rng.ts";
 import type { ExplorationSettings } from "./config.ts";
 
@@ -92,17 +87,17 @@ export type TimelineRunner<R extends TimelineResult = TimelineResult> = (
   table?: AssertionTable,
 ) => Promise<R>;
 
-/** One continuation of a batch: its recipe, and the table snapshot it starts from. */
+/** One continuation of a batch: its recipe, and the table it starts from (unchanged by the batch). */
 export interface TimelineJob {
   readonly recipe: readonly Breakpoint[];
-  readonly base: AssertionTableState;
+  readonly base: AssertionTable;
 }
 
 /** What one continuation produced (plain data: it may come from a worker thread). */
 export interface TimelineOutcome<R extends TimelineResult = TimelineResult> {
   /** Discoveries included: they become frontier entries. */
   readonly result: R;
-  /** The job's table afterwards (its base plus what the timeline added). */
+  /** What the timeline added to its base table (`AssertionTable.delta`): merge with `absorb(table, null)`. */
   readonly table: AssertionTableState;
 }
 
@@ -115,14 +110,14 @@ export type BatchRunner<R extends TimelineResult = TimelineResult> = (
   jobs: readonly TimelineJob[],
 ) => Promise<TimelineOutcome<R>[]>;
 
-/** The in-thread batch runner: the jobs one after the other. */
+/** The in-thread batch runner: the jobs one after the other, each in a fork of its base table. */
 export function sequentialBatchRunner<R extends TimelineResult>(runTimeline: TimelineRunner<R>): BatchRunner<R> {
   return async (seed, jobs) => {
     const outcomes: TimelineOutcome<R>[] = [];
     for (const job of jobs) {
-      const table = AssertionTable.fromSnapshot(job.base);
+      const table = job.base.fork();
       const result = await runTimeline(seed, job.recipe, table);
-      outcomes.push({ result, table: table.snapshot() });
+      outcomes.push({ result, table: table.delta() });
     }
     return outcomes;
   };

@@ -152,7 +152,7 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
       // children's records are merged in child order afterwards. Siblings therefore never see
       // each other's discoveries, which is what lets a worker pool run them in any order with
       // exactly the same outcome.
-      const base = this.table.snapshot();
+      const base = this.table;
       const batch = Math.min(this.config.branchingFactor, this.config.maxRunsPerSeed - timelines);
       const recipes: Recipe[] = [];
       for (let i = 0; i < batch; i++)
@@ -169,7 +169,7 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
         const { result, table } = outcomes[i]!;
         const recipe = recipes[i]!;
         record(recipe, result);
-        this.table.absorb(table, base);
+        this.table.absorb(table, null);
         if (result.discoveries.length > 0) productive = true;
         frontier.addDiscoveries(recipe, result.discoveries);
       }

@@ -18,7 +18,6 @@ import { SeedSession, type SeedOptions } from "./seed-runner.ts";
 import {
   Explorer,
   sequentialBatchRunner,
-  type BatchRunner,
   type ExplorationReport,
   type TimelineJob,
   type TimelineOutcome,
@@ -74,6 +73,28 @@ export interface SingleSeedOutcome {
 
 const PROCESS_EVENTS = ["unhandledRejection", "rejectionHandled", "uncaughtException"] as const;
 
+/**
+ * The check that the pool's workers build this simulation, started at once and never rejecting
+ * unobserved: `usable()` is true once it passed and throws once it failed; `verdict()` waits for it.
+ */
+function workerCheck(pool: WorkerPool, config: SimulationConfig): { usable(): boolean; verdict(): Promise<void> } {
+  let outcome: { readonly error: unknown } | "passed" | null = null;
+  const settled = checkWorkerConfiguration(pool, config.source!, config).then(
+    () => {
+      outcome = "passed";
+    },
+    (error: unknown) => {
+      outcome = { error };
+    },
+  );
+  const usable = (): boolean => {
+    const o = outcome as { readonly error: unknown } | "passed" | null;
+    if (o !== null && o !== "passed") throw o.error;
+    return o === "passed";
+  };
+  return { usable, verdict: () => settled.then(() => void usable()) };
+}
+
 export class Campaign {
   private readonly table = new AssertionTable();
   private readonly hook: CampaignHook;
@@ -97,19 +118,20 @@ export class Campaign {
     const exploration = plan.breakpoints === undefined ? this.config.exploration : null;
     // One pool per run: its workers import the simulation once and serve every root seed's batches.
     const pool = exploration !== null && exploration.workers > 0 ? new WorkerPool(exploration.workers) : null;
+    // The workers' configuration check runs while this thread explores (it never waits for the
+    // pool's start-up); batches go to workers only once it passed, and the run ends with its verdict.
+    const check = pool === null ? null : workerCheck(pool, this.config);
     try {
-      let runBatch: BatchRunner<SeedResult> | null = null;
-      if (pool !== null) {
-        // The source was checked by build(); check here (before the realm is taken) that the
-        // workers build this very simulation.
-        await checkWorkerConfiguration(pool, this.config.source!, this.config);
-        runBatch = poolBatchRunner(pool, this.config.source!);
-      }
       await this.inRealm(async (guard) => {
         const runTimeline = (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) =>
           this.runSeed(seed, guard, { breakpoints: recipe, drawObserver: plan.drawObserver }, table ?? this.table);
         if (exploration !== null) {
-          explorer = new Explorer(exploration, this.table, runTimeline, runBatch ?? sequentialBatchRunner(runTimeline));
+          const inThread = sequentialBatchRunner(runTimeline);
+          const runBatch =
+            pool === null || check === null
+              ? inThread
+              : poolBatchRunner(pool, this.config.source!, inThread, () => check.usable());
+          explorer = new Explorer(exploration, this.table, runTimeline, runBatch);
         }
 
         if (seeds.kind === "untilStable")
@@ -122,6 +144,7 @@ export class Campaign {
           if (stopRule !== null && stopRule.afterSeed(this.table, i + 1)) break;
         }
       });
+      await check?.verdict();
     } finally {
       await pool?.close();
     }

@@ -186,7 +186,9 @@ export interface ChaosWindowView {
 }
 
 export class ChaosWindow {
-  private readonly controller = new AbortController();
+  /** Made for the fault injector only: an AbortController per seed was a measurable share of a short seed. */
+  private controller: AbortController | null = null;
+  private cutOff = false;
   /** True simulated time the run phase started at (µs), once it did. */
   private runStartUs: number | null = null;
   private readonly waiters: PendingOp<void>[] = [];
@@ -221,12 +223,13 @@ export class ChaosWindow {
 
   /** The chaos cutoff (also callable directly by tests of the window). */
   cutoff(): void {
-    if (this.controller.signal.aborted) return;
+    if (this.cutOff) return;
+    this.cutOff = true;
     this.world.enterRecoveryMode();
     this.world.emit("runner", "info", "chaos_ended", { chaosDurationMs: this.config.chaosDurationMs ?? -1 });
     assertReachable(CHAOS_ENDED_ASSERTION);
     const reason = abortError("chaos ended: the chaos duration elapsed");
-    this.controller.abort(reason);
+    this.controller?.abort(reason);
     this.injector?.incarnation.beginShutdown(reason);
     this.attrition?.stop();
     for (const op of this.waiters.splice(0)) Incarnation.resolve(op, undefined);
@@ -238,7 +241,7 @@ export class ChaosWindow {
     return Object.freeze({
       durationMs: this.config.chaosDurationMs,
       get ended(): boolean {
-        return window.controller.signal.aborted;
+        return window.cutOff;
       },
       whenEnded: () => this.waitForCutoff(incarnation, task),
       recoveryTimeLeftMs: () => this.recoveryTimeLeftMs(),
@@ -246,7 +249,7 @@ export class ChaosWindow {
   }
 
   private waitForCutoff(incarnation: Incarnation, task: TaskState | null): Promise<void> {
-    if (this.controller.signal.aborted) return Promise.resolve();
+    if (this.cutOff) return Promise.resolve();
     const op = incarnation.begin<void>(task, true, "chaos window end");
     if (op === null) return never<void>();
     if (this.config.chaosDurationMs !== null) this.waiters.push(op);
@@ -297,14 +300,9 @@ export class ChaosWindow {
     this.injector = { name: injector.name, incarnation };
     this.injectorName = injector.name;
     const scope = new ActorScope(this.world, incarnation, null, new ProcessClock(FAULT_INJECTOR_IP), FAULT_INJECTOR_IP);
-    const ctx = new FaultContextImpl(
-      this.world,
-      scope,
-      this.controller.signal,
-      new Topology(this.registry, ""),
-      this.lifecycle,
-    );
+    this.controller ??= new AbortController();
     const signal = this.controller.signal;
+    const ctx = new FaultContextImpl(this.world, scope, signal, new Topology(this.registry, ""), this.lifecycle);
     this.world.engine.schedule(
       0,
       () => {

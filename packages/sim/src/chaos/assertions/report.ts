@@ -3,6 +3,7 @@ import { MAX_MISUSE_ENTRIES } from "./limits.ts";
 import { assertionFunctionName } from "./naming.ts";
 import type {
   AssertionDetail,
+  AssertionOverflow,
   AssertionStats,
   BucketSiteSummary,
   BucketSummary,
@@ -143,4 +144,19 @@ export function sometimesCoverage(store: TableStore): SometimesCoverage {
     else unreached.push(site.message);
   }
   return { total, hit, booleanTotal, unreached };
+}
+
+/** What the table's limits made it drop. */
+export function overflowOf(store: TableStore, maxSites: number, maxEachBuckets: number): AssertionOverflow {
+  return {
+    maxSites,
+    maxEachBuckets,
+    droppedSiteCalls: store.droppedSiteCalls,
+    droppedSiteMessages: store.droppedSiteMessages.slice(),
+    droppedBucketCalls: store.droppedBucketCalls,
+    droppedBucketMessages: store.droppedBucketMessages.slice(),
+    untrackedAlwaysFailures: store.untrackedAlwaysFailures,
+    droppedDiscoveries: store.droppedDiscoveries,
+    droppedMisuseReports: store.droppedMisuseReports,
+  };
 }

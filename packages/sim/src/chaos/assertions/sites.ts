@@ -13,6 +13,8 @@ import type {
 
 export class Bucket {
   hits = 0;
+  /** In a fork's copy: the parent's hits when copied (a delta counts from there). */
+  baseHits = 0;
   bestQuality: number[] | null = null;
   bestQualityKeys: string[] | null = null;
   constructor(readonly identity: Readonly<Record<string, EachValue>>) {}
@@ -31,6 +33,9 @@ export class Site {
   completed = false;
   combinationsLow = 0;
   combinationsHigh = 0;
+  /** In a fork's copy: the parent's counts when copied (a delta counts from there). */
+  basePassCount = 0;
+  baseFailCount = 0;
   /** sometimesEach: buckets of this site in creation order. */
   readonly buckets: Bucket[] = [];
   /** sometimesEach: the message's two bucket hashes, computed at the first call. */
@@ -48,6 +53,8 @@ export class Site {
 export interface Misuse {
   readonly text: string;
   count: number;
+  /** In a fork's copy: the parent's count when copied. */
+  readonly baseCount?: number;
 }
 
 export interface SeedScope {
@@ -112,6 +119,12 @@ export interface BucketSlot {
   readonly bucket: Bucket;
 }
 
+/**
+ * A store either holds everything itself, or is a fork of a `parent` store: it then holds only
+ * what one timeline touched (copied from the parent on first touch, so the parent never changes)
+ * and what it created, which is all a merge needs. Forking costs nothing up front, where copying
+ * the whole table cost more than a short timeline.
+ */
 export class TableStore {
   readonly sites = new Map<string, Site>();
   /** Every bucket of every site, keyed by a 53-bit hash of (site, identity values). */
@@ -128,6 +141,127 @@ export class TableStore {
   readonly untrackedAlwaysMessages: string[] = [];
   droppedDiscoveries = 0;
   droppedMisuseReports = 0;
+  /** Sites, buckets and misuses copied from the parent (the rest were created here). */
+  private inheritedSites = 0;
+  private inheritedBuckets = 0;
+  private inheritedMisuses = 0;
+  /** A fork's dropped counts when forked (a delta counts from there). */
+  readonly forkedAt: {
+    readonly siteCalls: number;
+    readonly bucketCalls: number;
+    readonly untracked: number;
+    readonly discoveries: number;
+    readonly misuseReports: number;
+  } | null = null;
+
+  constructor(readonly parent: TableStore | null = null) {
+    if (parent === null) return;
+    if (parent.parent !== null) throw new Error("a forked assertion table cannot be forked again");
+    this.droppedSiteCalls = parent.droppedSiteCalls;
+    this.droppedSiteMessages.push(...parent.droppedSiteMessages);
+    this.droppedBucketCalls = parent.droppedBucketCalls;
+    this.droppedBucketMessages.push(...parent.droppedBucketMessages);
+    this.untrackedAlwaysFailures = parent.untrackedAlwaysFailures;
+    this.untrackedAlwaysMessages.push(...parent.untrackedAlwaysMessages);
+    this.droppedDiscoveries = parent.droppedDiscoveries;
+    this.droppedMisuseReports = parent.droppedMisuseReports;
+    this.forkedAt = {
+      siteCalls: parent.droppedSiteCalls,
+      bucketCalls: parent.droppedBucketCalls,
+      untracked: parent.untrackedAlwaysFailures,
+      discoveries: parent.droppedDiscoveries,
+      misuseReports: parent.droppedMisuseReports,
+    };
+  }
+
+  /** Tracked sites, the parent's included. */
+  get siteCount(): number {
+    return this.parent === null ? this.sites.size : this.parent.sites.size + this.sites.size - this.inheritedSites;
+  }
+
+  get bucketCount(): number {
+    return this.parent === null
+      ? this.buckets.size
+      : this.parent.buckets.size + this.buckets.size - this.inheritedBuckets;
+  }
+
+  get misuseCount(): number {
+    return this.parent === null
+      ? this.misuses.size
+      : this.parent.misuses.size + this.misuses.size - this.inheritedMisuses;
+  }
+
+  /** The site of `message`, copied from the parent when this fork first touches it. */
+  site(message: string): Site | undefined {
+    const own = this.sites.get(message);
+    if (own !== undefined || this.parent === null) return own;
+    const inherited = this.parent.sites.get(message);
+    if (inherited === undefined) return undefined;
+    const copy = copySite(inherited);
+    this.sites.set(message, copy);
+    this.inheritedSites++;
+    return copy;
+  }
+
+  /** The bucket with key `(high >>> 0) * 2^21 + low`, copied from the parent on first touch. */
+  bucket(high: number, low: number): Bucket | undefined {
+    const own = this.buckets.find(high, low);
+    if (own !== undefined || this.parent === null) return own;
+    const inherited = this.parent.buckets.find(high, low);
+    if (inherited === undefined) return undefined;
+    const copy = new Bucket(inherited.identity);
+    copy.hits = inherited.hits;
+    copy.baseHits = inherited.hits;
+    copy.bestQuality = inherited.bestQuality === null ? null : inherited.bestQuality.slice();
+    copy.bestQualityKeys = inherited.bestQualityKeys === null ? null : inherited.bestQualityKeys.slice();
+    this.buckets.set((high >>> 0) * TWO_POW_21 + low, copy);
+    this.inheritedBuckets++;
+    return copy;
+  }
+
+  misuse(text: string): Misuse | undefined {
+    const own = this.misuses.get(text);
+    if (own !== undefined || this.parent === null) return own;
+    const inherited = this.parent.misuses.get(text);
+    if (inherited === undefined) return undefined;
+    const copy = { text: inherited.text, count: inherited.count, baseCount: inherited.count };
+    this.misuses.set(text, copy);
+    this.inheritedMisuses++;
+    return copy;
+  }
+
+  /** The counter of a discovery key as this store sees it (a fork's own copy once touched). */
+  counter(key: string): Site | Bucket | undefined {
+    const own = this.counters.get(key);
+    if (own !== undefined || this.parent === null) return own;
+    const inherited = this.parent.counters.get(key);
+    if (inherited instanceof Site) return this.sites.get(inherited.message) ?? inherited;
+    if (inherited === undefined) return undefined;
+    for (const slot of this.parent.buckets.slots)
+      if (slot.bucket === inherited) return this.buckets.get(slot.key) ?? inherited;
+    return inherited;
+  }
+}
+
+/** A site's copy for a fork: its buckets list starts empty and receives the buckets the fork creates. */
+function copySite(site: Site): Site {
+  const copy = new Site(site.message, site.kind, site.comparison);
+  copy.passCount = site.passCount;
+  copy.failCount = site.failCount;
+  copy.basePassCount = site.passCount;
+  copy.baseFailCount = site.failCount;
+  copy.firstFailure = site.firstFailure;
+  copy.bestDistance = site.bestDistance;
+  copy.bestLeft = site.bestLeft;
+  copy.frontier = site.frontier;
+  copy.propositions = site.propositions;
+  copy.completed = site.completed;
+  copy.combinationsLow = site.combinationsLow;
+  copy.combinationsHigh = site.combinationsHigh;
+  copy.messageHashed = site.messageHashed;
+  copy.messageHash1 = site.messageHash1;
+  copy.messageHash2 = site.messageHash2;
+  return copy;
 }
 export function statusOf(site: Site): AssertionStatus {
   switch (site.kind) {

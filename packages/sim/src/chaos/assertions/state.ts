@@ -4,7 +4,7 @@
  */
 import type { EachValue, NumericComparison } from "@moonpool/core";
 import type { AssertionFailureRecord, AssertionKind, AssertionTableOptions } from "./shapes.ts";
-import { Bucket, compareQuality, improves, Site, unite, type TableStore } from "./sites.ts";
+import { Bucket, compareQuality, improves, Site, TableStore, unite } from "./sites.ts";
 
 /** Plain-data form of an `AssertionTable` (see `snapshot`). */
 export interface AssertionTableState {
@@ -199,4 +199,77 @@ export function absorbInto(store: TableStore, child: AssertionTableState, base: 
   unite(store.droppedSiteMessages, d.siteMessages);
   unite(store.droppedBucketMessages, d.bucketMessages);
   unite(store.untrackedAlwaysMessages, d.untrackedAlwaysMessages);
+}
+
+/**
+ * What fork `store` added to its parent since it was forked (see `AssertionTable.delta`): the
+ * sites, buckets and misuses it touched with counts as increments (best values, latches and
+ * first failures as they are: they merge by best or union), those it created in creation order,
+ * and the discovery keys it recorded. Read from the fork alone, so the parent may have absorbed
+ * siblings' deltas in the meantime.
+ */
+export function deltaOf(store: TableStore, options: Required<AssertionTableOptions>): AssertionTableState {
+  const at = store.forkedAt!;
+  const bucketKeys = new Map<Bucket, number>();
+  const buckets: AssertionTableState["buckets"][number][] = [];
+  for (const { key, bucket: b } of store.buckets.slots) {
+    bucketKeys.set(b, key);
+    buckets.push({
+      key,
+      identity: b.identity,
+      hits: b.hits - b.baseHits,
+      bestQuality: b.bestQuality === null ? null : b.bestQuality.slice(),
+      bestQualityKeys: b.bestQualityKeys === null ? null : b.bestQualityKeys.slice(),
+    });
+  }
+  const sites: AssertionTableState["sites"][number][] = [];
+  for (const site of store.sites.values()) {
+    sites.push({
+      message: site.message,
+      kind: site.kind,
+      comparison: site.comparison,
+      passCount: site.passCount - site.basePassCount,
+      failCount: site.failCount - site.baseFailCount,
+      firstFailure: site.firstFailure,
+      bestDistance: site.bestDistance,
+      bestLeft: site.bestLeft,
+      frontier: site.frontier,
+      propositions: site.propositions,
+      completed: site.completed,
+      combinationsLow: site.combinationsLow,
+      combinationsHigh: site.combinationsHigh,
+      // A fork's copy of a site lists only the buckets the fork created.
+      buckets: site.buckets.map((b) => bucketKeys.get(b)!),
+    });
+  }
+  const misuses = [...store.misuses].map(([key, m]) => ({ key, text: m.text, count: m.count - (m.baseCount ?? 0) }));
+  // A fork's own counters are the keys it recorded; absorbing skips those the target knows.
+  const counters = [...store.counters].map(([key, c]) =>
+    c instanceof Bucket ? { key, bucket: bucketKeys.get(c)! } : { key, site: c.message },
+  );
+  return {
+    options: { ...options },
+    sites,
+    buckets,
+    misuses,
+    counters,
+    dropped: {
+      siteCalls: store.droppedSiteCalls - at.siteCalls,
+      siteMessages: store.droppedSiteMessages.slice(),
+      bucketCalls: store.droppedBucketCalls - at.bucketCalls,
+      bucketMessages: store.droppedBucketMessages.slice(),
+      untrackedAlwaysFailures: store.untrackedAlwaysFailures - at.untracked,
+      untrackedAlwaysMessages: store.untrackedAlwaysMessages.slice(),
+      discoveries: store.droppedDiscoveries - at.discoveries,
+      misuseReports: store.droppedMisuseReports - at.misuseReports,
+    },
+  };
+}
+
+/** The whole table a fork sees: its parent with the fork's delta merged in. */
+export function forkSnapshot(store: TableStore, options: Required<AssertionTableOptions>): AssertionTableState {
+  const whole = new TableStore();
+  absorbInto(whole, snapshotOf(store.parent!, options), null);
+  absorbInto(whole, deltaOf(store, options), null);
+  return snapshotOf(whole, options);
 }

@@ -33,7 +33,6 @@ import {
 } from "./hashing.ts";
 import {
   MAX_ASSERTION_SITES,
-  MAX_DROPPED_MESSAGES_KEPT,
   MAX_EACH_BUCKETS,
   MAX_EACH_KEYS,
   MAX_EACH_QUALITY_KEYS,
@@ -41,7 +40,7 @@ import {
   MAX_SEED_DISCOVERIES,
 } from "./limits.ts";
 import { assertionFunctionName, compare, formatDetails, FUNCTION_NAME, positiveInteger } from "./naming.ts";
-import { bucketSummaries, results, siteDetails, sometimesCoverage, validateContracts } from "./report.ts";
+import { bucketSummaries, overflowOf, results, siteDetails, sometimesCoverage, validateContracts } from "./report.ts";
 import type {
   AssertionDetail,
   AssertionKind,
@@ -66,8 +65,9 @@ import {
   Site,
   TableStore,
   type SeedScope,
+  unite,
 } from "./sites.ts";
-import { absorbInto, snapshotOf, type AssertionTableState } from "./state.ts";
+import { absorbInto, deltaOf, forkSnapshot, snapshotOf, type AssertionTableState } from "./state.ts";
 
 /** One hasher for every table: bucketing runs synchronously, so calls never interleave. */
 const IDENTITY_HASHER = new IdentityHasher();
@@ -78,7 +78,7 @@ export class AssertionTable {
   readonly maxEachKeys: number;
   readonly maxSeedDiscoveries: number;
 
-  private readonly store = new TableStore();
+  private store = new TableStore();
   private scope: SeedScope | null = null;
 
   constructor(options: AssertionTableOptions = {}) {
@@ -304,17 +304,12 @@ export class AssertionTable {
     const high = fmix32Signed(hasher.h1);
     const low = fmix32Signed(hasher.h2) & (TWO_POW_21 - 1);
 
-    let bucket = this.store.buckets.find(high, low);
+    let bucket = this.store.bucket(high, low);
     let discovery: DiscoveryKind | null = null;
     if (bucket === undefined) {
-      if (this.store.buckets.size >= this.maxEachBuckets) {
+      if (this.store.bucketCount >= this.maxEachBuckets) {
         this.store.droppedBucketCalls++;
-        if (
-          this.store.droppedBucketMessages.length < MAX_DROPPED_MESSAGES_KEPT &&
-          !this.store.droppedBucketMessages.includes(message)
-        ) {
-          this.store.droppedBucketMessages.push(message);
-        }
+        unite(this.store.droppedBucketMessages, [message]);
         return;
       }
       const identityKeys = Object.keys(identity);
@@ -345,7 +340,7 @@ export class AssertionTable {
    * hits, or a site's calls. The explorer's rarity measure; 0 for an unknown key.
    */
   visits(key: string): number {
-    const counter = this.store.counters.get(key);
+    const counter = this.store.counter(key);
     if (counter === undefined) return 0;
     return counter instanceof Bucket ? counter.hits : counter.passCount + counter.failCount;
   }
@@ -357,12 +352,36 @@ export class AssertionTable {
    * Timelines run in parallel start from the same snapshot; `absorb` merges what each added.
    */
   snapshot(): AssertionTableState {
-    return snapshotOf(this.store, {
+    return this.store.parent !== null ? forkSnapshot(this.store, this.options) : snapshotOf(this.store, this.options);
+  }
+
+  /**
+   * A table recording one timeline on top of this one, which never changes: a site or bucket is
+   * copied when first touched. Read what it added with `delta()` (its report methods see only that).
+   */
+  fork(): AssertionTable {
+    if (this.scope !== null) throw new Error("AssertionTable.fork() while a seed is being recorded");
+    const child = new AssertionTable(this.options);
+    child.store = new TableStore(this.store);
+    return child;
+  }
+
+  /**
+   * What a fork added, as a snapshot whose counts are increments (small: what a worker sends
+   * back). `absorb(delta, null)` merges it into the parent, also after earlier siblings' deltas.
+   */
+  delta(): AssertionTableState {
+    if (this.store.parent === null) throw new Error("AssertionTable.delta() is for a table made by fork()");
+    return deltaOf(this.store, this.options);
+  }
+
+  private get options(): Required<AssertionTableOptions> {
+    return {
       maxSites: this.maxSites,
       maxEachBuckets: this.maxEachBuckets,
       maxEachKeys: this.maxEachKeys,
       maxSeedDiscoveries: this.maxSeedDiscoveries,
-    });
+    };
   }
 
   /** A table holding exactly `state`. */
@@ -413,26 +432,16 @@ export class AssertionTable {
   }
 
   overflow(): AssertionOverflow {
-    return {
-      maxSites: this.maxSites,
-      maxEachBuckets: this.maxEachBuckets,
-      droppedSiteCalls: this.store.droppedSiteCalls,
-      droppedSiteMessages: this.store.droppedSiteMessages.slice(),
-      droppedBucketCalls: this.store.droppedBucketCalls,
-      droppedBucketMessages: this.store.droppedBucketMessages.slice(),
-      untrackedAlwaysFailures: this.store.untrackedAlwaysFailures,
-      droppedDiscoveries: this.store.droppedDiscoveries,
-      droppedMisuseReports: this.store.droppedMisuseReports,
-    };
+    return overflowOf(this.store, this.maxSites, this.maxEachBuckets);
   }
 
   /** Number of tracked sites (every kind) and buckets. */
   get siteCount(): number {
-    return this.store.sites.size;
+    return this.store.siteCount;
   }
 
   get bucketCount(): number {
-    return this.store.buckets.size;
+    return this.store.bucketCount;
   }
 
   // --- coverage gate (UntilCoverageStable) ------------------------------------------------------
@@ -464,7 +473,7 @@ export class AssertionTable {
     comparison: NumericComparison | null,
   ): Site | typeof DROPPED | typeof MISUSED {
     const key = typeof message === "string" ? message : String(message);
-    const site = this.store.sites.get(key);
+    const site = this.store.site(key);
     if (site !== undefined) {
       if (site.kind === kind && site.comparison === comparison) return site;
       const used = assertionFunctionName(kind, comparison);
@@ -476,14 +485,9 @@ export class AssertionTable {
       );
       return MISUSED;
     }
-    if (this.store.sites.size >= this.maxSites) {
+    if (this.store.siteCount >= this.maxSites) {
       this.store.droppedSiteCalls++;
-      if (
-        this.store.droppedSiteMessages.length < MAX_DROPPED_MESSAGES_KEPT &&
-        !this.store.droppedSiteMessages.includes(key)
-      ) {
-        this.store.droppedSiteMessages.push(key);
-      }
+      unite(this.store.droppedSiteMessages, [key]);
       return DROPPED;
     }
     const created = new Site(key, kind, comparison);
@@ -493,9 +497,9 @@ export class AssertionTable {
 
   /** A harness error: listed as an assertion violation and fails the running seed. */
   private misuse(message: string, kind: AssertionKind, text: string): void {
-    const existing = this.store.misuses.get(text);
+    const existing = this.store.misuse(text);
     if (existing !== undefined) existing.count++;
-    else if (this.store.misuses.size < MAX_MISUSE_ENTRIES) this.store.misuses.set(text, { text, count: 1 });
+    else if (this.store.misuseCount < MAX_MISUSE_ENTRIES) this.store.misuses.set(text, { text, count: 1 });
     else this.store.droppedMisuseReports++;
     this.notify(`${message}\u0000misuse:${kind}`, text);
   }
@@ -519,12 +523,7 @@ export class AssertionTable {
     details: AssertionDetails | undefined,
   ): void {
     this.store.untrackedAlwaysFailures++;
-    if (
-      this.store.untrackedAlwaysMessages.length < MAX_DROPPED_MESSAGES_KEPT &&
-      !this.store.untrackedAlwaysMessages.includes(message)
-    ) {
-      this.store.untrackedAlwaysMessages.push(message);
-    }
+    unite(this.store.untrackedAlwaysMessages, [message]);
     const fn = assertionFunctionName(kind, comparison);
     this.notify(
       message,

@@ -7,6 +7,8 @@
  * depend on the number of workers (nor on how the batch was cut).
  */
 import { InvalidConfiguration } from "@moonpool/core";
+import type { AssertionTable, AssertionTableState } from "../../chaos/assertions/index.ts";
+import { natives } from "../../engine/natives.ts";
 import { formatRecipe } from "../../engine/recipe.ts";
 import type { SimulationConfig } from "../config.ts";
 import { configFingerprint, fingerprintDifferences } from "../config-fingerprint.ts";
@@ -79,20 +81,91 @@ export function splitIntoShares(jobs: readonly TimelineJob[], parts: number): Ti
   return shares;
 }
 
-export function poolBatchRunner(pool: WorkerPool, source: SimulationSource): BatchRunner<SeedResult> {
+/**
+ * When sending work to the workers is worth it. A hybrid batch costs this thread's share plus the
+ * wait for the workers' shares; had it stayed here, it would have cost this thread's time per
+ * job times the batch. A batch that lost keeps the next ones in this thread, twice as many after
+ * each further loss (up to MAX_BATCHES_IN_THREAD); a batch that won resets it. Short timelines
+ * (where a round trip to a worker costs more than the timeline) thus run here, long ones spread.
+ */
+export class WorkerUse {
+  /** Batches to keep in this thread before trying the workers again. */
+  private skip = 0;
+  private penalty = 0;
+  batchesOnWorkers = 0;
+  batchesInThread = 0;
+
+  wanted(): boolean {
+    if (this.skip > 0) {
+      this.skip--;
+      return false;
+    }
+    return true;
+  }
+
+  /** A hybrid batch: `hereMs` for `hereJobs` jobs in this thread, then `waitedMs` for the workers. */
+  record(hereMs: number, hereJobs: number, waitedMs: number, jobs: number): void {
+    const inThreadMs = (hereMs / hereJobs) * jobs;
+    if (hereMs + waitedMs > inThreadMs) {
+      this.penalty = Math.min(MAX_BATCHES_IN_THREAD, this.penalty === 0 ? 1 : this.penalty * 2);
+      this.skip = this.penalty;
+    } else {
+      this.penalty = 0;
+    }
+  }
+}
+
+/** The longest run of batches kept in this thread between two tries of the workers. */
+export const MAX_BATCHES_IN_THREAD = 256;
+
+/**
+ * Runs a batch on the workers that are started and idle, one share each, and the first share in
+ * this thread, which would otherwise only wait; with no worker available (still starting, or
+ * `usable()` false) the whole batch runs in this thread. A run therefore never waits for the
+ * pool's start-up, and the outcome is the same wherever each job ran.
+ */
+export function poolBatchRunner(
+  pool: WorkerPool,
+  source: SimulationSource,
+  inThread: BatchRunner<SeedResult>,
+  usable: () => boolean = () => true,
+  use: WorkerUse = new WorkerUse(),
+): BatchRunner<SeedResult> {
   return async (seed, jobs) => {
-    const shares = splitIntoShares(jobs, pool.size);
+    const workers = usable() && use.wanted() ? Math.min(pool.available, jobs.length - 1) : 0;
+    if (workers <= 0) {
+      use.batchesInThread++;
+      return inThread(seed, jobs);
+    }
+    use.batchesOnWorkers++;
+    const [local, ...shares] = splitIntoShares(jobs, workers + 1);
+    // One snapshot per base table (a batch has one): it is what the workers fork their jobs from.
+    const snapshots = new Map<AssertionTable, AssertionTableState>();
+    for (const share of shares)
+      if (!snapshots.has(share[0]!.base)) snapshots.set(share[0]!.base, share[0]!.base.snapshot());
     const pending = shares.map((share) =>
-      pool.run({ kind: "timelines", source, seed, recipes: share.map((job) => job.recipe), baseTable: share[0]!.base }),
+      pool.run({
+        kind: "timelines",
+        source,
+        seed,
+        recipes: share.map((job) => job.recipe),
+        baseTable: snapshots.get(share[0]!.base)!,
+      }),
     );
+    const startMs = natives.performanceNow();
+    const here = await inThread(seed, local!);
+    const hereMs = natives.performanceNow() - startMs;
     const outcomes = await Promise.all(pending);
-    return outcomes.flatMap((outcome, i) => {
-      const share = shares[i]!;
-      const what = `timelines of seed ${seed} (recipes ${share.map((job) => `"${formatRecipe(job.recipe)}"`).join(", ")})`;
-      const values = valueOf(outcome, what);
-      if (values.length !== share.length)
-        throw new Error(`${what}: the worker returned ${values.length} outcomes for ${share.length} recipes`);
-      return values;
-    });
+    use.record(hereMs, local!.length, natives.performanceNow() - startMs - hereMs, jobs.length);
+    return here.concat(
+      outcomes.flatMap((outcome, i) => {
+        const share = shares[i]!;
+        const what = `timelines of seed ${seed} (recipes ${share.map((job) => `"${formatRecipe(job.recipe)}"`).join(", ")})`;
+        const values = valueOf(outcome, what);
+        if (values.length !== share.length)
+          throw new Error(`${what}: the worker returned ${values.length} outcomes for ${share.length} recipes`);
+        return values;
+      }),
+    );
   };
 }

@@ -5,6 +5,7 @@
  * One task at a time: a realm runs one simulation at a time.
  */
 import { parentPort } from "node:worker_threads";
+import { AssertionTable } from "../../chaos/assertions/index.ts";
 import { Campaign } from "../campaign.ts";
 import { configFingerprint } from "../config-fingerprint.ts";
 import { beginSeedCoverage, endSeedCoverage, scriptSources, startCoverage } from "../coverage/collector.ts";
@@ -28,7 +29,7 @@ async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskK
     case "fingerprint":
       return configFingerprint(builder.build());
     case "timelines": {
-      const base = task.baseTable;
+      const base = AssertionTable.fromSnapshot(task.baseTable);
       return new Campaign(builder.build()).runTimelines(
         task.seed,
         task.recipes.map((recipe) => ({ recipe, base })),

@@ -179,6 +179,13 @@ export class WorkerPool {
     this.pump();
   }
 
+  /** Workers started and without a task, less the tasks waiting: how many could start a task now. */
+  get available(): number {
+    let free = 0;
+    for (const slot of this.slots) if (slot.ready && slot.current === null) free++;
+    return Math.max(0, free - this.queue.length);
+  }
+
   /** Whether every worker is idle and no task waits (tests use it to see the pool recovered). */
   get idle(): boolean {
     return this.queue.length === 0 && this.slots.every((slot) => slot.current === null);
