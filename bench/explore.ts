@@ -45,8 +45,9 @@ const DUNGEON_SEEDS = 3;
 const MAZE_WORKERS_SEEDS = 3;
 const MAZE_MODULE = new URL("../examples/maze/maze.ts", import.meta.url).href;
 /**
- * The dungeon's chain is ~25x longer than the maze's: give its roots a larger budget (root 2
- * finds the treasure at timeline 6,263; see examples/dungeon/README.md).
+ * The dungeon's chain is ~25x longer than the maze's: give its roots a larger budget (with
+ * entryEnergy 16, roots 1 and 2 find the treasure at timelines 6,362 and 4,134; see
+ * examples/dungeon/README.md).
  */
 const DUNGEON_RUNS_PER_SEED = 8000;
 const RACE_SEEDS = 20;
