@@ -34,20 +34,29 @@ const EXPLORATION = {
  * eight floors: at 32 the deepest discoveries could not be branched any more.
  */
 const DUNGEON_MAX_RECIPE_LEN = 120;
+/**
+ * Most of the dungeon's progress (the key carried from room to room, better health) shows as
+ * quality improvements of busy buckets, which rarity alone ranks as common: each new frontier
+ * entry gets 16 continuations of its own first (examples/dungeon/README.md compares settings).
+ */
+const DUNGEON_ENTRY_ENERGY = 16;
 const MAZE_SEEDS = 20;
 const DUNGEON_SEEDS = 3;
 /** Maze root seeds timed with and without worker threads. */
 const MAZE_WORKERS_SEEDS = 3;
 const MAZE_MODULE = new URL("../examples/maze/maze.ts", import.meta.url).href;
 /**
- * The dungeon's chain is ~25x longer than the maze's: give its roots a larger budget (root 2
- * finds the treasure at timeline 6,263; see examples/dungeon/README.md).
+ * The dungeon's chain is ~25x longer than the maze's: give its roots a larger budget (with
+ * entryEnergy 16, roots 1 and 2 find the treasure at timelines 6,362 and 4,134; see
+ * examples/dungeon/README.md).
  */
 const DUNGEON_RUNS_PER_SEED = 8000;
 const RACE_SEEDS = 20;
 const RACE_RUNS_PER_SEED = 100;
 /** The dungeon's depth signal: its numeric watermark's best left operand is the floor index. */
 const DUNGEON_DEPTH_ASSERTION = "dungeon level reached";
+/** The planted bug's always-assertion: its failures count the failing timelines. */
+const DUNGEON_BUG_ASSERTION = "dungeon bug: treasure found on floor 8";
 
 interface Explored {
   firstBugs: (number | null)[];
@@ -67,6 +76,7 @@ async function exploreEach(
   maxRunsPerSeed: number,
   stopOnFailure = false,
   maxRecipeLen: number = EXPLORATION.maxRecipeLen,
+  entryEnergy = 0,
 ): Promise<Explored> {
   const reports: SimulationReport[] = [];
   const firstBugs: (number | null)[] = [];
@@ -75,7 +85,7 @@ async function exploreEach(
   const start = performance.now();
   for (let seed = 1; seed <= seeds; seed++) {
     const report: SimulationReport = await build()
-      .enableExploration({ ...EXPLORATION, maxRunsPerSeed, stopOnFailure, maxRecipeLen })
+      .enableExploration({ ...EXPLORATION, maxRunsPerSeed, stopOnFailure, maxRecipeLen, entryEnergy })
       .setDebugSeeds([seed])
       .setIterations(1)
       .run();
@@ -156,9 +166,14 @@ export async function benchExplore(): Promise<Record<string, unknown>> {
     dungeonRunsPerSeed,
     false,
     DUNGEON_MAX_RECIPE_LEN,
+    DUNGEON_ENTRY_ENERGY,
   );
   console.error(`dungeon: ${dungeon.timelines} random root seeds (the same timeline budget)`);
   const dungeonRandom = await randomSeeds(dungeonSimulation, dungeon.timelines);
+  const bugTimelines = dungeon.reports.reduce(
+    (sum, r) => sum + (r.assertionDetails.find((d) => d.message === DUNGEON_BUG_ASSERTION)?.failCount ?? 0),
+    0,
+  );
   const deepestExplored = Math.max(...dungeon.reports.map((r) => watermark(r, DUNGEON_DEPTH_ASSERTION) ?? 0));
 
   console.error(`maze: root seeds 1..${MAZE_WORKERS_SEEDS} with workers: 0 and workers: 2`);
@@ -181,9 +196,13 @@ export async function benchExplore(): Promise<Record<string, unknown>> {
     raceRandomFound,
     dungeonRunsPerSeed,
     dungeonMaxRecipeLen: DUNGEON_MAX_RECIPE_LEN,
+    dungeonEntryEnergy: DUNGEON_ENTRY_ENERGY,
     dungeonTimelines: dungeon.timelines,
     dungeonRootsFound: dungeon.firstBugs.filter((f) => f !== null).length,
     dungeonDistinctBugs: dungeon.distinctBugs,
+    dungeonBugTimelines: bugTimelines,
+    dungeonFirstBugs: dungeon.firstBugs,
+    dungeonExploreSec: Math.round(dungeon.wallMs / 1000),
     dungeonRandomSeedsBugs: dungeonRandom.failedRuns,
     dungeonDeepestFloorExplored: deepestExplored,
     dungeonDeepestFloorRandom: watermark(dungeonRandom, DUNGEON_DEPTH_ASSERTION),

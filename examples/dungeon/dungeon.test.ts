@@ -248,4 +248,23 @@ describe("dungeon example", () => {
     expect(replay.seeds[0]!.simDraws).toBe(failing.simDraws);
     expect(replay.seeds[0]!.failures).toEqual(failing.failures.map((f) => ({ ...f })));
   });
+
+  it("explored with entryEnergy, a three-floor dungeon gives up its treasure where rarity alone does not", async () => {
+    // Root 3 within 1,000 timelines (measured: with 16 it fails at timeline 964; with 0 not in 1,500).
+    const explore = (entryEnergy: number) =>
+      dungeonSimulation({ floors: 3 })
+        .enableExploration({ workers: 0, maxRunsPerSeed: 1000, maxRecipeLen: 120, entryEnergy, stopOnFailure: true })
+        .setDebugSeeds([3])
+        .setIterations(1)
+        .run();
+    const energetic = await explore(16);
+    const rarityOnly = await explore(0);
+    expect(energetic.exploration!.bugRecipes.map((b) => b.property)).toEqual([BUG]);
+    expect(energetic.exploration!.perSeed[0]!.firstBugAtTimeline).toBe(964);
+    expect(rarityOnly.exploration!.bugsFound).toBe(0);
+    const bug = energetic.exploration!.bugRecipes[0]!;
+    const replay = await dungeonSimulation({ floors: 3 }).replayTimeline(bug.seed, bug.recipe).run();
+    expect(replay.failedRuns).toBe(1);
+    expect(replay.seeds[0]!.traceHash).toBe(bug.traceHash);
+  }, 120_000);
 });

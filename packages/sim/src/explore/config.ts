@@ -18,6 +18,12 @@ export interface ExplorationConfig {
   readonly maxRecipeLen: number;
   /** End a root seed at its first failing timeline (the CLI's default) instead of spending its budget. */
   readonly stopOnFailure: boolean;
+  /**
+   * Continuations every new frontier entry gets of its own before it competes on rarity, the
+   * newest entry first (a depth-first dive along fresh discoveries). 0 (the default): rarity only.
+   * Helps long chains of steps whose signals are mostly quality improvements of busy buckets.
+   */
+  readonly entryEnergy: number;
 }
 
 /** What the report records: everything but `workers`, which changes speed, never the outcome. */
@@ -31,6 +37,7 @@ export const DEFAULT_EXPLORATION: ExplorationConfig = {
   maxFrontier: 512,
   maxRecipeLen: 32,
   stopOnFailure: false,
+  entryEnergy: 0,
 };
 
 export function resolveExplorationConfig(partial: Partial<ExplorationConfig>): ExplorationConfig {
@@ -43,6 +50,11 @@ export function resolveExplorationConfig(partial: Partial<ExplorationConfig>): E
   if (typeof config.stopOnFailure !== "boolean") {
     throw new InvalidConfiguration(
       `enableExploration({ stopOnFailure }): must be true or false, got ${String(config.stopOnFailure)}`,
+    );
+  }
+  if (!Number.isSafeInteger(config.entryEnergy) || config.entryEnergy < 0) {
+    throw new InvalidConfiguration(
+      `enableExploration({ entryEnergy }): must be 0 (rarity only) or a positive number of continuations, got ${String(config.entryEnergy)}`,
     );
   }
   if (!Number.isSafeInteger(config.workers) || config.workers < 0) {

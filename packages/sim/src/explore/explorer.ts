@@ -87,7 +87,8 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
 
   /** Explores one root seed; returns its root result with the exploration's failures folded in. */
   async exploreRoot(seed: number): Promise<R> {
-    const frontier = new Frontier(this.config.maxFrontier, this.config.maxRecipeLen, (key) => this.table.visits(key));
+    const { maxFrontier, maxRecipeLen, entryEnergy } = this.config;
+    const frontier = new Frontier(maxFrontier, maxRecipeLen, (key) => this.table.visits(key), entryEnergy);
     let timelines = 0;
     let fresh = 0;
     let firstBug: number | null = null;
@@ -173,7 +174,7 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
         if (result.discoveries.length > 0) productive = true;
         frontier.addDiscoveries(recipe, result.discoveries);
       }
-      if (entry !== undefined) frontier.recordBatch(entry, productive);
+      if (entry !== undefined) frontier.recordBatch(entry, productive, outcomes.length);
       this.sampleFrontier(frontier.size);
     }
     this.entriesRetired += frontier.retired;

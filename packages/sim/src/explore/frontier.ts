@@ -3,7 +3,10 @@
  * the explorer continues next. The policy reads only what assertions report, never anything
  * specific to a workload:
  *
- * - Selection: the entry whose discovered state has been seen the fewest times so far in the
+ * - Energy (`entryEnergy`, off by default): every new entry first gets that many continuations
+ *   of its own, newest entry first, so a fresh discovery is followed at once, depth first, even
+ *   when its rarity measure (a busy bucket's hits, say) makes it look common.
+ * - Selection: once no entry has energy left, the entry whose discovered state has been seen the fewest times so far in the
  *   campaign (`AssertionTable.visits`: a bucket's hits, a site's calls) — the rarest, most novel
  *   state. Ties go to the earliest branch point in the run (more of the run is left to build on
  *   the discovery), then to the oldest entry.
@@ -30,6 +33,8 @@ export interface FrontierEntry {
   batches: number;
   unproductiveBatches: number;
   childrenSpawned: number;
+  /** Continuations left of the entry's own energy; at 0 it is chosen by rarity alone. */
+  energy: number;
 }
 
 export class Frontier {
@@ -45,6 +50,7 @@ export class Frontier {
     private readonly maxFrontier: number,
     private readonly maxRecipeLen: number,
     private readonly visits: (key: string) => number,
+    private readonly entryEnergy = 0,
   ) {}
 
   get size(): number {
@@ -75,6 +81,7 @@ export class Frontier {
         batches: 0,
         unproductiveBatches: 0,
         childrenSpawned: 0,
+        energy: this.entryEnergy,
       });
       added++;
     }
@@ -84,6 +91,8 @@ export class Frontier {
 
   /** The entry to explore next, or undefined when the frontier is empty. */
   select(): FrontierEntry | undefined {
+    // Entries are kept in discovery order: the last one with energy is the newest.
+    for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i]!.energy > 0) return this.entries[i];
     let best: FrontierEntry | undefined;
     let bestVisits = Infinity;
     for (const e of this.entries) {
@@ -100,9 +109,10 @@ export class Frontier {
     return best;
   }
 
-  /** Records the outcome of one batch of continuations of `entry`. */
-  recordBatch(entry: FrontierEntry, productive: boolean): void {
+  /** Records the outcome of one batch of `continuations` continuations of `entry`. */
+  recordBatch(entry: FrontierEntry, productive: boolean, continuations: number): void {
     entry.batches++;
+    entry.energy = Math.max(0, entry.energy - continuations);
     entry.unproductiveBatches = productive ? 0 : entry.unproductiveBatches + 1;
     if (entry.unproductiveBatches >= MAX_UNPRODUCTIVE_BATCHES) {
       this.entries = this.entries.filter((e) => e !== entry);
