@@ -234,9 +234,17 @@ describe("batches shared between this thread and started workers", () => {
     expect(skipped()).toBe(2);
     use.record(2, 2, 3, 4);
     expect(skipped()).toBe(4);
-    // A batch the workers made faster (2 ms + 0.5 ms against 4 ms) resets the back-off.
+    // A batch the workers made faster (2 ms + 0.5 ms against 4 ms) halves the back-off; the next
+    // loss doubles it again.
     use.record(2, 2, 0.5, 4);
     expect(skipped()).toBe(0);
+    use.record(2, 2, 3, 4);
+    expect(skipped()).toBe(4);
+    use.record(2, 2, 0.5, 4);
+    use.record(2, 2, 0.5, 4);
+    use.record(2, 2, 0.5, 4);
+    use.record(2, 2, 3, 4);
+    expect(skipped()).toBe(1);
     for (let i = 0; i < 20; i++) use.record(2, 2, 3, 4);
     expect(skipped()).toBe(MAX_BATCHES_IN_THREAD);
   });

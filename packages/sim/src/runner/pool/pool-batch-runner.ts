@@ -85,8 +85,9 @@ export function splitIntoShares(jobs: readonly TimelineJob[], parts: number): Ti
  * When sending work to the workers is worth it. A hybrid batch costs this thread's share plus the
  * wait for the workers' shares; had it stayed here, it would have cost this thread's time per
  * job times the batch. A batch that lost keeps the next ones in this thread, twice as many after
- * each further loss (up to MAX_BATCHES_IN_THREAD); a batch that won resets it. Short timelines
- * (where a round trip to a worker costs more than the timeline) thus run here, long ones spread.
+ * each further loss (up to MAX_BATCHES_IN_THREAD); a batch that won halves that (one lucky round
+ * trip does not undo a run of slow ones). Short timelines (where a round trip to a worker costs
+ * more than the timeline) thus run here, long ones spread.
  */
 export class WorkerUse {
   /** Batches to keep in this thread before trying the workers again. */
@@ -110,7 +111,7 @@ export class WorkerUse {
       this.penalty = Math.min(MAX_BATCHES_IN_THREAD, this.penalty === 0 ? 1 : this.penalty * 2);
       this.skip = this.penalty;
     } else {
-      this.penalty = 0;
+      this.penalty = Math.floor(this.penalty / 2);
     }
   }
 }
