@@ -28,7 +28,14 @@ import { mazeSimulation } from "../../../examples/maze/maze.ts";
 
 const GATED = new URL("./fixtures/gated-explore.sim.ts", import.meta.url).href;
 const MAZE = new URL("../../../examples/maze/maze.ts", import.meta.url).href;
-const SETTINGS = { maxRunsPerSeed: 300, branchingFactor: 4, maxFrontier: 64, maxRecipeLen: 8, stopOnFailure: false };
+const SETTINGS = {
+  maxRunsPerSeed: 300,
+  branchingFactor: 4,
+  maxFrontier: 64,
+  maxRecipeLen: 8,
+  stopOnFailure: false,
+  entryEnergy: 0,
+};
 
 const gated = (workers: number, exportName = "gatedSimulation") =>
   gatedSimulation()

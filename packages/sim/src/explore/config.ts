@@ -54,7 +54,8 @@ export function resolveExplorationConfig(partial: Partial<ExplorationConfig>): E
   }
   if (!Number.isSafeInteger(config.entryEnergy) || config.entryEnergy < 0) {
     throw new InvalidConfiguration(
-      `enableExploration({ entryEnergy }): must be 0 (rarity only) or a positive number of continuations, got ${String(config.entryEnergy)}`,
+      `enableExploration({ entryEnergy }): must be 0 (rarity only) or a positive number of continuations, ` +
+        `got ${String(config.entryEnergy)}`,
     );
   }
   if (!Number.isSafeInteger(config.workers) || config.workers < 0) {

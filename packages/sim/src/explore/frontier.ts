@@ -6,10 +6,10 @@
  * - Energy (`entryEnergy`, off by default): every new entry first gets that many continuations
  *   of its own, newest entry first, so a fresh discovery is followed at once, depth first, even
  *   when its rarity measure (a busy bucket's hits, say) makes it look common.
- * - Selection: once no entry has energy left, the entry whose discovered state has been seen the fewest times so far in the
- *   campaign (`AssertionTable.visits`: a bucket's hits, a site's calls) — the rarest, most novel
- *   state. Ties go to the earliest branch point in the run (more of the run is left to build on
- *   the discovery), then to the oldest entry.
+ * - Selection: once no entry has energy left, the entry whose discovered state has been seen the
+ *   fewest times so far in the campaign (`AssertionTable.visits`: a bucket's hits, a site's
+ *   calls) — the rarest, most novel state. Ties go to the earliest branch point in the run (more
+ *   of the run is left to build on the discovery), then to the oldest entry.
  * - Re-branching: an explored entry stays in the frontier. Replaying its prefix visits its state
  *   again, so its rarity decays by itself and a productive sibling soon wins; an entry whose last
  *   `MAX_UNPRODUCTIVE_BATCHES` batches produced no discovery at all is retired.
