@@ -211,6 +211,6 @@ describe("the repository's examples", () => {
       if (entry.expectFailure === true) expect(entry.report.failedRuns, entry.name).toBeGreaterThan(0);
       else expect(entry.report.failedRuns, entry.name).toBe(0);
     }
-    expect(json.simulations.filter((s: any) => s.expectFailure === true).length).toBe(12);
+    expect(json.simulations.filter((s: any) => s.expectFailure === true).length).toBe(13);
   }, 600_000);
 });
