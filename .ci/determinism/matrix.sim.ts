@@ -4,8 +4,10 @@
  */
 import { defineSimulation, type SimulationDefinition } from "@moonpool/sim";
 import { leaderElection, leaderElectionVoteTwice } from "../../examples/leader-election/leader-election.sim.ts";
+import { grpcService } from "../../examples/grpc-service/grpc-service.sim.ts";
 import { paxos } from "../../examples/paxos/paxos.sim.ts";
 import { webService } from "../../examples/web-service/web-service.sim.ts";
+import { wsChat } from "../../examples/ws-chat/ws-chat.sim.ts";
 import { yjsSync } from "../../examples/yjs-sync/yjs-sync.sim.ts";
 
 function inMode(base: SimulationDefinition, mode: "fast" | "paranoid"): SimulationDefinition {
@@ -22,3 +24,7 @@ export const webServiceFast = inMode(webService, "fast");
 export const webServiceParanoid = inMode(webService, "paranoid");
 export const yjsSyncFast = inMode(yjsSync, "fast");
 export const yjsSyncParanoid = inMode(yjsSync, "paranoid");
+export const grpcServiceFast = inMode(grpcService, "fast");
+export const grpcServiceParanoid = inMode(grpcService, "paranoid");
+export const wsChatFast = inMode(wsChat, "fast");
+export const wsChatParanoid = inMode(wsChat, "paranoid");
