@@ -3,14 +3,14 @@
  *
  * - knossos*: Jepsen's Knossos example histories (cas-register, multi-register, mutex), a copy of
  *   the `histories/` folder of jepsen-io/knossos (EPL-1.0 data, so not vendored here), read from
- *   MOONPOOL_KNOSSOS_DIR; without it the default path below, and skipped when absent.
+ *   the folder MOONPOOL_KNOSSOS_DIR names; skipped without it.
  * - generated: histories of a real linearizable key-value store, 1,000 to 10,000 operations by 5
  *   to 50 clients over 8 keys (10 % of operations crash), each checked once.
  * - Baseline: replaying the same operations through the model in history order with no search,
  *   the floor any checker pays; `ratioToReplay` is check time over replay time.
  */
 import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import {
   casRegisterModel,
   checkLinearizability,
@@ -92,8 +92,8 @@ function replayMs(model: Model<unknown, OpInput, unknown>, ops: readonly Operati
 
 export async function benchChecker(): Promise<Record<string, unknown>> {
   const result: Record<string, unknown> = {};
-  const corpus = process.env.MOONPOOL_KNOSSOS_DIR ?? resolve(import.meta.dirname, "../../shared/histories/knossos");
-  if (existsSync(corpus)) {
+  const corpus = process.env.MOONPOOL_KNOSSOS_DIR ?? "";
+  if (corpus !== "" && existsSync(corpus)) {
     const models: Record<string, () => Model<unknown, OpInput, unknown>> = {
       "cas-register": () => casRegisterModel(0) as never,
       "multi-register": () => multiRegisterModel({ x: 0, y: 0 }) as never,
