@@ -58,29 +58,8 @@ export function snapshotOf(store: TableStore, options: Required<AssertionTableOp
   for (const { key, bucket } of store.buckets.slots) bucketIds.set(bucket, key);
   return {
     options: { ...options },
-    sites: [...store.sites.values()].map((site) => ({
-      message: site.message,
-      kind: site.kind,
-      comparison: site.comparison,
-      passCount: site.passCount,
-      failCount: site.failCount,
-      firstFailure: site.firstFailure,
-      bestDistance: site.bestDistance,
-      bestLeft: site.bestLeft,
-      frontier: site.frontier,
-      propositions: site.propositions,
-      completed: site.completed,
-      combinationsLow: site.combinationsLow,
-      combinationsHigh: site.combinationsHigh,
-      buckets: site.buckets.map((b) => bucketIds.get(b)!),
-    })),
-    buckets: store.buckets.slots.map(({ key, bucket: b }) => ({
-      key,
-      identity: b.identity,
-      hits: b.hits,
-      bestQuality: b.bestQuality === null ? null : b.bestQuality.slice(),
-      bestQualityKeys: b.bestQualityKeys === null ? null : b.bestQualityKeys.slice(),
-    })),
+    sites: [...store.sites.values()].map((site) => siteState(site, bucketIds, false)),
+    buckets: store.buckets.slots.map(({ key, bucket }) => bucketState(key, bucket, false)),
     misuses: [...store.misuses].map(([key, m]) => ({ key, text: m.text, count: m.count })),
     counters: [...store.counters].map(([key, c]) =>
       c instanceof Bucket ? { key, bucket: bucketIds.get(c)! } : { key, site: c.message },
@@ -214,34 +193,10 @@ export function deltaOf(store: TableStore, options: Required<AssertionTableOptio
   const buckets: AssertionTableState["buckets"][number][] = [];
   for (const { key, bucket: b } of store.buckets.slots) {
     bucketKeys.set(b, key);
-    buckets.push({
-      key,
-      identity: b.identity,
-      hits: b.hits - b.baseHits,
-      bestQuality: b.bestQuality === null ? null : b.bestQuality.slice(),
-      bestQualityKeys: b.bestQualityKeys === null ? null : b.bestQualityKeys.slice(),
-    });
+    buckets.push(bucketState(key, b, true));
   }
-  const sites: AssertionTableState["sites"][number][] = [];
-  for (const site of store.sites.values()) {
-    sites.push({
-      message: site.message,
-      kind: site.kind,
-      comparison: site.comparison,
-      passCount: site.passCount - site.basePassCount,
-      failCount: site.failCount - site.baseFailCount,
-      firstFailure: site.firstFailure,
-      bestDistance: site.bestDistance,
-      bestLeft: site.bestLeft,
-      frontier: site.frontier,
-      propositions: site.propositions,
-      completed: site.completed,
-      combinationsLow: site.combinationsLow,
-      combinationsHigh: site.combinationsHigh,
-      // A fork's copy of a site lists only the buckets the fork created.
-      buckets: site.buckets.map((b) => bucketKeys.get(b)!),
-    });
-  }
+  // A fork's copy of a site lists only the buckets the fork created.
+  const sites = [...store.sites.values()].map((site) => siteState(site, bucketKeys, true));
   const misuses = [...store.misuses].map(([key, m]) => ({ key, text: m.text, count: m.count - (m.baseCount ?? 0) }));
   // A fork's own counters are the keys it recorded; absorbing skips those the target knows.
   const counters = [...store.counters].map(([key, c]) =>
@@ -263,6 +218,41 @@ export function deltaOf(store: TableStore, options: Required<AssertionTableOptio
       discoveries: store.droppedDiscoveries - at.discoveries,
       misuseReports: store.droppedMisuseReports - at.misuseReports,
     },
+  };
+}
+
+/** One site as plain data; `relative` gives a fork's counts as increments over what it inherited. */
+function siteState(
+  site: Site,
+  bucketKeys: ReadonlyMap<Bucket, number>,
+  relative: boolean,
+): AssertionTableState["sites"][number] {
+  return {
+    message: site.message,
+    kind: site.kind,
+    comparison: site.comparison,
+    passCount: relative ? site.passCount - site.basePassCount : site.passCount,
+    failCount: relative ? site.failCount - site.baseFailCount : site.failCount,
+    firstFailure: site.firstFailure,
+    bestDistance: site.bestDistance,
+    bestLeft: site.bestLeft,
+    frontier: site.frontier,
+    propositions: site.propositions,
+    completed: site.completed,
+    combinationsLow: site.combinationsLow,
+    combinationsHigh: site.combinationsHigh,
+    buckets: site.buckets.map((b) => bucketKeys.get(b)!),
+  };
+}
+
+/** One bucket as plain data, its hits relative to what a fork inherited when `relative`. */
+function bucketState(key: number, b: Bucket, relative: boolean): AssertionTableState["buckets"][number] {
+  return {
+    key,
+    identity: b.identity,
+    hits: relative ? b.hits - b.baseHits : b.hits,
+    bestQuality: b.bestQuality === null ? null : b.bestQuality.slice(),
+    bestQualityKeys: b.bestQualityKeys === null ? null : b.bestQualityKeys.slice(),
   };
 }
 
