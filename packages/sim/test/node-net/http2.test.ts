@@ -11,22 +11,35 @@ import { VIRTUAL_EPOCH_MS } from "../../src/world/node-runtime/virtual-process.t
 
 const PORT = 8443;
 
-function serverProcess() {
+type StreamHandler = (stream: http2.ServerHttp2Stream, headers: http2.IncomingHttpHeaders, ctx: SimContext) => void;
+
+const serveHello: StreamHandler = (stream, headers, ctx) => {
+  stream.on("error", () => {});
+  if (headers[":path"] === "/reset") return stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
+  stream.respond({ ":status": 200 });
+  stream.end(`hello ${headers[":path"]} from ${ctx.myIp}`);
+};
+
+function serverProcess(onStream: StreamHandler = serveHello) {
   return {
     name: "h2",
     run: async (ctx: SimContext) => {
       const server = http2.createServer();
-      server.on("stream", (stream, headers) => {
-        stream.on("error", () => {});
-        if (headers[":path"] === "/reset") return stream.close(http2.constants.NGHTTP2_INTERNAL_ERROR);
-        stream.respond({ ":status": 200 });
-        stream.end(`hello ${headers[":path"]} from ${ctx.myIp}`);
-      });
+      server.on("stream", (stream, headers) => onStream(stream, headers, ctx));
       server.listen(PORT);
       await new Promise((resolve) => ctx.shutdown.addEventListener("abort", resolve, { once: true }));
       server.close();
     },
   };
+}
+
+/** One server process answering with `onStream`, one client workload, no network faults, one seed. */
+function oneExchange(onStream: StreamHandler, run: (ctx: SimContext) => Promise<void>) {
+  return new SimulationBuilder()
+    .processes(1, () => serverProcess(onStream))
+    .workload({ name: "client", run })
+    .networkFaults("none")
+    .setIterations(1);
 }
 
 function request(session: http2.ClientHttp2Session, path: string): Promise<string> {
@@ -129,41 +142,26 @@ describe("node:http2 over the simulated network", () => {
     timeout: 60_000,
   }, async () => {
     const dates: (string | undefined)[] = [];
-    const server = {
-      name: "h2",
-      run: async (ctx: SimContext) => {
-        const h2 = http2.createServer();
-        h2.on("stream", (stream, headers) => {
-          const own = headers[":path"] === "/own" ? { date: "Thu, 01 Jan 2026 00:00:00 GMT" } : {};
-          stream.respond({ ":status": 200, ...own });
-          stream.end("ok");
-        });
-        h2.listen(PORT);
-        await new Promise((resolve) => ctx.shutdown.addEventListener("abort", resolve, { once: true }));
-        h2.close();
+    const report = await oneExchange(
+      (stream, headers) => {
+        const own = headers[":path"] === "/own" ? { date: "Thu, 01 Jan 2026 00:00:00 GMT" } : {};
+        stream.respond({ ":status": 200, ...own });
+        stream.end("ok");
       },
-    };
-    const report = await new SimulationBuilder()
-      .processes(1, () => server)
-      .workload({
-        name: "client",
-        run: async (ctx: SimContext) => {
-          await ctx.time.sleep(20);
-          const session = http2.connect(`http://${ctx.topology.processIps[0]}:${PORT}`);
-          session.on("error", () => {});
-          for (const path of ["/plain", "/own"]) {
-            await new Promise<void>((resolve) => {
-              const req = session.request({ ":path": path });
-              req.on("response", (headers) => dates.push(headers.date as string | undefined));
-              req.on("end", resolve).resume();
-            });
-          }
-          session.close();
-        },
-      })
-      .networkFaults("none")
-      .setIterations(1)
-      .run();
+      async (ctx) => {
+        await ctx.time.sleep(20);
+        const session = http2.connect(`http://${ctx.topology.processIps[0]}:${PORT}`);
+        session.on("error", () => {});
+        for (const path of ["/plain", "/own"]) {
+          await new Promise<void>((resolve) => {
+            const req = session.request({ ":path": path });
+            req.on("response", (headers) => dates.push(headers.date as string | undefined));
+            req.on("end", resolve).resume();
+          });
+        }
+        session.close();
+      },
+    ).run();
     expect(report.failedRuns, report.toString()).toBe(0);
     expect(dates).toEqual([undefined, "Thu, 01 Jan 2026 00:00:00 GMT"]);
   });
@@ -172,41 +170,26 @@ describe("node:http2 over the simulated network", () => {
     timeout: 60_000,
   }, async () => {
     const out: string[] = [];
-    const silent = {
-      name: "h2",
-      run: async (ctx: SimContext) => {
-        const h2 = http2.createServer();
-        h2.on("stream", (stream) => stream.on("error", () => {})); // never answers
-        h2.listen(PORT);
-        await new Promise((resolve) => ctx.shutdown.addEventListener("abort", resolve, { once: true }));
-        h2.close();
-      },
-    };
-    const report = await new SimulationBuilder()
-      .processes(1, () => silent)
-      .workload({
-        name: "client",
-        run: async (ctx: SimContext) => {
-          await ctx.time.sleep(20);
-          const session = http2.connect(`http://${ctx.topology.processIps[0]}:${PORT}`);
-          session.on("error", () => {});
-          await new Promise<void>((resolve) => {
-            const req = session.request({ ":path": "/hang" });
-            req.on("error", () => {});
-            req.setTimeout(500, () => {
-              out.push(`timeout at ${ctx.time.now()}`);
-              req.close(http2.constants.NGHTTP2_CANCEL);
-              resolve();
-            });
-            req.end();
-            out.push(`sent at ${ctx.time.now()}`);
+    const report = await oneExchange(
+      (stream) => stream.on("error", () => {}), // never answers
+      async (ctx) => {
+        await ctx.time.sleep(20);
+        const session = http2.connect(`http://${ctx.topology.processIps[0]}:${PORT}`);
+        session.on("error", () => {});
+        await new Promise<void>((resolve) => {
+          const req = session.request({ ":path": "/hang" });
+          req.on("error", () => {});
+          req.setTimeout(500, () => {
+            out.push(`timeout at ${ctx.time.now()}`);
+            req.close(http2.constants.NGHTTP2_CANCEL);
+            resolve();
           });
-          session.close();
-        },
-      })
-      .networkFaults("none")
-      .setIterations(1)
-      .run();
+          req.end();
+          out.push(`sent at ${ctx.time.now()}`);
+        });
+        session.close();
+      },
+    ).run();
     expect(report.failedRuns, report.toString()).toBe(0);
     expect(out).toHaveLength(2);
     const [sent, fired] = out.map((line) => Number(line.split(" at ")[1]));
@@ -220,46 +203,32 @@ describe("node:http2 over the simulated network", () => {
   }, async () => {
     const closes: { betweenSteps: boolean; clockMs: number; atMs: number }[] = [];
     const fired: number[] = [];
-    const server = {
-      name: "h2",
-      run: async (ctx: SimContext) => {
-        const h2 = http2.createServer();
-        h2.on("stream", (stream) => {
-          // Node closes a served stream from its native session, on the real loop between steps.
-          stream.on("close", () => {
-            const atMs = ctx.time.now();
-            closes.push({ betweenSteps: !simulationArmed(), clockMs: Date.now() - VIRTUAL_EPOCH_MS, atMs });
-            setTimeout(() => fired.push(ctx.time.now() - atMs), 1_000);
-          });
-          stream.respond({ ":status": 200 });
-          stream.end("ok");
+    const report = await oneExchange(
+      (stream, _headers, ctx) => {
+        // Node closes a served stream from its native session, on the real loop between steps.
+        stream.on("close", () => {
+          const atMs = ctx.time.now();
+          closes.push({ betweenSteps: !simulationArmed(), clockMs: Date.now() - VIRTUAL_EPOCH_MS, atMs });
+          setTimeout(() => fired.push(ctx.time.now() - atMs), 1_000);
         });
-        h2.listen(PORT);
-        await new Promise((resolve) => ctx.shutdown.addEventListener("abort", resolve, { once: true }));
-        h2.close();
+        stream.respond({ ":status": 200 });
+        stream.end("ok");
       },
-    };
-    const report = await new SimulationBuilder()
+      async (ctx) => {
+        await ctx.time.sleep(20);
+        const session = http2.connect(`http://${ctx.topology.processIps[0]}:${PORT}`);
+        session.on("error", () => {});
+        for (const path of ["/a", "/b", "/c"]) {
+          await new Promise<void>((resolve) => {
+            const req = session.request({ ":path": path });
+            req.on("close", resolve).resume();
+          });
+        }
+        await ctx.time.sleep(2_000);
+        session.close();
+      },
+    )
       .nodeRuntime()
-      .processes(1, () => server)
-      .workload({
-        name: "client",
-        run: async (ctx: SimContext) => {
-          await ctx.time.sleep(20);
-          const session = http2.connect(`http://${ctx.topology.processIps[0]}:${PORT}`);
-          session.on("error", () => {});
-          for (const path of ["/a", "/b", "/c"]) {
-            await new Promise<void>((resolve) => {
-              const req = session.request({ ":path": path });
-              req.on("close", resolve).resume();
-            });
-          }
-          await ctx.time.sleep(2_000);
-          session.close();
-        },
-      })
-      .networkFaults("none")
-      .setIterations(1)
       .run();
     expect(report.failedRuns, report.toString()).toBe(0);
     expect(closes).toHaveLength(3);
