@@ -6,39 +6,19 @@
  */
 import { describe, expect, it } from "vitest";
 import { assertAlways, Chaos, shrinkTimeline, SimulationBuilder, type TraceQuery } from "../src/index.ts";
-import { Campaign } from "../src/runner/campaign.ts";
-import type { SimulationConfig } from "../src/runner/config.ts";
-import type { SeedResult } from "../src/runner/seed-result.ts";
 import {
   formatOverrides,
   MAX_SKIPPED_FAULTS,
   OverridesParseError,
   parseOverrides,
-  withOverrides,
 } from "../src/runner/shrink/overrides.ts";
 import { failureProperty, isInjectedFault, measureRun } from "../src/runner/shrink/measure.ts";
 import { SIM_FAULT_EVENT_NAME, SIM_FAULT_SKIPPED_EVENT_NAME, type TraceEvent } from "../src/world/trace-log.ts";
-import { paxosSimulation } from "../../../examples/paxos/simulation.ts";
+import { chaoticPaxos as paxos, runWithOverrides as run } from "./fixtures/override-runs.ts";
 import { EchoClient, EchoServer } from "./fixtures/chaos-echo.ts";
 import { leaseSimulation } from "./fixtures/lease.ts";
 
 const TIMEOUT_MS = 120_000;
-
-const paxos = () =>
-  paxosSimulation({ network: "random", storage: "random", attrition: "random", reboots: true }).build();
-
-async function run(
-  config: SimulationConfig,
-  seed: number,
-  overrides = "",
-): Promise<{ result: SeedResult; events: readonly TraceEvent[] }> {
-  let events: readonly TraceEvent[] = [];
-  const { result } = await new Campaign(withOverrides(config, parseOverrides(overrides))).runSingleSeed(seed, {
-    explore: false,
-    onTrace: (all) => (events = all),
-  });
-  return { result, events };
-}
 
 /** Everything a trace event says, to compare two runs event by event. */
 const describeEvent = (e: TraceEvent) => `${e.timeMs} ${e.source} ${e.name} ${JSON.stringify(e.fields)}`;

@@ -5,40 +5,12 @@
  */
 import { describe, expect, it } from "vitest";
 import { SimulationBuilder, type Process, type SimContext, type Workload } from "../src/index.ts";
-import { Campaign } from "../src/runner/campaign.ts";
-import type { SimulationConfig } from "../src/runner/config.ts";
-import type { SeedResult } from "../src/runner/seed-result.ts";
-import {
-  formatOverrides,
-  NO_OVERRIDES,
-  OverridesParseError,
-  parseOverrides,
-  withOverrides,
-} from "../src/runner/shrink/overrides.ts";
+import { formatOverrides, NO_OVERRIDES, OverridesParseError, parseOverrides } from "../src/runner/shrink/overrides.ts";
 import { isInjectedFault } from "../src/runner/shrink/measure.ts";
-import { SIM_FAULT_EVENT_NAME, type TraceEvent } from "../src/world/trace-log.ts";
-import { paxosSimulation } from "../../../examples/paxos/simulation.ts";
+import type { TraceEvent } from "../src/world/trace-log.ts";
+import { chaoticPaxos as paxos, runWithOverrides as run } from "./fixtures/override-runs.ts";
 
 const TIMEOUT_MS = 120_000;
-
-const paxos = () =>
-  paxosSimulation({ network: "random", storage: "random", attrition: "random", reboots: true }).build();
-
-async function run(
-  config: SimulationConfig,
-  seed: number,
-  overrides = "",
-): Promise<{ result: SeedResult; events: readonly TraceEvent[]; kinds: Map<string, number> }> {
-  let events: readonly TraceEvent[] = [];
-  const { result } = await new Campaign(withOverrides(config, parseOverrides(overrides))).runSingleSeed(seed, {
-    explore: false,
-    onTrace: (all) => (events = all),
-  });
-  const kinds = new Map<string, number>();
-  for (const e of events)
-    if (e.name === SIM_FAULT_EVENT_NAME) kinds.set(e.str("kind")!, (kinds.get(e.str("kind")!) ?? 0) + 1);
-  return { result, events, kinds };
-}
 
 const count = (events: readonly TraceEvent[], name: string) => events.filter((e) => e.name === name).length;
 const storageFaults = (kinds: Map<string, number>) =>
