@@ -181,4 +181,20 @@ describe("timeline data", () => {
     expect(c).not.toBe(a);
     expect(a).toContain('"message_sent"');
   });
+
+  it("keeps debug events aside: the page shows messages and its trace hash is the run's", async () => {
+    const chatter = () => chatterSimulation({ processes: 3, messages: 40, failAt: 20 });
+    const run = await chatter().setDebugSeeds([5]).run();
+    const data = await replayTimeline(chatter().build(), "chatter", 5, "", "npx moonpool replay chatter --seed 5");
+    expect(data.traceHash).toBe(run.seeds[0]!.traceHash);
+    const sends = data.events.filter((e) => e.name === "net_send");
+    expect(sends.length).toBeGreaterThan(0);
+    expect(sends.every((e) => e.level === "debug")).toBe(true);
+    // Numbered by place in the page's list, so every event and arrow has its own number.
+    expect(data.events.map((e) => e.seq)).toEqual(data.events.map((_, i) => i));
+    expect(data.arrows.length).toBeGreaterThan(0);
+    // Captured at debug level instead, the same seed hashes differently: the page does not do that.
+    const captured = await chatter().traceLevel("debug").setDebugSeeds([5]).run();
+    expect(captured.seeds[0]!.traceHash).not.toBe(data.traceHash);
+  });
 });

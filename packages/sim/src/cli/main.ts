@@ -154,12 +154,10 @@ export function createProgram(): Command {
     .option("--overrides <overrides>", 'a shrunk run\'s overrides (moonpool shrink prints them), e.g. "window=750"')
     .option("--actor <name>", "only events of this actor (e.g. node-1 or node-1@10.0.1.1); repeatable", collect, [])
     .addOption(
-      new Option("-l, --level <level>", "lowest trace level shown (debug also captures debug events)").choices([
-        "debug",
-        "info",
-        "warn",
-        "error",
-      ]),
+      new Option(
+        "-l, --level <level>",
+        "lowest trace level shown (debug also shows debug events; the trace hash stays the run's)",
+      ).choices(["debug", "info", "warn", "error"]),
     )
     .option("--faults", "print every injected fault (default: folded into count lines)")
     .option("--full", "print the trace to the end of the run (default: stop shortly after the failure)")

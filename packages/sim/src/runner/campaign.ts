@@ -54,8 +54,16 @@ export interface SingleSeedOptions {
   readonly breakpoints?: readonly Breakpoint[];
   /** Explore the root seed when the configuration enables exploration (default true). */
   readonly explore?: boolean;
-  /** Receives every trace event of each timeline once it has run (replay prints them). */
+  /**
+   * Receives every trace event of each timeline once it has run (replay prints them), from
+   * `keepLevel` up when it is set.
+   */
   readonly onTrace?: (events: readonly TraceEvent[]) => void;
+  /**
+   * Also hand `onTrace` the events from this level up when it is below the simulation's trace
+   * level: they are kept aside (sequence number -1), so the seed runs and hashes exactly as in a run.
+   */
+  readonly keepLevel?: SeedOptions["keepLevel"];
   /** Receives the root seed's chaos as soon as it is drawn (a pool worker posts it ahead of a possible hang). */
   readonly onChaos?: SeedOptions["onChaos"];
   /** Sees every sim draw of the root seed's timeline (replay checks that a recipe's reseed points were reached). */
@@ -226,6 +234,7 @@ export class Campaign {
             breakpoints: recipe,
             onChaos: timelineSeed === seed ? options.onChaos : undefined,
             drawObserver: timelineSeed === seed && !explore ? options.drawObserver : undefined,
+            keepLevel: options.keepLevel,
           },
           timelineTable ?? table,
           options.onTrace,
@@ -349,7 +358,7 @@ export class Campaign {
     let result: SeedResult;
     try {
       result = await session.run();
-      onTrace?.(session.world.trace.all);
+      onTrace?.(session.world.trace.printable ?? session.world.trace.all);
       if (this.config.printTrace != null)
         printSeedTrace(this.config.printTrace, seed, session.world.trace.printable ?? session.world.trace.all);
     } finally {

@@ -4,7 +4,7 @@
  * settle → concurrent checks. Every way user code can go wrong becomes a `SeedFailure` of this
  * seed; nothing here throws for a user error, so the campaign always continues with the next seed.
  */
-import { abortError, isAbortError, type SimulationEscape, type TraceLevel } from "@moonpool/core";
+import { abortError, isAbortError, type SimulationEscape, TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
 import { Incarnation } from "../engine/incarnation.ts";
 import { wallNowMs, natives } from "../engine/natives.ts";
 import type { RunUntilResult } from "../engine/engine.ts";
@@ -36,6 +36,19 @@ export interface SeedOptions {
   readonly drawObserver?: (session: SeedSession) => (segment: number, calls: number) => void;
   /** Called once the seed has drawn its chaos, before any process boots (a pool worker posts it). */
   readonly onChaos?: (record: SeedChaosRecord) => void;
+  /**
+   * Also keep events from this level up for the caller to read (replay, the HTML timeline). Below
+   * the simulation's own trace level they are kept aside, so the seed runs and hashes as in the run.
+   */
+  readonly keepLevel?: TraceLevel;
+}
+
+/** The lowest level kept beside the captured trace: the printed trace's or the caller's, whichever is lower. */
+function keptLevel(config: SimulationConfig, options: SeedOptions): TraceLevel | undefined {
+  const printed = config.printTrace?.level;
+  const kept = options.keepLevel;
+  if (printed === undefined || kept === undefined) return printed ?? kept;
+  return TRACE_LEVEL_ORDER[kept] < TRACE_LEVEL_ORDER[printed] ? kept : printed;
 }
 
 interface ProcessSlot {
@@ -110,11 +123,12 @@ export class SeedSession {
     readonly table: AssertionTable,
     options: SeedOptions = {},
   ) {
+    const kept = keptLevel(config, options);
     this.world = new World({
       seed,
       mode: config.steppingMode,
       traceLevel: config.traceLevel,
-      ...(config.printTrace != null ? { printLevel: config.printTrace.level } : {}),
+      ...(kept !== undefined ? { printLevel: kept } : {}),
     });
     if (options.breakpoints !== undefined && options.breakpoints.length > 0) {
       this.world.engine.streams.clock.setBreakpoints(options.breakpoints);

@@ -121,6 +121,13 @@ describe("moonpool list / run / replay", () => {
     const hash = json.simulations[0].report.seeds.find((s: { seed: number }) => s.seed === seed).traceHash;
     expect(replay.stdout).toContain(`hash=${hash}`);
 
+    expect(replay.stdout).not.toContain(" waiting ");
+    // Debug events are shown, and kept aside: the replay hashes as the run did.
+    const debug = await runCli([...args, "--level", "debug"]);
+    expect(debug.stdout).toMatch(/^\[\s+\d+\.\d{3}ms\] debug writer@10\.0\.0\.1 waiting delayMs=\d+$/m);
+    expect(debug.stdout).toContain(`hash=${hash}`);
+    expect(debug.stderr).not.toContain("hash will differ");
+
     const filtered = await runCli([...args, "--level", "warn"]);
     // The failure is marked with ✗ and always shown.
     const events = (text: string) => text.split("\n").filter((l) => /^(✗ )?\[/.test(l));

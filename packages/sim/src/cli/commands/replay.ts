@@ -8,7 +8,7 @@
  */
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
+import type { TraceLevel } from "@moonpool/core";
 import { parseRecipe, RecipeParseError } from "../../engine/recipe.ts";
 import { Campaign } from "../../runner/campaign.ts";
 import { versionMismatchWarning } from "../../runner/determinism.ts";
@@ -131,21 +131,14 @@ export async function replayCommandRun(
   let config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);
   const overrides = flags.overrides ?? "";
   config = withOverrides(config, parseOverridesFlag(overrides));
-  if (TRACE_LEVEL_ORDER[minLevel] < TRACE_LEVEL_ORDER[config.traceLevel]) {
-    // More facts are hashed, so the trace hash changes; what the seed does does not (unless an
-    // invariant reads the newly captured facts).
-    io.stderr.write(
-      `capturing trace level ${minLevel} (the simulation captures ${config.traceLevel} and above): the trace hash will differ from the run's\n`,
-    );
-    config = { ...config, traceLevel: minLevel };
-  }
-
   let events: readonly TraceEvent[] = [];
   // The highest recipe step whose reseed point a draw went past (0: the root segment only).
   let stepsReached = 0;
   const { result } = await new Campaign(config).runSingleSeed(target.seed, {
     breakpoints: recipe,
     explore: false,
+    // Events below the simulation's own trace level are kept aside: the replay hashes as the run did.
+    keepLevel: minLevel,
     onTrace: (all) => (events = all),
     drawObserver: () => (segment) => {
       if (segment > stepsReached) stepsReached = segment;
@@ -182,7 +175,7 @@ export async function replayCommandRun(
     );
   }
   if (flags.html === true) {
-    // Its own run, capturing debug events (messages): the printed trace hash stays the run's.
+    // Its own run, keeping debug events (messages) aside: the page and this output show the run's hash.
     const command = replayCommand({ configArg: flags.config ?? null }, sim.name, target.seed, target.recipe, overrides);
     const data = await replayTimeline(config, sim.name, target.seed, target.recipe, command);
     const outDir = flags.out === undefined ? fileConfig.reportDir : path.resolve(io.cwd, flags.out);

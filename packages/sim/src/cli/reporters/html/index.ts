@@ -39,7 +39,10 @@ export function renderTimelineHtml(data: TimelineData): string {
   return renderPage("timeline", title, { ...rest, packedEvents: packTimelineEvents(events) });
 }
 
-/** Runs one timeline again in this thread, capturing trace events from `debug` up. */
+/**
+ * Runs one timeline again in this thread and keeps its trace events from `debug` up; the debug
+ * events are kept aside, so the page's trace hash is the run's.
+ */
 export async function replayTimeline(
   config: SimulationConfig,
   simulation: string,
@@ -48,10 +51,11 @@ export async function replayTimeline(
   replayCommand: string,
 ): Promise<TimelineData> {
   let events: readonly TraceEvent[] = [];
-  const campaign = new Campaign({ ...config, traceLevel: "debug" });
+  const campaign = new Campaign(config);
   const { result } = await campaign.runSingleSeed(seed, {
     breakpoints: parseRecipe(recipe),
     explore: false,
+    keepLevel: "debug",
     onTrace: (all) => (events = all),
   });
   return buildTimelineData({

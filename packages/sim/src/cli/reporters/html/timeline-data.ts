@@ -178,7 +178,9 @@ export function buildTimelineData(input: TimelineInput): TimelineData {
   const arrows: TimelineArrow[] = [];
   // Sends waiting for their receive, per connection and direction.
   const inFlight = new Map<string, { arrow: number }[]>();
-  for (const event of input.events) {
+  // Events are numbered by their place in this list: events kept below the simulation's trace level
+  // (debug messages in a replay) have no place in the hashed trace.
+  for (const [seq, event] of input.events.entries()) {
     const fields = plainFields(event.fields);
     const kind = event.name === SIM_FAULT_EVENT_NAME && typeof fields.kind === "string" ? fields.kind : event.name;
     const category = categorise(event, kind, fields);
@@ -195,7 +197,7 @@ export function buildTimelineData(input: TimelineInput): TimelineData {
     if (typeof fields.zone === "string") laneInfo.zone = fields.zone;
     if (typeof fields.role === "string") laneInfo.role = fields.role;
     events.push({
-      seq: event.seq,
+      seq,
       timeMs: event.timeMs,
       lane,
       level: event.level,
@@ -222,7 +224,7 @@ export function buildTimelineData(input: TimelineInput): TimelineData {
             toLane: lane,
             fromTimeMs: event.timeMs,
             toTimeMs: event.timeMs,
-            seq: event.seq,
+            seq,
             label: event.name,
             delivered: true,
           });
@@ -232,7 +234,7 @@ export function buildTimelineData(input: TimelineInput): TimelineData {
           toLane: table.forIp(receiver),
           fromTimeMs: event.timeMs,
           toTimeMs: event.timeMs,
-          seq: event.seq,
+          seq,
           label: event.name,
           delivered: false,
         });
@@ -247,7 +249,7 @@ export function buildTimelineData(input: TimelineInput): TimelineData {
         toLane: table.forIp(to),
         fromTimeMs: event.timeMs,
         toTimeMs: event.timeMs,
-        seq: event.seq,
+        seq,
         label: kind,
         delivered: false,
       });
