@@ -83,9 +83,9 @@ describe("moonpool list / run / replay", () => {
     const earliest = /^ {2}earliest: seed (\d+) \(#(\d+)\) at ([\d.]+) ms sim/.exec(lines[1]!)!;
     expect(earliest).not.toBeNull();
     // The user's file, line and column, and a code frame marking the assertion.
-    expect(section).toContain("    at planted-bug.sim.ts:21:9");
+    expect(section).toContain("    at planted-bug.sim.ts:24:9");
     expect(section).toContain(
-      '      > 21 |         assertAlways(!corrupt, "writes are never corrupt");\n           |         ^',
+      '      > 24 |         assertAlways(!corrupt, "writes are never corrupt");\n           |         ^',
     );
     expect(section).toContain(`  replay: npx moonpool replay planted-bug --seed ${earliest[1]}`);
     // The other failing seeds: one command with a list --seeds takes; the earliest failed first.
@@ -183,7 +183,7 @@ describe("moonpool list / run / replay", () => {
     expect(first).toBeDefined();
     expect(xml).toContain(`replay: npx moonpool replay planted-bug --seed ${first.seed}`);
     for (const f of failures) expect(xml).toContain(String(f.seed));
-    expect(xml).toContain("at planted-bug.sim.ts:21:9");
+    expect(xml).toContain("at planted-bug.sim.ts:24:9");
     expect(xml).toContain("recipe: (the root timeline)");
     expect(() => checkXml("<a><b></a></b>")).toThrow(/mismatched/);
   });
