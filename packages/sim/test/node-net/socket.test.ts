@@ -48,6 +48,14 @@ function echoClient(connect: () => net.Socket, events: string[], wait: () => Pro
   });
 }
 
+/** Resolves once `done()` holds (polled on real timers: the real-socket half runs outside any seed). */
+function until(done: () => boolean): Promise<void> {
+  return new Promise((resolve) => {
+    const check = () => (done() ? resolve() : setTimeout(check, 5));
+    check();
+  });
+}
+
 function simulation(
   server: (ctx: SimContext) => Promise<void>,
   client: (ctx: SimContext) => Promise<void>,
@@ -98,7 +106,9 @@ describe("node:net over the simulated network", () => {
     const realSocket = await echoClient(
       () => net.connect(port, "127.0.0.1"),
       realEvents,
-      () => new Promise((r) => setTimeout(r, 50)),
+      // Not a fixed 50 ms: on a loaded machine the connection can take longer than that, and
+      // "one" and "two" would then reach the server as one chunk.
+      () => until(() => realEvents.includes("server data one")),
     );
     await new Promise((resolve) => real.close(resolve));
     expect(realSocket).toBeInstanceOf(net.Socket); // outside a seed, net is the real thing
