@@ -121,8 +121,8 @@ describe("html reporter", () => {
       "--out",
       out,
     ]);
-    const seed = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")).simulations[0].failures[0]
-      .seed as number;
+    const report = JSON.parse(await readFile(path.join(out, "report.json"), "utf8")).simulations[0];
+    const seed = report.failures[0].seed as number;
     expect(run.code).toBe(1);
     const result = await runCli([
       "replay",
@@ -139,5 +139,8 @@ describe("html reporter", () => {
     const timeline = pageData(await readFile(path.join(out, `timeline-planted-bug-${seed}.html`), "utf8"));
     expect(timeline.seed).toBe(seed);
     expect(timeline.replayCommand).toBe(`npx moonpool replay planted-bug --seed ${seed}`);
+    // The page shows the debug events the run did not capture, and still the run's trace hash.
+    expect(unpackTimelineEvents(timeline.packedEvents).some((e) => e.name === "waiting")).toBe(true);
+    expect(timeline.traceHash).toBe(report.report.seeds.find((s: { seed: number }) => s.seed === seed).traceHash);
   });
 });
