@@ -69,6 +69,27 @@ const CONSOLE_LEVEL: Readonly<Record<string, TraceLevel>> = {
   trace: "debug",
 };
 
+/**
+ * Gives `failure` an enumerable `stack` that is formatted at its first read (a spread, JSON or a
+ * structured clone reads it like any property) and is a plain value from then on.
+ */
+function lazyStack(failure: SeedFailure, stack: () => string | undefined): void {
+  Object.defineProperty(failure, "stack", {
+    enumerable: true,
+    configurable: true,
+    get(this: SeedFailure): string | undefined {
+      const value = stack();
+      Object.defineProperty(this, "stack", { value, enumerable: true, writable: true, configurable: true });
+      return value;
+    },
+  });
+}
+
+/** Formats every stack of `result` that is still lazy (a result kept beyond its batch). */
+export function formatStacks(result: SeedResult): void {
+  for (const failure of result.failures) void failure.stack;
+}
+
 // Phase conditions are checked before every step: module-level predicates, no closure per check.
 const isSetupDone = (w: WorkloadSlot): boolean => w.setupDone;
 const isRunDone = (w: WorkloadSlot): boolean => w.runDone;
@@ -159,18 +180,20 @@ export class SeedSession {
   fail(
     kind: SeedFailureKind,
     message: string,
-    extra: { actor?: string; stack?: string; property?: string } = {},
+    extra: { actor?: string; stack?: string | (() => string | undefined); property?: string } = {},
   ): void {
     // Picked field by field: an object with a `message` of its own must not replace the one given.
     const { actor, stack, property } = extra;
-    this.failures.push({
+    const failure: SeedFailure = {
       kind,
       message,
       timeMs: this.nowMs,
       ...(actor !== undefined ? { actor } : {}),
-      ...(stack !== undefined ? { stack } : {}),
+      ...(typeof stack === "string" ? { stack } : {}),
       ...(property !== undefined ? { property } : {}),
-    });
+    };
+    if (typeof stack === "function") lazyStack(failure, stack);
+    this.failures.push(failure);
     this.world.emit("runner", "error", "seed_failure", { kind, message });
   }
 

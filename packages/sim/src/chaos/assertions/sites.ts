@@ -298,14 +298,26 @@ export function compareQuality(a: readonly number[], b: readonly number[]): numb
   return 0;
 }
 
-/** Where the assertion was called from: the stack without this file's own frames. */
-export function captureStack(text: string): string | undefined {
-  const stack = new Error(text).stack;
-  if (stack === undefined) return undefined;
-  return stack
-    .split("\n")
-    .filter((line) => !/chaos[\\/]assertions[\\/]/.test(line))
-    .join("\n");
+/**
+ * Where the assertion was called from: the stack without this folder's own frames. The frames are
+ * captured now; the text (source-mapped, the costly part) is built at the first call.
+ */
+export function captureStack(text: string): () => string | undefined {
+  const error = new Error(text);
+  let formatted: string | undefined | null = null;
+  return () => {
+    if (formatted === null) {
+      const stack = error.stack;
+      formatted =
+        stack === undefined
+          ? undefined
+          : stack
+              .split("\n")
+              .filter((line) => !/chaos[\\/]assertions[\\/]/.test(line))
+              .join("\n");
+    }
+    return formatted;
+  };
 }
 
 /** Whether numeric distance `a` beats `b` for a site with this comparison. */
