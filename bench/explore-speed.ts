@@ -4,10 +4,13 @@
  * (`process.cpuUsage`, less noisy than wall time on a shared machine) and by wall time.
  *
  * `npm run bench -- explore-speed` measures this checkout in this process.
- * With MOONPOOL_BENCH_BASELINE=<another checkout of this repository>, it instead runs this file's
- * driver (`node --import tsx bench/explore-speed.ts --driver <checkout>`) in alternating child
- * processes, the baseline checkout first, for MOONPOOL_BENCH_ROUNDS rounds (default 4), and
- * reports each side's median and the median of the per-round ratios.
+ * With MOONPOOL_BENCH_BASELINE=<another checkout of this repository>, it compares the two, for
+ * MOONPOOL_BENCH_ROUNDS rounds (default 4), as ratios this / baseline:
+ * - by default in this process, root by root, alternating which side goes first, each root after
+ *   a full garbage collection (so a side pays for its own garbage): both sides see the same
+ *   machine load, which on a shared machine moves more than the difference measured;
+ * - with MOONPOOL_BENCH_PROCESSES=1, in alternating child processes running this file's driver
+ *   (`node --import tsx bench/explore-speed.ts --driver <checkout>`), the baseline first.
  */
 import { spawnSync } from "node:child_process";
 import { fileURLToPath, pathToFileURL } from "node:url";
@@ -26,42 +29,65 @@ const EXPLORATION = {
 } as const;
 const HERE = resolve(dirname(fileURLToPath(import.meta.url)), "..");
 
-interface Figures {
-  timelines: number;
-  timelinesPerCpuSec: number;
-  timelinesPerSec: number;
+/** The part of a checkout's maze example used here (the two checkouts' types may differ). */
+interface MazeModule {
+  mazeSimulation(): {
+    enableExploration(config: typeof EXPLORATION): {
+      setDebugSeeds(seeds: number[]): { setIterations(n: number): { run(): Promise<ExploredReport> } };
+    };
+  };
+}
+
+interface ExploredReport {
+  readonly exploration: { readonly timelines: number; readonly perSeed: { firstBugAtTimeline: number | null }[] };
+}
+
+/** User CPU, wall time and what was explored, over some roots. */
+interface Side {
   cpuMs: number;
   wallMs: number;
-  /** Every root's first bug and timeline count, so two checkouts can be seen to explore alike. */
+  timelines: number;
+  /** Every root's first bug, so two checkouts can be seen to explore alike. */
   firstBugs: (number | null)[];
 }
 
-/** Explores the maze roots with the code of `checkout` (a directory holding this repository). */
-async function measure(checkout: string): Promise<Figures> {
-  const maze = await import(pathToFileURL(resolve(checkout, "examples/maze/maze.ts")).href);
-  const firstBugs: (number | null)[] = [];
-  let timelines = 0;
+const emptySide = (): Side => ({ cpuMs: 0, wallMs: 0, timelines: 0, firstBugs: [] });
+
+async function mazeOf(checkout: string): Promise<MazeModule> {
+  return (await import(pathToFileURL(resolve(checkout, "examples/maze/maze.ts")).href)) as MazeModule;
+}
+
+/** Explores maze root `seed` and adds its figures to `side`. */
+async function timedRoot(maze: MazeModule, seed: number, side: Side): Promise<void> {
   const cpuStart = process.cpuUsage();
   const wallStart = performance.now();
-  for (let seed = 1; seed <= ROOTS; seed++) {
-    const report = await maze
-      .mazeSimulation()
-      .enableExploration(EXPLORATION)
-      .setDebugSeeds([seed])
-      .setIterations(1)
-      .run();
-    timelines += report.exploration.timelines;
-    firstBugs.push(report.exploration.perSeed[0].firstBugAtTimeline);
-  }
-  const wallMs = performance.now() - wallStart;
-  const cpuMs = process.cpuUsage(cpuStart).user / 1000;
+  const report = await maze
+    .mazeSimulation()
+    .enableExploration(EXPLORATION)
+    .setDebugSeeds([seed])
+    .setIterations(1)
+    .run();
+  side.wallMs += performance.now() - wallStart;
+  side.cpuMs += process.cpuUsage(cpuStart).user / 1000;
+  side.timelines += report.exploration.timelines;
+  side.firstBugs.push(report.exploration.perSeed[0]!.firstBugAtTimeline);
+}
+
+const perCpuSec = (side: Side): number => Math.round(side.timelines / (side.cpuMs / 1000));
+const perSec = (side: Side): number => Math.round(side.timelines / (side.wallMs / 1000));
+
+/** Explores the maze roots with the code of `checkout` (a directory holding this repository). */
+async function measure(checkout: string): Promise<Record<string, unknown>> {
+  const maze = await mazeOf(checkout);
+  const side = emptySide();
+  for (let seed = 1; seed <= ROOTS; seed++) await timedRoot(maze, seed, side);
   return {
-    timelines,
-    timelinesPerCpuSec: Math.round(timelines / (cpuMs / 1000)),
-    timelinesPerSec: Math.round(timelines / (wallMs / 1000)),
-    cpuMs: Math.round(cpuMs),
-    wallMs: Math.round(wallMs),
-    firstBugs,
+    timelines: side.timelines,
+    timelinesPerCpuSec: perCpuSec(side),
+    timelinesPerSec: perSec(side),
+    cpuMs: Math.round(side.cpuMs),
+    wallMs: Math.round(side.wallMs),
+    firstBugs: side.firstBugs,
   };
 }
 
@@ -69,17 +95,6 @@ function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-function runDriver(checkout: string): Figures {
-  const child = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--driver", checkout], {
-    cwd: checkout,
-    encoding: "utf8",
-    maxBuffer: 16 * 1024 * 1024,
-  });
-  if (child.status !== 0) throw new Error(`driver in ${checkout} failed (${child.status}): ${child.stderr}`);
-  const lines = child.stdout.trim().split("\n");
-  return JSON.parse(lines[lines.length - 1]!) as Figures;
 }
 
 function rounds(): number {
@@ -90,34 +105,86 @@ function rounds(): number {
   return n;
 }
 
-/** Alternating child processes of the baseline checkout and this one; ratios are this / baseline. */
-async function compare(baseline: string): Promise<Record<string, unknown>> {
-  const base: Figures[] = [];
-  const head: Figures[] = [];
+/** One round of one side in a child process running this file's driver. */
+function runDriver(checkout: string): Side {
+  const child = spawnSync(process.execPath, ["--import", "tsx", fileURLToPath(import.meta.url), "--driver", checkout], {
+    cwd: checkout,
+    encoding: "utf8",
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  if (child.status !== 0) throw new Error(`driver in ${checkout} failed (${child.status}): ${child.stderr}`);
+  const lines = child.stdout.trim().split("\n");
+  return JSON.parse(lines[lines.length - 1]!) as Side;
+}
+
+/** Both checkouts in this process, root by root, alternating which goes first. */
+async function oneRoundInProcess(baseMaze: MazeModule, headMaze: MazeModule, round: number): Promise<[Side, Side]> {
+  const base = emptySide();
+  const head = emptySide();
+  const gc = (globalThis as { gc?: () => void }).gc;
+  for (let seed = 1; seed <= ROOTS; seed++) {
+    const headFirst = (round + seed) % 2 === 0;
+    for (const [maze, side] of headFirst
+      ? [
+          [headMaze, head],
+          [baseMaze, base],
+        ]
+      : [
+          [baseMaze, base],
+          [headMaze, head],
+        ]) {
+      gc?.();
+      await timedRoot(maze as MazeModule, seed, side as Side);
+    }
+  }
+  return [base, head];
+}
+
+/** Ratios this / baseline, round by round. */
+async function compare(baseline: string, inProcess: boolean): Promise<Record<string, unknown>> {
+  const baseMaze = inProcess ? await mazeOf(baseline) : null;
+  const headMaze = inProcess ? await mazeOf(HERE) : null;
+  const base: Side[] = [];
+  const head: Side[] = [];
   for (let round = 0; round < rounds(); round++) {
-    base.push(runDriver(baseline));
-    head.push(runDriver(HERE));
-    const b = base[round]!;
-    const h = head[round]!;
+    if (baseMaze !== null && headMaze !== null) {
+      const [b, h] = await oneRoundInProcess(baseMaze, headMaze, round);
+      base.push(b);
+      head.push(h);
+    } else {
+      base.push(runDriver(baseline));
+      head.push(runDriver(HERE));
+    }
     console.error(
-      `round ${round + 1}: baseline ${b.timelinesPerCpuSec}/cpu-s ${b.timelinesPerSec}/s, ` +
-        `this ${h.timelinesPerCpuSec}/cpu-s ${h.timelinesPerSec}/s`,
+      `round ${round + 1}: baseline ${perCpuSec(base[round]!)}/cpu-s ${perSec(base[round]!)}/s, ` +
+        `this ${perCpuSec(head[round]!)}/cpu-s ${perSec(head[round]!)}/s`,
     );
   }
   if (JSON.stringify(base.map((f) => f.firstBugs)) !== JSON.stringify(head.map((f) => f.firstBugs)))
     console.error("note: the two checkouts reached their first bugs at different timelines");
-  const cpuRatios = base.map((b, i) => head[i]!.timelinesPerCpuSec / b.timelinesPerCpuSec);
-  const wallRatios = base.map((b, i) => head[i]!.timelinesPerSec / b.timelinesPerSec);
+  const cpuRatios = base.map((b, i) => perCpuSec(head[i]!) / perCpuSec(b));
+  const wallRatios = base.map((b, i) => perSec(head[i]!) / perSec(b));
+  const total = (sides: Side[]): Side =>
+    sides.reduce(
+      (sum, s) => ({
+        cpuMs: sum.cpuMs + s.cpuMs,
+        wallMs: sum.wallMs + s.wallMs,
+        timelines: sum.timelines + s.timelines,
+        firstBugs: [],
+      }),
+      emptySide(),
+    );
   return {
     baseline,
+    mode: inProcess ? "in-process" : "processes",
     rounds: base.length,
     timelinesPerRound: head[0]!.timelines,
-    baselineTimelinesPerCpuSec: median(base.map((f) => f.timelinesPerCpuSec)),
-    timelinesPerCpuSec: median(head.map((f) => f.timelinesPerCpuSec)),
+    baselineTimelinesPerCpuSec: perCpuSec(total(base)),
+    timelinesPerCpuSec: perCpuSec(total(head)),
     cpuRatioMedian: Number(median(cpuRatios).toFixed(3)),
     cpuRatios: cpuRatios.map((r) => Number(r.toFixed(3))),
-    baselineTimelinesPerSec: median(base.map((f) => f.timelinesPerSec)),
-    timelinesPerSec: median(head.map((f) => f.timelinesPerSec)),
+    baselineTimelinesPerSec: perSec(total(base)),
+    timelinesPerSec: perSec(total(head)),
     wallRatioMedian: Number(median(wallRatios).toFixed(3)),
     firstBugs: head[0]!.firstBugs,
   };
@@ -125,7 +192,8 @@ async function compare(baseline: string): Promise<Record<string, unknown>> {
 
 export async function benchExploreSpeed(): Promise<Record<string, unknown>> {
   const baseline = process.env.MOONPOOL_BENCH_BASELINE;
-  if (baseline !== undefined && baseline !== "") return compare(resolve(baseline));
+  if (baseline !== undefined && baseline !== "")
+    return compare(resolve(baseline), process.env.MOONPOOL_BENCH_PROCESSES !== "1");
   return { roots: ROOTS, runsPerRoot: RUNS_PER_ROOT, ...(await measure(HERE)) };
 }
 
