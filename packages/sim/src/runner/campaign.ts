@@ -14,7 +14,8 @@ import { CoverageStopRule } from "./coverage-stop-rule.ts";
 import type { AssertionTableState } from "../chaos/assertions/index.ts";
 import type { TraceEvent } from "../world/trace-log.ts";
 import type { SeedFailure, SeedResult } from "./seed-result.ts";
-import { formatStacks, SeedSession, type SeedOptions } from "./seed-runner.ts";
+import { SeedSession, type SeedOptions } from "./seed-runner.ts";
+import { formatStacks } from "./failure-stack.ts";
 import {
   Explorer,
   sequentialBatchRunner,

@@ -26,6 +26,7 @@ import { ProcessLifecycle } from "./process-lifecycle.ts";
 import { NodeRuntime } from "../world/node-runtime/runtime.ts";
 import type { Process, Workload } from "./user-interfaces.ts";
 import { thrownFields as errorText } from "./thrown.ts";
+import { lazyStack } from "./failure-stack.ts";
 import { WorkloadSizes } from "./shrink/sizes.ts";
 
 /** Per-seed options the explorer and replay set. */
@@ -68,27 +69,6 @@ const CONSOLE_LEVEL: Readonly<Record<string, TraceLevel>> = {
   debug: "debug",
   trace: "debug",
 };
-
-/**
- * Gives `failure` an enumerable `stack` that is formatted at its first read (a spread, JSON or a
- * structured clone reads it like any property) and is a plain value from then on.
- */
-function lazyStack(failure: SeedFailure, stack: () => string | undefined): void {
-  Object.defineProperty(failure, "stack", {
-    enumerable: true,
-    configurable: true,
-    get(this: SeedFailure): string | undefined {
-      const value = stack();
-      Object.defineProperty(this, "stack", { value, enumerable: true, writable: true, configurable: true });
-      return value;
-    },
-  });
-}
-
-/** Formats every stack of `result` that is still lazy (a result kept beyond its batch). */
-export function formatStacks(result: SeedResult): void {
-  for (const failure of result.failures) void failure.stack;
-}
 
 // Phase conditions are checked before every step: module-level predicates, no closure per check.
 const isSetupDone = (w: WorkloadSlot): boolean => w.setupDone;
