@@ -45,6 +45,17 @@ describe("exploration fast paths", () => {
     );
   });
 
+  it("childSeed gives the same seeds when one parent recipe serves many children and roots", () => {
+    const parent: Recipe = [
+      { count: 151, seed: 8_837_201, streams: "sim+schedule" },
+      { count: 80, seed: 1, streams: "schedule" },
+    ];
+    for (const root of [1, 2, 1, MAX_SEED])
+      for (let child = 0; child < 6; child++)
+        for (const label of ["1:17", "2:0", "fresh"])
+          expect(childSeed(root, parent, label, child)).toBe(referenceChildSeed(root, parent, label, child));
+  });
+
   it("fmix32Signed is fmix32 as a signed integer", () => {
     for (const v of [0, 1, -1, 0x7fffffff, -0x80000000, 0xdeadbeef | 0, 123456789])
       expect(fmix32Signed(v) >>> 0).toBe(fmix32(v));
