@@ -104,7 +104,15 @@ export class BucketIndex {
     const high = Math.floor(key / TWO_POW_21);
     const low = key - high * TWO_POW_21;
     if (this.find(high, low) !== undefined) throw new Error(`bucket key ${key} is already indexed`);
-    const slot: BucketSlot = { key, low, bucket };
+    this.insert(high, low, bucket);
+  }
+
+  /**
+   * Adds the bucket with key `(high >>> 0) * 2^21 + low`, which the caller has just failed to
+   * `find` (no second lookup, no key arithmetic in floating point).
+   */
+  insert(high: number, low: number, bucket: Bucket): void {
+    const slot: BucketSlot = { key: (high >>> 0) * TWO_POW_21 + low, low, bucket };
     const entry = this.byHigh.get(high | 0);
     if (entry === undefined) this.byHigh.set(high | 0, slot);
     else if (Array.isArray(entry)) entry.push(slot);
@@ -214,7 +222,7 @@ export class TableStore {
     copy.baseHits = inherited.hits;
     copy.bestQuality = inherited.bestQuality === null ? null : inherited.bestQuality.slice();
     copy.bestQualityKeys = inherited.bestQualityKeys === null ? null : inherited.bestQualityKeys.slice();
-    this.buckets.set((high >>> 0) * TWO_POW_21 + low, copy);
+    this.buckets.insert(high, low, copy);
     this.inheritedBuckets++;
     return copy;
   }

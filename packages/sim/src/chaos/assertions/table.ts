@@ -319,7 +319,7 @@ export class AssertionTable {
       for (let i = 0; i < identityKeys.length && i < this.maxEachKeys; i++)
         kept[identityKeys[i]!] = identity[identityKeys[i]!]!;
       bucket = new Bucket(kept);
-      this.store.buckets.set((high >>> 0) * TWO_POW_21 + low, bucket);
+      this.store.buckets.insert(high, low, bucket);
       site.buckets.push(bucket);
       discovery = "newBucket";
     }
