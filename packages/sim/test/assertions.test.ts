@@ -704,7 +704,7 @@ describe("seed lifecycle", () => {
   it("passes the caller's stack to the violation callback", () => {
     const table = new AssertionTable();
     let stack: string | undefined;
-    table.beginSeed(1, new FakeStream(), (_text, s) => (stack = s));
+    table.beginSeed(1, new FakeStream(), (_text, s) => (stack = s?.()));
     table.booleanAssertion("always", false, "with stack");
     table.endSeed();
     expect(stack).toContain("assertions.test.ts");

@@ -1,8 +1,12 @@
 /**
  * The exploration hot paths computed without BigInt or boxed keys give exactly the values of
- * their plain definitions: child seeds, bucket hashes and bucket lookups.
+ * their plain definitions: child seeds, bucket hashes and bucket lookups; work skipped or
+ * deferred for speed (stack text, site lookups) gives the same results.
  */
 import { describe, expect, it } from "vitest";
+import { assertAlways } from "@moonpool/core";
+import { SimulationBuilder } from "../src/index.ts";
+import { AssertionTable } from "../src/chaos/assertions/index.ts";
 import { fmix32, fmix32Signed } from "../src/chaos/assertions/hashing.ts";
 import { Bucket, BucketIndex } from "../src/chaos/assertions/sites.ts";
 import { childSeed, type Recipe } from "../src/engine/recipe.ts";
@@ -41,6 +45,17 @@ describe("exploration fast paths", () => {
     );
   });
 
+  it("childSeed gives the same seeds when one parent recipe serves many children and roots", () => {
+    const parent: Recipe = [
+      { count: 151, seed: 8_837_201, streams: "sim+schedule" },
+      { count: 80, seed: 1, streams: "schedule" },
+    ];
+    for (const root of [1, 2, 1, MAX_SEED])
+      for (let child = 0; child < 6; child++)
+        for (const label of ["1:17", "2:0", "fresh"])
+          expect(childSeed(root, parent, label, child)).toBe(referenceChildSeed(root, parent, label, child));
+  });
+
   it("fmix32Signed is fmix32 as a signed integer", () => {
     for (const v of [0, 1, -1, 0x7fffffff, -0x80000000, 0xdeadbeef | 0, 123456789])
       expect(fmix32Signed(v) >>> 0).toBe(fmix32(v));
@@ -60,6 +75,44 @@ describe("exploration fast paths", () => {
     expect(index.slots.map((s) => s.key)).toEqual(keys);
     expect(index.size).toBe(4);
     expect(() => index.set(keys[0]!, new Bucket({}))).toThrow(/already indexed/);
+  });
+
+  it("an assertion failure's stack is formatted by the time the root seed's result is returned", async () => {
+    const report = await new SimulationBuilder()
+      .workload({
+        name: "failing",
+        run: async () => {
+          assertAlways(false, "stack wanted");
+        },
+      })
+      .setDebugSeeds([3])
+      .setIterations(1)
+      .run();
+    const failure = report.seeds[0]!.failures.find((f) => f.kind === "assertion")!;
+    const own = Object.getOwnPropertyDescriptor(failure, "stack");
+    expect(own?.get).toBeUndefined();
+    expect(own?.value).toContain("explore-fast-paths.test.ts");
+    expect(own?.value).not.toMatch(/chaos[\\/]assertions[\\/]/);
+    expect(JSON.parse(JSON.stringify(failure)).stack).toBe(own?.value);
+  });
+
+  it("the last site looked up answers repeated calls, and another kind on its message is still a misuse", () => {
+    const table = new AssertionTable();
+    table.beginSeed(1, { segment: 0, calls: 0 });
+    for (let i = 0; i < 5; i++) {
+      table.sometimesEach("each", { value: i % 2 });
+      table.booleanAssertion("sometimes", true, "plain");
+    }
+    table.booleanAssertion("sometimes", true, "each");
+    table.endSeed();
+    expect(
+      table
+        .bucketSummaries()
+        .find((s) => s.message === "each")
+        ?.buckets.map((b) => b.hits),
+    ).toEqual([3, 2]);
+    expect(table.results().plain).toEqual({ totalChecks: 5, successes: 5 });
+    expect(table.assertionViolations().join("\n")).toMatch(/reuses a message first used by assertSometimesEach/);
   });
 
   it("streams reseeded with a seed seen before draw the same values as fresh ones", () => {

@@ -77,6 +77,18 @@ function tickCounter(): TickCounter {
   return sharedTickCounter;
 }
 
+/** A `runUntil` in progress: its condition, limits and promise, and its loop counters. */
+interface ActiveRun {
+  readonly done: () => boolean;
+  readonly deadlineUs: number;
+  readonly maxAtInstant: number;
+  readonly paranoid: boolean;
+  readonly resolve: (result: RunUntilResult) => void;
+  readonly reject: (error: unknown) => void;
+  seenTicks: number;
+  sinceYield: number;
+}
+
 export class Engine {
   nowUs = 0;
   readonly queue: EventQueue;
@@ -106,6 +118,8 @@ export class Engine {
   private seq = 0;
   private stepsAtInstant = 0;
   private ticks: TickCounter = tickCounter();
+  /** The `runUntil` in progress, or null. */
+  private run: ActiveRun | null = null;
 
   constructor(
     readonly seed: number,
@@ -174,84 +188,110 @@ export class Engine {
 
   /**
    * Steps until `done()` is true (checked at every quiescent point, before each step), the
-   * queue runs dry, the deadline is reached, or a busy loop is detected.
+   * queue runs dry, the deadline is reached, or a busy loop is detected. One run at a time.
    */
   runUntil(done: () => boolean, limits: RunLimits = {}): Promise<RunUntilResult> {
-    const deadlineUs = limits.deadlineUs ?? Infinity;
-    const maxAtInstant = limits.maxStepsPerInstant ?? DEFAULT_MAX_STEPS_PER_INSTANT;
-    const ticks = this.ticks;
-    const queue = this.queue;
-    const paranoid = this.mode === "paranoid";
+    if (this.run !== null) throw new Error("Engine.runUntil() while another runUntil() of this engine is running");
     return new Promise<RunUntilResult>((resolve, reject) => {
-      let seenTicks = -1;
-      let sinceYield = 0;
-      // Ticks are compared with the previous check, not with the hop: a tick queued before the
-      // hop runs ahead of `quiescent` in the same drain, and the microtasks it queues run after it.
-      const hop = (): void => {
-        natives.nextTick(quiescent);
+      this.run = {
+        done,
+        deadlineUs: limits.deadlineUs ?? Infinity,
+        maxAtInstant: limits.maxStepsPerInstant ?? DEFAULT_MAX_STEPS_PER_INSTANT,
+        paranoid: this.mode === "paranoid",
+        resolve,
+        reject,
+        seenTicks: -1,
+        sinceYield: 0,
       };
-      // The real event loop runs only between steps, once the previous step's continuations have
-      // all run: leaving earlier would run them with the guard and console capture off.
-      const resumeFromLoop = (): void => {
-        this.boundary?.enterSimulation();
-        step();
-      };
-      const quiescent = (): void => {
-        // User ticks were queued behind ours: their continuations may not have run yet.
-        if (ticks.count !== seenTicks) {
-          seenTicks = ticks.count;
-          void RESOLVED.then(hop);
-          return;
-        }
-        try {
-          this.afterStep();
-          if (done()) return resolve("done");
-        } catch (error) {
-          return reject(error);
-        }
-        let yieldNow = paranoid || this.yieldEveryStep;
-        if (!yieldNow && ++sinceYield >= YIELD_CHECK_EVERY_STEPS) {
-          sinceYield = 0;
-          yieldNow = this.wallTimeToYield();
-        }
-        if (yieldNow) {
-          this.boundary?.leaveSimulation();
-          natives.setImmediate(resumeFromLoop);
-        } else {
-          step();
-        }
-      };
-      const step = (): void => {
-        try {
-          const nextTimeUs = queue.peekTimeUs();
-          if (nextTimeUs === undefined) return resolve("idle");
-          if (nextTimeUs > deadlineUs) return resolve("deadline");
-          const next = queue.pop()!;
-          if (next.timeUs === this.nowUs) {
-            if (++this.stepsAtInstant > maxAtInstant) return resolve("busy");
-          } else {
-            this.stepsAtInstant = 0;
-            this.nowUs = next.timeUs;
-          }
-          // An actor that only ever yields is busy even when chaos delays its yields (time then
-          // moves, and with it the per-instant count resets).
-          const owner = next.owner;
-          if (owner !== null && owner.yieldStreak !== undefined) {
-            if (!next.yieldOnly) owner.yieldStreak = 0;
-            else if (++owner.yieldStreak > maxAtInstant) return resolve("busy");
-          }
-          this.steps++;
-          this.hash32 = Math.imul(Math.imul(this.hash32 ^ (next.timeUs | 0), FNV_PRIME) ^ next.tag, FNV_PRIME);
-          this.currentOwner = next.owner;
-          seenTicks = ticks.count;
-          next.callback(next.arg, next.arg2);
-        } catch (error) {
-          return reject(error);
-        }
-        void RESOLVED.then(hop);
-      };
-      void RESOLVED.then(hop);
+      void RESOLVED.then(this.hop);
     });
+  }
+
+  // The loop's callbacks are made once per engine, not once per run: a seed runs several phases,
+  // and each run's closures were a visible share of a short seed.
+  private readonly hop = (): void => {
+    natives.nextTick(this.quiescent);
+  };
+
+  /**
+   * The real event loop runs only between steps, once the previous step's continuations have all
+   * run: leaving earlier would run them with the guard and console capture off.
+   */
+  private readonly resumeFromLoop = (): void => {
+    this.boundary?.enterSimulation();
+    this.step();
+  };
+
+  private readonly quiescent = (): void => {
+    const run = this.run!;
+    // Ticks are compared with the previous check, not with the hop: a tick queued before the
+    // hop runs ahead of `quiescent` in the same drain, and the microtasks it queues run after it.
+    // User ticks were queued behind ours: their continuations may not have run yet.
+    if (this.ticks.count !== run.seenTicks) {
+      run.seenTicks = this.ticks.count;
+      void RESOLVED.then(this.hop);
+      return;
+    }
+    try {
+      this.afterStep();
+      const done = run.done;
+      if (done()) return this.finish(run, "done");
+    } catch (error) {
+      return this.fail(run, error);
+    }
+    let yieldNow = run.paranoid || this.yieldEveryStep;
+    if (!yieldNow && ++run.sinceYield >= YIELD_CHECK_EVERY_STEPS) {
+      run.sinceYield = 0;
+      yieldNow = this.wallTimeToYield();
+    }
+    if (yieldNow) {
+      this.boundary?.leaveSimulation();
+      natives.setImmediate(this.resumeFromLoop);
+    } else {
+      this.step();
+    }
+  };
+
+  private step(): void {
+    const run = this.run!;
+    try {
+      const queue = this.queue;
+      const nextTimeUs = queue.peekTimeUs();
+      if (nextTimeUs === undefined) return this.finish(run, "idle");
+      if (nextTimeUs > run.deadlineUs) return this.finish(run, "deadline");
+      const next = queue.pop()!;
+      if (next.timeUs === this.nowUs) {
+        if (++this.stepsAtInstant > run.maxAtInstant) return this.finish(run, "busy");
+      } else {
+        this.stepsAtInstant = 0;
+        this.nowUs = next.timeUs;
+      }
+      // An actor that only ever yields is busy even when chaos delays its yields (time then
+      // moves, and with it the per-instant count resets).
+      const owner = next.owner;
+      if (owner !== null && owner.yieldStreak !== undefined) {
+        if (!next.yieldOnly) owner.yieldStreak = 0;
+        else if (++owner.yieldStreak > run.maxAtInstant) return this.finish(run, "busy");
+      }
+      this.steps++;
+      this.hash32 = Math.imul(Math.imul(this.hash32 ^ (next.timeUs | 0), FNV_PRIME) ^ next.tag, FNV_PRIME);
+      this.currentOwner = next.owner;
+      run.seenTicks = this.ticks.count;
+      next.callback(next.arg, next.arg2);
+    } catch (error) {
+      return this.fail(run, error);
+    }
+    void RESOLVED.then(this.hop);
+  }
+
+  private finish(run: ActiveRun, result: RunUntilResult): void {
+    this.run = null;
+    run.resolve(result);
+  }
+
+  private fail(run: ActiveRun, error: unknown): void {
+    this.run = null;
+    run.reject(error);
   }
 
   private lastYieldWallMs = natives.performanceNow();

@@ -88,14 +88,19 @@ const MASK_64 = (1n << 64n) - 1n;
 
 const TWO_POW_32 = 4294967296;
 
+/** The two 32-bit halves of an FNV-1a 64 state, as `fnv64Halves` leaves them. */
+let fnvLo = 0;
+let fnvHi = 0;
+
 /**
- * FNV-1a 64 over the bytes (low, high) of each UTF-16 code unit, on two 32-bit halves (BigInt
- * per byte was a visible share of an exploration's time). The prime is 2^40 + 0x1b3, so
- * `h * prime` is `h * 0x1b3 + (low half << 40)` modulo 2^64.
+ * FNV-1a 64 over the bytes (low, high) of each UTF-16 code unit, continuing from the state
+ * (`lo`, `hi`), on two 32-bit halves (BigInt per byte was a visible share of an exploration's
+ * time); the result is left in `fnvLo`/`fnvHi`. The prime is 2^40 + 0x1b3, so `h * prime` is
+ * `h * 0x1b3 + (low half << 40)` modulo 2^64.
  */
-function fnv64(hash: bigint, text: string): bigint {
-  let lo = Number(hash & 0xffffffffn);
-  let hi = Number(hash >> 32n);
+function fnv64Halves(lo0: number, hi0: number, text: string): void {
+  let lo = lo0;
+  let hi = hi0;
   for (let i = 0; i < text.length; i++) {
     const code = text.charCodeAt(i);
     for (let b = 0; b < 2; b++) {
@@ -108,8 +113,18 @@ function fnv64(hash: bigint, text: string): bigint {
       lo = newLo;
     }
   }
-  return (BigInt(hi) << 32n) | BigInt(lo);
+  fnvLo = lo;
+  fnvHi = hi;
 }
+
+const FNV64_OFFSET_LO = Number(FNV64_OFFSET & 0xffffffffn);
+const FNV64_OFFSET_HI = Number(FNV64_OFFSET >> 32n);
+
+/**
+ * The hash state after `${rootSeed}|${parent's points}|`, per parent recipe: every child of a
+ * frontier entry shares its parent, whose text grows with its depth.
+ */
+const prefixStates = new WeakMap<Recipe, { readonly rootSeed: number; readonly lo: number; readonly hi: number }>();
 
 /**
  * The seed of the `childIndex`-th continuation branched at `coordinate` of a timeline: derived
@@ -118,8 +133,16 @@ function fnv64(hash: bigint, text: string): bigint {
  * seed depends on where it branches.
  */
 export function childSeed(rootSeed: number, parent: Recipe, branchAt: string, childIndex: number): number {
-  const points = parent.map((bp) => `${bp.count}@${bp.seed}`).join(" -> ");
-  let h = fnv64(FNV64_OFFSET, `${rootSeed}|${points}|${branchAt}|${childIndex}`);
+  // FNV-1a 64 of `${rootSeed}|${points}|${branchAt}|${childIndex}`, the shared prefix hashed once.
+  let prefix = prefixStates.get(parent);
+  if (prefix === undefined || prefix.rootSeed !== rootSeed) {
+    const points = parent.map((bp) => `${bp.count}@${bp.seed}`).join(" -> ");
+    fnv64Halves(FNV64_OFFSET_LO, FNV64_OFFSET_HI, `${rootSeed}|${points}|`);
+    prefix = { rootSeed, lo: fnvLo, hi: fnvHi };
+    prefixStates.set(parent, prefix);
+  }
+  fnv64Halves(prefix.lo, prefix.hi, `${branchAt}|${childIndex}`);
+  let h = (BigInt(fnvHi) << 32n) | BigInt(fnvLo);
   // A final avalanche so neighbouring child indexes land far apart.
   h ^= h >> 33n;
   h = (h * 0xff51afd7ed558ccdn) & MASK_64;

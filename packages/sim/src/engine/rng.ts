@@ -29,16 +29,24 @@ export function splitmix64(state: bigint): { value: bigint; next: bigint } {
  * few seeds over and over (every timeline of a root, every replayed prefix), and seeding goes
  * through BigInt; the cache is cleared when it grows past INITIAL_STATES_MAX entries.
  */
-const initialStates = new Map<bigint, Map<number, Int32Array>>();
+interface KeyStates {
+  readonly streamKey: bigint;
+  readonly states: Map<number, Int32Array>;
+}
+/** One entry per stream key (a handful): scanned with `===`, as a Map keyed by BigInt hashes it on every lookup. */
+const initialStates: KeyStates[] = [];
 let initialStatesSize = 0;
 const INITIAL_STATES_MAX = 4096;
 
-function initialState(seed: number, streamKey: bigint): Int32Array {
-  let byKey = initialStates.get(streamKey);
-  if (byKey === undefined) {
-    byKey = new Map();
-    initialStates.set(streamKey, byKey);
-  }
+function statesOf(streamKey: bigint): KeyStates {
+  for (const entry of initialStates) if (entry.streamKey === streamKey) return entry;
+  const entry = { streamKey, states: new Map<number, Int32Array>() };
+  initialStates.push(entry);
+  return entry;
+}
+
+function initialState(seed: number, keyStates: KeyStates): Int32Array {
+  const { streamKey, states: byKey } = keyStates;
   const known = byKey.get(seed);
   if (known !== undefined) return known;
   let state = (BigInt(seed) ^ streamKey) & MASK_64;
@@ -52,7 +60,7 @@ function initialState(seed: number, streamKey: bigint): Int32Array {
   // xoshiro must not start from the all-zero state.
   if ((words[0]! | words[1]! | words[2]! | words[3]!) === 0) words[0] = 1;
   if (initialStatesSize >= INITIAL_STATES_MAX) {
-    for (const m of initialStates.values()) m.clear();
+    for (const entry of initialStates) entry.states.clear();
     initialStatesSize = 0;
   }
   byKey.set(seed, words);
@@ -100,10 +108,11 @@ export class RandomStream {
   /** Called before every draw when set: determinism checks record draw sites with it. */
   observer: ((segment: number, calls: number) => void) | null = null;
 
-  constructor(
-    seed: number,
-    private readonly streamKey: bigint,
-  ) {
+  /** The initial states already computed for this stream's key. */
+  private readonly keyStates: KeyStates;
+
+  constructor(seed: number, streamKey: bigint) {
+    this.keyStates = statesOf(streamKey);
     this.reseed(seed);
   }
 
@@ -119,7 +128,7 @@ export class RandomStream {
 
   /** Restarts the stream from `seed` (draw counts of the segment restart at 0). */
   reseed(seed: number): void {
-    const words = initialState(seed, this.streamKey);
+    const words = initialState(seed, this.keyStates);
     this.s0 = words[0]!;
     this.s1 = words[1]!;
     this.s2 = words[2]!;

@@ -15,6 +15,7 @@ import type { AssertionTableState } from "../chaos/assertions/index.ts";
 import type { TraceEvent } from "../world/trace-log.ts";
 import type { SeedFailure, SeedResult } from "./seed-result.ts";
 import { SeedSession, type SeedOptions } from "./seed-runner.ts";
+import { formatStacks } from "./failure-stack.ts";
 import {
   Explorer,
   sequentialBatchRunner,
@@ -131,8 +132,18 @@ export class Campaign {
     const check = pool === null ? null : workerCheck(pool, this.config);
     try {
       await this.inRealm(async (guard) => {
-        const runTimeline = (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) =>
-          this.runSeed(seed, guard, { breakpoints: recipe, drawObserver: plan.drawObserver }, table ?? this.table);
+        const runTimeline = async (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) => {
+          const result = await this.runSeed(
+            seed,
+            guard,
+            { breakpoints: recipe, drawObserver: plan.drawObserver },
+            table ?? this.table,
+          );
+          // A root timeline's result stays in the report: its stacks are formatted now (a stack
+          // not yet formatted holds on to the frames of its seed).
+          if (table === undefined) formatStacks(result);
+          return result;
+        };
         if (exploration !== null) {
           const inThread = sequentialBatchRunner(runTimeline);
           const runBatch =
@@ -226,8 +237,12 @@ export class Campaign {
     const table = options.baseTable != null ? AssertionTable.fromSnapshot(options.baseTable) : new AssertionTable();
     const explore = (options.explore ?? true) && this.config.exploration !== null && options.breakpoints === undefined;
     return this.inRealm(async (guard) => {
-      const runTimeline = (timelineSeed: number, recipe: readonly Breakpoint[], timelineTable?: AssertionTable) =>
-        this.runSeed(
+      const runTimeline = async (
+        timelineSeed: number,
+        recipe: readonly Breakpoint[],
+        timelineTable?: AssertionTable,
+      ) => {
+        const result = await this.runSeed(
           timelineSeed,
           guard,
           {
@@ -239,6 +254,9 @@ export class Campaign {
           timelineTable ?? table,
           options.onTrace,
         );
+        if (timelineTable === undefined) formatStacks(result);
+        return result;
+      };
       if (explore) {
         const explorer = new Explorer(this.config.exploration!, table, runTimeline, sequentialBatchRunner(runTimeline));
         const result = await explorer.exploreRoot(seed);

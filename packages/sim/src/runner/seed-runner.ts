@@ -26,6 +26,7 @@ import { ProcessLifecycle } from "./process-lifecycle.ts";
 import { NodeRuntime } from "../world/node-runtime/runtime.ts";
 import type { Process, Workload } from "./user-interfaces.ts";
 import { thrownFields as errorText } from "./thrown.ts";
+import { lazyStack } from "./failure-stack.ts";
 import { WorkloadSizes } from "./shrink/sizes.ts";
 
 /** Per-seed options the explorer and replay set. */
@@ -173,18 +174,20 @@ export class SeedSession {
   fail(
     kind: SeedFailureKind,
     message: string,
-    extra: { actor?: string; stack?: string; property?: string } = {},
+    extra: { actor?: string; stack?: string | (() => string | undefined); property?: string } = {},
   ): void {
     // Picked field by field: an object with a `message` of its own must not replace the one given.
     const { actor, stack, property } = extra;
-    this.failures.push({
+    const failure: SeedFailure = {
       kind,
       message,
       timeMs: this.nowMs,
       ...(actor !== undefined ? { actor } : {}),
-      ...(stack !== undefined ? { stack } : {}),
+      ...(typeof stack === "string" ? { stack } : {}),
       ...(property !== undefined ? { property } : {}),
-    });
+    };
+    if (typeof stack === "function") lazyStack(failure, stack);
+    this.failures.push(failure);
     this.world.emit("runner", "error", "seed_failure", { kind, message });
   }
 

@@ -42,10 +42,11 @@ export interface DrawCoordinates {
 
 /**
  * Told once per (seed, message) when an always-family assertion is violated (or an assertion is
- * misused), so the runner fails the seed. `text` is the human-readable failure; `stack` is where
- * the assertion was called from.
+ * misused), so the runner fails the seed. `text` is the human-readable failure; `stack()` is where
+ * the assertion was called from, formatted only when asked for (most failing timelines of an
+ * exploration are never reported, and formatting a stack costs more than the rest of the call).
  */
-export type ViolationCallback = (text: string, stack?: string, message?: string) => void;
+export type ViolationCallback = (text: string, stack?: () => string | undefined, message?: string) => void;
 
 export interface AssertionFailureRecord {
   /** Seed of the first failure; null when it happened outside `beginSeed`/`endSeed`. */

@@ -104,7 +104,15 @@ export class BucketIndex {
     const high = Math.floor(key / TWO_POW_21);
     const low = key - high * TWO_POW_21;
     if (this.find(high, low) !== undefined) throw new Error(`bucket key ${key} is already indexed`);
-    const slot: BucketSlot = { key, low, bucket };
+    this.insert(high, low, bucket);
+  }
+
+  /**
+   * Adds the bucket with key `(high >>> 0) * 2^21 + low`, which the caller has just failed to
+   * `find` (no second lookup, no key arithmetic in floating point).
+   */
+  insert(high: number, low: number, bucket: Bucket): void {
+    const slot: BucketSlot = { key: (high >>> 0) * TWO_POW_21 + low, low, bucket };
     const entry = this.byHigh.get(high | 0);
     if (entry === undefined) this.byHigh.set(high | 0, slot);
     else if (Array.isArray(entry)) entry.push(slot);
@@ -214,7 +222,7 @@ export class TableStore {
     copy.baseHits = inherited.hits;
     copy.bestQuality = inherited.bestQuality === null ? null : inherited.bestQuality.slice();
     copy.bestQualityKeys = inherited.bestQualityKeys === null ? null : inherited.bestQualityKeys.slice();
-    this.buckets.set((high >>> 0) * TWO_POW_21 + low, copy);
+    this.buckets.insert(high, low, copy);
     this.inheritedBuckets++;
     return copy;
   }
@@ -298,14 +306,26 @@ export function compareQuality(a: readonly number[], b: readonly number[]): numb
   return 0;
 }
 
-/** Where the assertion was called from: the stack without this file's own frames. */
-export function captureStack(text: string): string | undefined {
-  const stack = new Error(text).stack;
-  if (stack === undefined) return undefined;
-  return stack
-    .split("\n")
-    .filter((line) => !/chaos[\\/]assertions[\\/]/.test(line))
-    .join("\n");
+/**
+ * Where the assertion was called from: the stack without this folder's own frames. The frames are
+ * captured now; the text (source-mapped, the costly part) is built at the first call.
+ */
+export function captureStack(text: string): () => string | undefined {
+  const error = new Error(text);
+  let formatted: string | undefined | null = null;
+  return () => {
+    if (formatted === null) {
+      const stack = error.stack;
+      formatted =
+        stack === undefined
+          ? undefined
+          : stack
+              .split("\n")
+              .filter((line) => !/chaos[\\/]assertions[\\/]/.test(line))
+              .join("\n");
+    }
+    return formatted;
+  };
 }
 
 /** Whether numeric distance `a` beats `b` for a site with this comparison. */

@@ -80,6 +80,8 @@ export class AssertionTable {
 
   private store = new TableStore();
   private scope: SeedScope | null = null;
+  /** The site `lookup` found last (in this table's store). */
+  private lastSite: Site | null = null;
 
   constructor(options: AssertionTableOptions = {}) {
     this.maxSites = positiveInteger(options.maxSites, MAX_ASSERTION_SITES, "maxSites");
@@ -317,7 +319,7 @@ export class AssertionTable {
       for (let i = 0; i < identityKeys.length && i < this.maxEachKeys; i++)
         kept[identityKeys[i]!] = identity[identityKeys[i]!]!;
       bucket = new Bucket(kept);
-      this.store.buckets.set((high >>> 0) * TWO_POW_21 + low, bucket);
+      this.store.buckets.insert(high, low, bucket);
       site.buckets.push(bucket);
       discovery = "newBucket";
     }
@@ -472,10 +474,17 @@ export class AssertionTable {
     kind: AssertionKind,
     comparison: NumericComparison | null,
   ): Site | typeof DROPPED | typeof MISUSED {
+    // A loop usually calls one assertion many times in a row: the last site found answers it
+    // without a Map lookup (sites are never replaced in a store, so it stays valid).
+    const last = this.lastSite;
+    if (last !== null && last.message === message && last.kind === kind && last.comparison === comparison) return last;
     const key = typeof message === "string" ? message : String(message);
     const site = this.store.site(key);
     if (site !== undefined) {
-      if (site.kind === kind && site.comparison === comparison) return site;
+      if (site.kind === kind && site.comparison === comparison) {
+        this.lastSite = site;
+        return site;
+      }
       const used = assertionFunctionName(kind, comparison);
       const first = assertionFunctionName(site.kind, site.comparison);
       this.misuse(
@@ -492,6 +501,7 @@ export class AssertionTable {
     }
     const created = new Site(key, kind, comparison);
     this.store.sites.set(key, created);
+    this.lastSite = created;
     return created;
   }
 
