@@ -37,6 +37,8 @@ export type PoolTask =
       readonly source: SimulationSource;
       readonly seed: number;
       readonly recipes: readonly (readonly Breakpoint[])[];
+      /** Names `baseTable` across messages: a worker given the same id again reuses the table it built. */
+      readonly baseId: number;
       readonly baseTable: AssertionTableState;
     }
   /** Loads the source and returns the fingerprint of its configuration (checked before the first timeline). */

@@ -1,0 +1,135 @@
+/**
+ * The exploration's worker pool, started only when the machine has a spare core. Threads share
+ * the cores with everything else running: on a busy machine a worker gets no CPU this thread
+ * would not otherwise have had, while its start-up (a thread, the TypeScript loader, the
+ * simulation's modules: over a second of CPU each) and every message are paid for by the run.
+ * So the pool starts at the first batch after which the machine was at least
+ * `minSpareCores` idle over a sample, and never before. Where timelines run changes only speed:
+ * the outcome is the same whether the pool started early, late or never.
+ */
+import { cpus } from "node:os";
+import { InvalidConfiguration } from "@moonpool/core";
+import { natives } from "../../engine/natives.ts";
+import type { SimulationConfig } from "../config.ts";
+import { configFingerprint, fingerprintDifferences } from "../config-fingerprint.ts";
+import { describeSource, loadSimulationBuilder, type SimulationSource } from "../simulation-source.ts";
+import { checkWorkerConfiguration } from "./pool-batch-runner.ts";
+import type { PoolTask, PoolTaskResults, TaskOutcome } from "./messages.ts";
+import { WorkerPool } from "./worker-pool.ts";
+
+export interface PoolStartPolicy {
+  /** Idle CPU of the whole machine, in cores, over a sample, that starts the pool (0: at the first batch). */
+  readonly minSpareCores: number;
+  /** Shortest sample of idle CPU (ms of wall time). */
+  readonly sampleMs: number;
+}
+
+export const DEFAULT_POOL_START: PoolStartPolicy = { minSpareCores: 0.5, sampleMs: 250 };
+
+let policy: PoolStartPolicy = DEFAULT_POOL_START;
+
+/** Replaces the start policy of pools created afterwards (tests start pools at once); returns the previous one. */
+export function setPoolStartPolicy(next: PoolStartPolicy): PoolStartPolicy {
+  const previous = policy;
+  policy = next;
+  return previous;
+}
+
+function idleMs(): number {
+  let total = 0;
+  for (const cpu of cpus()) total += cpu.times.idle;
+  return total;
+}
+
+/**
+ * Loads the source in this thread and refuses to go on when the configuration it builds is not
+ * this one: the same check the workers make, done at once so a run whose pool never starts is
+ * refused too (settings added after the source's export are invisible to the workers).
+ */
+export async function checkSourceHere(source: SimulationSource, config: SimulationConfig): Promise<void> {
+  const built = configFingerprint((await loadSimulationBuilder(source)).build());
+  const differences = fingerprintDifferences(configFingerprint(config), built);
+  if (differences.length > 0) {
+    throw new InvalidConfiguration(
+      `${describeSource(source)} builds a different simulation than this builder (this builder vs the source's): ${differences.join("; ")}. ` +
+        "Workers only see what the export builds: move these settings into it, or export a function that builds exactly this simulation",
+    );
+  }
+}
+
+/** A pool of `size` workers for `source`, started when the machine has a spare core (see above). */
+export class DeferredPool {
+  private pool: WorkerPool | null = null;
+  private checked: { readonly error: unknown } | "passed" | null = null;
+  private settled: Promise<void> = Promise.resolve();
+  private readonly policy = policy;
+  private sampleIdleMs = idleMs();
+  private sampleAtMs = natives.performanceNow();
+
+  constructor(
+    readonly size: number,
+    private readonly source: SimulationSource,
+    private readonly config: SimulationConfig,
+  ) {}
+
+  /** Whether the pool was started. */
+  get started(): boolean {
+    return this.pool !== null;
+  }
+
+  /** Idle workers that passed the configuration check; asking may start the pool. */
+  get available(): number {
+    if (this.pool === null) {
+      this.startIfSpare();
+      return 0;
+    }
+    return this.usable() ? this.pool.available : 0;
+  }
+
+  run<K extends "timelines">(task: Extract<PoolTask, { kind: K }>): Promise<TaskOutcome<PoolTaskResults[K]>> {
+    if (this.pool === null) return Promise.resolve({ kind: "cancelled" });
+    return this.pool.run(task);
+  }
+
+  /** True once the workers' configuration check passed; throws once it failed. */
+  usable(): boolean {
+    const checked = this.checked as { readonly error: unknown } | "passed" | null;
+    if (checked !== null && checked !== "passed") throw checked.error;
+    return checked === "passed";
+  }
+
+  /** Waits for the workers' configuration check (if the pool started) and throws if it failed. */
+  async verdict(): Promise<void> {
+    await this.settled;
+    this.usable();
+  }
+
+  async close(): Promise<void> {
+    await this.pool?.close();
+  }
+
+  private startIfSpare(): void {
+    const nowMs = natives.performanceNow();
+    if (this.policy.minSpareCores > 0) {
+      const elapsedMs = nowMs - this.sampleAtMs;
+      if (elapsedMs < this.policy.sampleMs) return;
+      const idle = idleMs();
+      const spareCores = (idle - this.sampleIdleMs) / elapsedMs;
+      this.sampleIdleMs = idle;
+      this.sampleAtMs = nowMs;
+      if (spareCores < this.policy.minSpareCores) return;
+    }
+    const pool = new WorkerPool(this.size);
+    this.pool = pool;
+    // The workers check that they build this simulation while this thread goes on exploring;
+    // batches go to them only once it passed.
+    this.settled = checkWorkerConfiguration(pool, this.source, this.config).then(
+      () => {
+        this.checked = "passed";
+      },
+      (error: unknown) => {
+        this.checked = { error };
+      },
+    );
+  }
+}
