@@ -28,6 +28,9 @@ export const DEFAULT_POOL_START: PoolStartPolicy = { minSpareCores: 0.5, sampleM
 
 let policy: PoolStartPolicy = DEFAULT_POOL_START;
 
+/** Exploration pools this process has started (benchmarks report whether a run used workers). */
+export let poolsStarted = 0;
+
 /** Replaces the start policy of pools created afterwards (tests start pools at once); returns the previous one. */
 export function setPoolStartPolicy(next: PoolStartPolicy): PoolStartPolicy {
   const previous = policy;
@@ -121,6 +124,7 @@ export class DeferredPool {
     }
     const pool = new WorkerPool(this.size);
     this.pool = pool;
+    poolsStarted++;
     // The workers check that they build this simulation while this thread goes on exploring;
     // batches go to them only once it passed.
     this.settled = checkWorkerConfiguration(pool, this.source, this.config).then(
