@@ -257,33 +257,35 @@ describe("batches shared between this thread and started workers", () => {
     }
   });
 
-  it("keep batches in this thread after a batch the workers gave nothing to, twice as many after each", () => {
+  it("keep batches in this thread after a batch that lost, twice as many after each", () => {
     const use = new WorkerUse();
     const skipped = () => {
       let n = 0;
       while (!use.wanted()) n++;
       return n;
     };
-    // 0 of 6 chunks came from the workers: this thread ran them all.
-    use.record(0, 6);
+    use.ranHere(12, 12); // 1 ms per timeline here: a batch of 12 would take 12 ms
+    // Lost: 0 of 6 chunks came from the workers (this thread ran them all).
+    use.record(0, 6, 5, 12);
     expect(skipped()).toBe(1);
-    use.record(0, 6);
+    use.record(0, 6, 5, 12);
     expect(skipped()).toBe(2);
-    use.record(0, 6);
+    // Lost too: the workers contributed, but the batch took 20 ms against 12 ms here.
+    use.record(3, 6, 20, 12);
     expect(skipped()).toBe(4);
-    // A batch the workers contributed to halves the back-off; the next loss doubles it again.
-    use.record(2, 6);
+    // A batch the workers made faster (5 ms) halves the back-off; the next loss doubles it again.
+    use.record(2, 6, 5, 12);
     expect(skipped()).toBe(0);
-    use.record(0, 6);
+    use.record(0, 6, 5, 12);
     expect(skipped()).toBe(4);
-    use.record(3, 6);
-    use.record(3, 6);
-    use.record(3, 6);
-    use.record(0, 6);
+    use.record(3, 6, 5, 12);
+    use.record(3, 6, 5, 12);
+    use.record(3, 6, 5, 12);
+    use.record(0, 6, 5, 12);
     expect(skipped()).toBe(1);
-    for (let i = 0; i < 20; i++) use.record(0, 6);
+    for (let i = 0; i < 20; i++) use.record(0, 6, 5, 12);
     expect(skipped()).toBe(MAX_BATCHES_IN_THREAD);
-    expect(use.chunksFromWorkers).toBe(11);
+    expect(use.chunksFromWorkers).toBe(14);
   });
 });
 
@@ -370,9 +372,9 @@ describe("the exploration pool starts on a spare core", () => {
       expect(never.started).toBe(false);
       expect(eager.available, "started, not yet checked").toBe(0);
       expect(eager.started).toBe(true);
-      await eager.verdict();
+      await eager.settle();
       expect(eager.usable()).toBe(true);
-      await never.verdict();
+      await never.settle();
     } finally {
       await never.close();
       await eager.close();

@@ -124,7 +124,7 @@ export class Campaign {
           if (stopRule !== null && stopRule.afterSeed(this.table, i + 1)) break;
         }
       });
-      await pool?.verdict();
+      pool?.verdict();
     } finally {
       await pool?.close();
     }

@@ -82,11 +82,7 @@ export class DeferredPool {
 
   /** Idle workers that passed the configuration check; asking may start the pool. */
   get available(): number {
-    if (this.pool === null) {
-      this.startIfSpare();
-      return 0;
-    }
-    return this.usable() ? this.pool.available : 0;
+    return this.usable() && this.pool !== null ? this.pool.available : 0;
   }
 
   run<K extends "timelines">(task: Extract<PoolTask, { kind: K }>): Promise<TaskOutcome<PoolTaskResults[K]>> {
@@ -94,17 +90,28 @@ export class DeferredPool {
     return this.pool.run(task);
   }
 
-  /** True once the workers' configuration check passed; throws once it failed. */
+  /** True once the workers' configuration check passed; throws once it failed. Asking may start the pool. */
   usable(): boolean {
+    if (this.pool === null) this.startIfSpare();
     const checked = this.checked as { readonly error: unknown } | "passed" | null;
     if (checked !== null && checked !== "passed") throw checked.error;
     return checked === "passed";
   }
 
-  /** Waits for the workers' configuration check (if the pool started) and throws if it failed. */
-  async verdict(): Promise<void> {
+  /**
+   * Throws if the workers' configuration check failed. A check still running is not waited for:
+   * the source passed the same check in this thread, and a pool started near the end of a run
+   * would otherwise hold the run up for its whole start-up.
+   */
+  verdict(): void {
+    const checked = this.checked as { readonly error: unknown } | "passed" | null;
+    if (checked !== null && checked !== "passed") throw checked.error;
+  }
+
+  /** Waits for the workers' configuration check (if the pool started), then `verdict()`. */
+  async settle(): Promise<void> {
     await this.settled;
-    this.usable();
+    this.verdict();
   }
 
   async close(): Promise<void> {

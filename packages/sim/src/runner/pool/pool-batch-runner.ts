@@ -88,11 +88,13 @@ export function splitIntoChunks(jobs: readonly TimelineJob[], size: number): Tim
 export const CHUNKS_PER_THREAD = 2;
 
 /**
- * When sending work to the workers is worth it. A batch in which the workers contributed no chunk
- * (this thread ran every chunk itself before their results arrived) keeps the next batches in
- * this thread, twice as many after each further such batch (up to MAX_BATCHES_IN_THREAD); a batch
- * they contributed to halves that. Short batches (where a round trip to a worker takes longer than
- * the whole batch here) thus stay here, and a pool that keeps up is used.
+ * When sending work to the workers is worth it. A shared batch lost when the workers contributed
+ * no chunk (this thread ran every chunk itself before their results arrived), or when it took
+ * longer than running it all here would have (this thread's recent time per timeline times the
+ * batch: waiting for a reply on a busy machine can cost more than the timelines). A loss keeps
+ * the next batches in this thread, twice as many after each further loss (up to
+ * MAX_BATCHES_IN_THREAD); a win halves that. Batches whose work is shorter than a round trip thus
+ * stay here, and a pool that keeps up is used.
  */
 export class WorkerUse {
   /** Batches to keep in this thread before trying the workers again. */
@@ -103,7 +105,6 @@ export class WorkerUse {
   /** Chunks whose outcomes came from a worker, and chunks this thread ran (its own or a worker's late one). */
   chunksFromWorkers = 0;
   chunksInThread = 0;
-
   /** This thread's recent time per timeline (0 until measured): how long a chunk would take here. */
   hereMsPerJob = 0;
 
@@ -121,11 +122,14 @@ export class WorkerUse {
     return true;
   }
 
-  /** A batch shared with the workers: `fromWorkers` of its chunks came back from them in time. */
-  record(fromWorkers: number, chunks: number): void {
+  /**
+   * A batch of `jobs` timelines shared with the workers took `batchMs`; `fromWorkers` of its
+   * `chunks` came back from them in time.
+   */
+  record(fromWorkers: number, chunks: number, batchMs: number, jobs: number): void {
     this.chunksFromWorkers += fromWorkers;
     this.chunksInThread += chunks - fromWorkers;
-    if (fromWorkers === 0) {
+    if (fromWorkers === 0 || batchMs > this.hereMsPerJob * jobs) {
       this.penalty = Math.min(MAX_BATCHES_IN_THREAD, this.penalty === 0 ? 1 : this.penalty * 2);
       this.skip = this.penalty;
     } else {
@@ -180,6 +184,7 @@ export function poolBatchRunner(
       return runHere(seed, jobs);
     }
     use.batchesOnWorkers++;
+    const batchStartMs = natives.performanceNow();
     const chunks = splitIntoChunks(jobs, Math.ceil(jobs.length / ((workers + 1) * CHUNKS_PER_THREAD)));
     const outcomes: (TimelineOutcome<SeedResult>[] | undefined)[] = new Array(chunks.length);
     // One snapshot per base table (a batch has one), posted with each chunk of it.
@@ -257,7 +262,7 @@ export function poolBatchRunner(
       });
       wake = null;
     }
-    use.record(fromWorkers, chunks.length);
+    use.record(fromWorkers, chunks.length, natives.performanceNow() - batchStartMs, jobs.length);
     return outcomes.flatMap((chunk) => chunk!);
   };
 }
