@@ -156,8 +156,8 @@ describe("exploration with workers: misconfigurations", () => {
   });
 
   it("a source whose export is missing, or is not a simulation, fails the run", async () => {
-    // The check runs in the workers while this thread explores (a run never waits for the pool's
-    // start-up): the run fails when they report, at the latest when it would have ended.
+    // The source is checked in this thread before the first timeline (and again in the workers
+    // once the pool starts): the run fails before it explores.
     const portsBefore = openPorts();
     const missing = await gated(2, "noSuchExport")
       .run()

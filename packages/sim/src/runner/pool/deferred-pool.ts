@@ -4,8 +4,8 @@
  * would not otherwise have had, while its start-up (a thread, the TypeScript loader, the
  * simulation's modules: over a second of CPU each) and every message are paid for by the run.
  * So the pool starts at the first batch after which the machine was at least
- * `minSpareCores` idle over a sample, and never before. Where timelines run changes only speed:
- * the outcome is the same whether the pool started early, late or never.
+ * `minSpareCores` idle over a sample, and never before (docs/decisions.md D15). Where timelines
+ * run changes only speed: the outcome is the same whether the pool started early, late or never.
  */
 import { cpus } from "node:os";
 import { InvalidConfiguration } from "@moonpool/core";
@@ -127,7 +127,7 @@ export class DeferredPool {
       const spareCores = (idle - this.sampleIdleMs) / elapsedMs;
       this.sampleIdleMs = idle;
       this.sampleAtMs = nowMs;
-      if (spareCores < this.policy.minSpareCores) return;
+      if (!(spareCores >= this.policy.minSpareCores)) return;
     }
     const pool = new WorkerPool(this.size);
     this.pool = pool;

@@ -1,10 +1,10 @@
 /**
- * The explorer's continuations on a worker pool. A batch is cut into one contiguous share per
- * worker (jobs of a share run in one realm and their common base snapshot is posted once: for
+ * The explorer's continuations on a worker pool (docs/decisions.md D15). A batch is cut into
+ * contiguous chunks (the jobs of a chunk run in one realm and carry one base snapshot: for
  * sub-millisecond timelines like the maze's, a task per job would cost more in messaging and
- * realm setup than the timeline itself). The outcomes come back in job order, whichever worker
- * finished first: the explorer merges them in that order, so the campaign's outcome does not
- * depend on the number of workers (nor on how the batch was cut).
+ * realm setup than the timeline itself). The outcomes are put back in job order, whichever thread
+ * ran each chunk: the explorer merges them in that order, so the campaign's outcome does not
+ * depend on the number of workers (nor on how the batch was cut or who ran what).
  */
 import { InvalidConfiguration } from "@moonpool/core";
 import type { AssertionTable, AssertionTableState } from "../../chaos/assertions/index.ts";
