@@ -14,13 +14,17 @@
  * Workers: maze root seeds 1..MAZE_WORKERS_SEEDS explored in one campaign with `workers: 0` and
  * `workers: 2` (the pool is started once per campaign and its start-up counts: threads, tsx,
  * module loading), timelines per second of each; the two explorations (and every root's trace
- * hash) must be identical. Both use rounds of WORKERS_ENTRIES_PER_ROUND entries: a maze timeline
- * takes well under a millisecond, so a round of one entry (4 timelines) is shorter than one
- * message to a worker and back, and would never leave this thread. The pool starts only when the
- * machine has a spare core (runner/pool/deferred-pool.ts): `mazeWorkersPoolStarted` says whether
- * it did, and `mazeTimelinesPerSecWorkers2Eager` is the same run with the pool started at once.
- * After one unmeasured run (this thread's JIT warms up), the three runs repeat
- * MOONPOOL_BENCH_WORKERS_REPEAT times (default 3) in rotating order; the figures are medians. `MOONPOOL_BENCH_EXPLORE=workers` runs this part alone.
+ * hash) must be identical. Both use WORKERS_RUNS_PER_SEED timelines per root and rounds of
+ * WORKERS_ENTRIES_PER_ROUND entries: a maze timeline takes well under a millisecond, so a round of
+ * one entry (4 timelines) is shorter than one message to a worker and back, and would never leave
+ * this thread. Larger rounds change the search (maze roots 1..20 at 2,000 timelines: 20 found,
+ * median first bug at 291 with 1 entry per round; 20, 677 with 4; 11, 1515 with 16), so the
+ * maze's 20-root part keeps the defaults. The pool starts only when the machine has a spare core
+ * (runner/pool/deferred-pool.ts): `mazeWorkersRuns.started` says whether it did in each run, and
+ * `mazeTimelinesPerSecWorkers2Eager` is the same run with the pool started at once. After one
+ * unmeasured run (this thread's JIT warms up), the three runs repeat MOONPOOL_BENCH_WORKERS_REPEAT
+ * times (default 3) in rotating order; the figures are medians. `MOONPOOL_BENCH_EXPLORE=workers`
+ * runs this part alone.
  */
 import type { SimulationBuilder, SimulationReport } from "../packages/sim/src/index.ts";
 import { poolsStarted, setPoolStartPolicy } from "../packages/sim/src/runner/pool/deferred-pool.ts";
@@ -53,6 +57,12 @@ const DUNGEON_SEEDS = 3;
 const MAZE_WORKERS_SEEDS = 3;
 /** Entries per round of the workers measurement, for 0 and 2 workers alike (see above). */
 const WORKERS_ENTRIES_PER_ROUND = 16;
+/**
+ * Timelines per root of the workers measurement. A worker's start-up takes about two seconds of
+ * CPU (the thread, its TypeScript loader thread, the modules): a campaign of a few seconds ends
+ * before the pool is ready, so the measurement is long enough for the pool to matter.
+ */
+const WORKERS_RUNS_PER_SEED = 6000;
 const MAZE_MODULE = new URL("../examples/maze/maze.ts", import.meta.url).href;
 /**
  * The dungeon's chain is ~25x longer than the maze's: give its roots a larger budget (with
@@ -127,7 +137,12 @@ async function mazeWithWorkers(
   const start = performance.now();
   try {
     const report = await mazeSimulation()
-      .enableExploration({ ...EXPLORATION, workers, entriesPerRound: WORKERS_ENTRIES_PER_ROUND })
+      .enableExploration({
+        ...EXPLORATION,
+        workers,
+        entriesPerRound: WORKERS_ENTRIES_PER_ROUND,
+        maxRunsPerSeed: WORKERS_RUNS_PER_SEED,
+      })
       .simulationSource(MAZE_MODULE, "mazeSimulation")
       .setDebugSeeds(Array.from({ length: MAZE_WORKERS_SEEDS }, (_, i) => i + 1))
       .setIterations(MAZE_WORKERS_SEEDS)
@@ -156,7 +171,7 @@ function workersRepeat(): number {
 async function benchWorkers(): Promise<Record<string, unknown>> {
   const repeat = workersRepeat();
   console.error(
-    `maze: root seeds 1..${MAZE_WORKERS_SEEDS}, entriesPerRound ${WORKERS_ENTRIES_PER_ROUND}, ` +
+    `maze: root seeds 1..${MAZE_WORKERS_SEEDS} x ${WORKERS_RUNS_PER_SEED} timelines, entriesPerRound ${WORKERS_ENTRIES_PER_ROUND}, ` +
       `workers 0 / 2 / 2 started at once, ${repeat} times`,
   );
   const runs: { w0: number[]; w2: number[]; eager: number[]; started: boolean[]; load: number[] } = {
@@ -198,6 +213,7 @@ async function benchWorkers(): Promise<Record<string, unknown>> {
   return {
     mazeWorkersSeeds: MAZE_WORKERS_SEEDS,
     mazeWorkersEntriesPerRound: WORKERS_ENTRIES_PER_ROUND,
+    mazeWorkersRunsPerSeed: WORKERS_RUNS_PER_SEED,
     mazeTimelinesPerSecWorkers0: w0,
     mazeTimelinesPerSecWorkers2: w2,
     mazeTimelinesPerSecWorkers2Eager: median(runs.eager),

@@ -1,8 +1,8 @@
 /**
  * The replay-from-start explorer (docs/decisions.md D13). For each root seed: run the root timeline, turn its
  * discoveries into frontier entries, then repeatedly take the frontier's best entry (a round of
- * `entriesPerRound` best entries) and run `branchingFactor` continuations of each — each replays the prefix from the start and reseeds the
- * `sim` and `schedule` streams at the entry's draw coordinate, so both random decisions and the
+ * `entriesPerRound` best entries) and run `branchingFactor` continuations of each — each replays
+ * the prefix from the start and reseeds the `sim` and `schedule` streams at the entry's draw coordinate, so both random decisions and the
  * order of same-instant events are explored — until the root seed's timeline budget is spent.
  * When the frontier is empty the budget goes to fresh timelines (both streams reseeded before the
  * first draw): a root never stops early and does at least what as many random seeds would.

@@ -8,12 +8,11 @@
  * run changes only speed: the outcome is the same whether the pool started early, late or never.
  */
 import { cpus } from "node:os";
-import { InvalidConfiguration } from "@moonpool/core";
 import { natives } from "../../engine/natives.ts";
 import type { SimulationConfig } from "../config.ts";
-import { configFingerprint, fingerprintDifferences } from "../config-fingerprint.ts";
-import { describeSource, loadSimulationBuilder, type SimulationSource } from "../simulation-source.ts";
-import { checkWorkerConfiguration } from "./pool-batch-runner.ts";
+import { configFingerprint } from "../config-fingerprint.ts";
+import { loadSimulationBuilder, type SimulationSource } from "../simulation-source.ts";
+import { checkWorkerConfiguration, refuseDifferentSimulation } from "./pool-batch-runner.ts";
 import type { PoolTask, PoolTaskResults, TaskOutcome } from "./messages.ts";
 import { WorkerPool } from "./worker-pool.ts";
 
@@ -50,14 +49,7 @@ function idleMs(): number {
  * refused too (settings added after the source's export are invisible to the workers).
  */
 export async function checkSourceHere(source: SimulationSource, config: SimulationConfig): Promise<void> {
-  const built = configFingerprint((await loadSimulationBuilder(source)).build());
-  const differences = fingerprintDifferences(configFingerprint(config), built);
-  if (differences.length > 0) {
-    throw new InvalidConfiguration(
-      `${describeSource(source)} builds a different simulation than this builder (this builder vs the source's): ${differences.join("; ")}. ` +
-        "Workers only see what the export builds: move these settings into it, or export a function that builds exactly this simulation",
-    );
-  }
+  refuseDifferentSimulation(source, config, configFingerprint((await loadSimulationBuilder(source)).build()));
 }
 
 /** A pool of `size` workers for `source`, started when the machine has a spare core (see above). */

@@ -11,7 +11,7 @@ import type { AssertionTable, AssertionTableState } from "../../chaos/assertions
 import { natives } from "../../engine/natives.ts";
 import { formatRecipe } from "../../engine/recipe.ts";
 import type { SimulationConfig } from "../config.ts";
-import { configFingerprint, fingerprintDifferences } from "../config-fingerprint.ts";
+import { type ConfigFingerprint, configFingerprint, fingerprintDifferences } from "../config-fingerprint.ts";
 import type { BatchRunner, TimelineJob, TimelineOutcome } from "../../explore/index.ts";
 import type { SeedResult } from "../seed-result.ts";
 import { describeSource, type SimulationSource } from "../simulation-source.ts";
@@ -57,7 +57,16 @@ export async function checkWorkerConfiguration(
   const fingerprints = (await Promise.all(probes)).map((outcome) =>
     valueOf(outcome, `loading ${describeSource(source)}`),
   );
-  const differences = fingerprintDifferences(configFingerprint(config), fingerprints[0]!);
+  refuseDifferentSimulation(source, config, fingerprints[0]!);
+}
+
+/** Throws when the source's fingerprint is not this configuration's, naming the differences. */
+export function refuseDifferentSimulation(
+  source: SimulationSource,
+  config: SimulationConfig,
+  built: ConfigFingerprint,
+): void {
+  const differences = fingerprintDifferences(configFingerprint(config), built);
   if (differences.length > 0) {
     throw new InvalidConfiguration(
       `${describeSource(source)} builds a different simulation than this builder (this builder vs the source's): ${differences.join("; ")}. ` +
