@@ -133,7 +133,7 @@ async function mazeWithWorkers(
   eager = false,
 ): Promise<{ timelinesPerSec: number; explorations: string[]; poolStarted: boolean }> {
   const pools = poolsStarted;
-  const previous = eager ? setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0 }) : null;
+  const previous = eager ? setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0 }) : null;
   const start = performance.now();
   try {
     const report = await mazeSimulation()

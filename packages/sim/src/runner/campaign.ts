@@ -98,9 +98,17 @@ export class Campaign {
     // One pool per run, started once the machine has a spare core: its workers import the
     // simulation once and serve every root seed's batches. The source is checked here first, so a
     // bad one is refused whether the pool starts or not; the workers check it again when it does.
+    // Work left: the timelines not yet run, at this run's pace so far (the budget is an upper bound).
+    const plannedTimelines = planSize(seeds) * (exploration?.maxRunsPerSeed ?? 0);
+    const workLeftMs = (): number => {
+      const done = explorer?.timelines ?? 0;
+      return done === 0
+        ? Number.POSITIVE_INFINITY
+        : ((natives.performanceNow() - wallStart) / done) * (plannedTimelines - done);
+    };
     const pool =
       exploration !== null && exploration.workers > 0
-        ? new DeferredPool(exploration.workers, this.config.source!, this.config)
+        ? new DeferredPool(exploration.workers, this.config.source!, this.config, workLeftMs)
         : null;
     if (pool !== null) await checkSourceHere(this.config.source!, this.config);
     try {

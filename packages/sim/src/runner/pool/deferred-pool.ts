@@ -4,7 +4,7 @@
  * would not otherwise have had, while its start-up (a thread, the TypeScript loader, the
  * simulation's modules: over a second of CPU each) and every message are paid for by the run.
  * So the pool starts at the first batch after which the machine was at least
- * `minSpareCores` idle over a sample, and never before (docs/decisions.md D15). Where timelines
+ * `minSpareCores` idle over a sample while the run had `minWorkLeftMs` of work left, and never before (docs/decisions.md D15). Where timelines
  * run changes only speed: the outcome is the same whether the pool started early, late or never.
  */
 import { cpus } from "node:os";
@@ -21,9 +21,14 @@ export interface PoolStartPolicy {
   readonly minSpareCores: number;
   /** Shortest sample of idle CPU (ms of wall time). */
   readonly sampleMs: number;
+  /**
+   * Work left for this thread (the run's estimate, in ms) below which the pool does not start: a
+   * run that ends within a worker's start-up could not use it.
+   */
+  readonly minWorkLeftMs: number;
 }
 
-export const DEFAULT_POOL_START: PoolStartPolicy = { minSpareCores: 0.5, sampleMs: 250 };
+export const DEFAULT_POOL_START: PoolStartPolicy = { minSpareCores: 0.5, sampleMs: 250, minWorkLeftMs: 3000 };
 
 let policy: PoolStartPolicy = DEFAULT_POOL_START;
 
@@ -65,6 +70,8 @@ export class DeferredPool {
     readonly size: number,
     private readonly source: SimulationSource,
     private readonly config: SimulationConfig,
+    /** The run's estimate of the work left for this thread without workers (ms). */
+    private readonly workLeftMs: () => number = () => Number.POSITIVE_INFINITY,
   ) {}
 
   /** Whether the pool was started. */
@@ -112,6 +119,7 @@ export class DeferredPool {
 
   private startIfSpare(): void {
     const nowMs = natives.performanceNow();
+    if (this.policy.minWorkLeftMs > 0 && !(this.workLeftMs() >= this.policy.minWorkLeftMs)) return;
     if (this.policy.minSpareCores > 0) {
       const elapsedMs = nowMs - this.sampleAtMs;
       if (elapsedMs < this.policy.sampleMs) return;
