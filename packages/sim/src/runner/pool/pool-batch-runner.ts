@@ -223,7 +223,8 @@ export function poolBatchRunner(
         })
         .then((outcome) => {
           if (outcomes[index] !== undefined || outcome.kind === "cancelled") return;
-          const what = `timelines of seed ${seed} (recipes ${share.map((job) => `"${formatRecipe(job.recipe)}"`).join(", ")})`;
+          const recipes = share.map((job) => `"${formatRecipe(job.recipe)}"`).join(", ");
+          const what = `timelines of seed ${seed} (recipes ${recipes})`;
           try {
             const values = valueOf(outcome, what);
             if (values.length !== share.length)
