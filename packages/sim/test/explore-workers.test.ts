@@ -6,6 +6,7 @@
  * a stack's text depends on the module loader that compiled the code (Vitest's here, tsx's in
  * the workers: "at <anonymous> (file:line)" vs "at file:line"), not on what the timeline did.
  */
+import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidConfiguration, SimulationBuilder, type SimulationReport } from "../src/index.ts";
 import { AssertionTable } from "../src/chaos/assertions/index.ts";
@@ -380,6 +381,34 @@ describe("the exploration pool starts on a spare core", () => {
       await eager.close();
     }
   });
+
+  it.runIf(process.platform === "linux")(
+    "runs its workers at the lowest priority, other pools at the normal one",
+    async () => {
+      // A thread's nice value is field 19 of /proc/self/task/<tid>/stat (after the command in parentheses).
+      const niceThreads = () =>
+        readdirSync("/proc/self/task").filter((tid) => {
+          const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+          return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16] === "19";
+        }).length;
+      const before = niceThreads();
+      const normal = new WorkerPool(1);
+      let low: WorkerPool | undefined;
+      try {
+        await checkWorkerConfiguration(normal, source, config());
+        expect(niceThreads(), "a normal pool's threads").toBe(before);
+        low = new WorkerPool(1, { lowPriority: true });
+        await checkWorkerConfiguration(low, source, config());
+        // The low-priority worker and the loader thread it started.
+        expect(niceThreads() - before).toBeGreaterThanOrEqual(1);
+        await low.close();
+        expect(niceThreads()).toBe(before);
+      } finally {
+        await normal.close();
+        await low?.close();
+      }
+    },
+  );
 
   it("does not start for a run with less work left than the threshold", async () => {
     const previous = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 1_000 });

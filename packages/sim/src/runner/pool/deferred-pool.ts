@@ -129,7 +129,9 @@ export class DeferredPool {
       this.sampleAtMs = nowMs;
       if (!(spareCores >= this.policy.minSpareCores)) return;
     }
-    const pool = new WorkerPool(this.size);
+    // Workers at the lowest priority take only CPU this thread leaves: it keeps its own pace
+    // even when the machine turns busy after the pool started.
+    const pool = new WorkerPool(this.size, { lowPriority: true });
     this.pool = pool;
     poolsStarted++;
     // The workers check that they build this simulation while this thread goes on exploring;
