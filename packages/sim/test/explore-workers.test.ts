@@ -410,6 +410,19 @@ describe("the exploration pool starts on a spare core", () => {
     },
   );
 
+  it("a warm-up task runs fresh timelines for about the time asked, and the worker is then free", async () => {
+    const pool = new WorkerPool(1);
+    try {
+      await checkWorkerConfiguration(pool, source, config());
+      const outcome = await pool.run({ kind: "warmUp", source, seed: 1, durationMs: 100 });
+      expect(outcome.kind).toBe("done");
+      expect((outcome as { outcome: number }).outcome).toBeGreaterThanOrEqual(1);
+      expect(pool.available).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
   it("does not start for a run with less work left than the threshold", async () => {
     const previous = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 1_000 });
     let leftMs = 500;

@@ -40,6 +40,18 @@ async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskK
         task.recipes.map((recipe) => ({ recipe, base })),
       );
     }
+    case "warmUp": {
+      const campaign = new Campaign(builder.build());
+      const base = new AssertionTable();
+      const endMs = performance.now() + task.durationMs;
+      let runs = 0;
+      while (performance.now() < endMs) {
+        const recipe = [{ count: 0, seed: runs + 1, streams: "sim+schedule" as const }];
+        await campaign.runTimelines(task.seed, [{ recipe, base }]);
+        runs++;
+      }
+      return runs;
+    }
     case "coverageSources":
       return scriptSources(task.urls);
     case "rootSeed": {
