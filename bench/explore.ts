@@ -23,7 +23,8 @@
  * (runner/pool/deferred-pool.ts): `mazeWorkersRuns.started` says whether it did in each run, and
  * `mazeTimelinesPerSecWorkers2Eager` is the same run with the pool started at once. After one
  * unmeasured run (this thread's JIT warms up), the three runs repeat MOONPOOL_BENCH_WORKERS_REPEAT
- * times (default 3) in rotating order; the figures are medians. `MOONPOOL_BENCH_EXPLORE=workers`
+ * times (default 5) in rotating order; the figures are medians, `mazeWorkers2Ratio` the median of
+ * each repetition's workers-2 / workers-0 ratio. `MOONPOOL_BENCH_EXPLORE=workers`
  * runs this part alone.
  */
 import type { SimulationBuilder, SimulationReport } from "../packages/sim/src/index.ts";
@@ -160,7 +161,7 @@ async function mazeWithWorkers(
 
 function workersRepeat(): number {
   const text = process.env.MOONPOOL_BENCH_WORKERS_REPEAT;
-  if (text === undefined || text === "") return 3;
+  if (text === undefined || text === "") return 5;
   const n = Number(text);
   if (!Number.isSafeInteger(n) || n < 1)
     throw new Error(`MOONPOOL_BENCH_WORKERS_REPEAT '${text}': expected a positive integer (runs of each)`);
@@ -210,6 +211,7 @@ async function benchWorkers(): Promise<Record<string, unknown>> {
   }
   const w0 = median(runs.w0)!;
   const w2 = median(runs.w2)!;
+  const ratio = median(runs.w2.map((w, i) => w / runs.w0[i]!))!;
   return {
     mazeWorkersSeeds: MAZE_WORKERS_SEEDS,
     mazeWorkersEntriesPerRound: WORKERS_ENTRIES_PER_ROUND,
@@ -217,7 +219,7 @@ async function benchWorkers(): Promise<Record<string, unknown>> {
     mazeTimelinesPerSecWorkers0: w0,
     mazeTimelinesPerSecWorkers2: w2,
     mazeTimelinesPerSecWorkers2Eager: median(runs.eager),
-    mazeWorkers2Ratio: Math.round((w2 / w0) * 100) / 100,
+    mazeWorkers2Ratio: Math.round(ratio * 100) / 100,
     mazeWorkersRuns: runs,
     cores: availableParallelism(),
   };
