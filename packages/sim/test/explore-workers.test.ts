@@ -16,7 +16,6 @@ import type { TimelineJob } from "../src/explore/index.ts";
 import {
   checkWorkerConfiguration,
   MAX_BATCHES_IN_THREAD,
-  OVERDUE_FACTOR,
   poolBatchRunner,
   splitIntoChunks,
   type TimelinePool,
@@ -301,7 +300,7 @@ describe("the batch runner with a pool that is slow or never answers", () => {
     }));
   };
 
-  it("runs an overdue chunk here: a worker that never answers does not hold the batch", async () => {
+  it("runs the chunks still out here: a worker that never answers does not hold the batch", async () => {
     const campaign = new Campaign(config());
     const jobs = await batch(campaign);
     const inThread = (seed: number, b: readonly TimelineJob[]) => campaign.runTimelines(seed, b);
@@ -323,7 +322,6 @@ describe("the batch runner with a pool that is slow or never answers", () => {
     expect(use.chunksInThread).toBe(6);
     expect(view(outcomes)).toEqual(view(await inThread(1, jobs)));
     expect(use.wanted(), "the next batch stays here").toBe(false);
-    expect(OVERDUE_FACTOR).toBeGreaterThan(1);
   });
 
   it("keeps a worker's outcomes when they come in time, in job order", async () => {

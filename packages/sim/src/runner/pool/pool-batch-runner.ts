@@ -153,14 +153,6 @@ export const MAX_BATCHES_IN_THREAD = 256;
 /** Lets worker replies (message events) in: a batch in this thread runs without giving way. */
 const giveWay = () => new Promise<void>((resolve) => natives.setImmediate(resolve));
 
-/**
- * A chunk out on a worker for longer than this many times what it would take in this thread is
- * run here as well (the first outcome is kept): a cold or starved worker never holds a batch up
- * for long, and a worker that merely lags is waited for rather than duplicated (waiting leaves
- * the CPU to the workers, duplicating spends it twice).
- */
-export const OVERDUE_FACTOR = 2;
-
 /** Identifies a base table's snapshot across messages, so a worker can reuse the copy it built. */
 let nextBaseId = 1;
 
@@ -168,10 +160,11 @@ let nextBaseId = 1;
  * Runs a batch on this thread and the workers that are started and idle. The batch is cut into
  * chunks; idle workers take chunks from the end, one at a time, while this thread runs chunks
  * from the start, giving way between chunks so replies come in. Once every chunk is taken, this
- * thread waits for the workers' replies, and runs a chunk itself when it is overdue
- * (`OVERDUE_FACTOR`), keeping whichever outcome comes first. With no worker available (still
- * starting, or `usable()` false) the whole batch runs here. Wherever a chunk ran, its outcomes
- * are the same.
+ * thread runs the chunks still out itself, the latest posted first, keeping whichever outcome
+ * comes first: it never waits for a worker, so a slow, cold or starved worker costs it nothing
+ * but the messages (the workers run at low priority: a chunk they lose cost only CPU this thread
+ * left). With no worker available (still starting, or `usable()` false) the whole batch runs here.
+ * Wherever a chunk ran, its outcomes are the same.
  */
 export function poolBatchRunner(
   pool: TimelinePool,
@@ -205,13 +198,12 @@ export function poolBatchRunner(
     };
     let failure: Error | undefined;
     let fromWorkers = 0;
-    let wake: (() => void) | null = null;
-    /** Chunks posted to workers, latest last, with when they were posted. */
-    const posted: { readonly index: number; readonly atMs: number }[] = [];
+    /** Chunks posted to workers, latest last. */
+    const posted: number[] = [];
     const post = (index: number) => {
       const share = chunks[index]!;
       const snapshot = snapshotOf(share[0]!.base);
-      posted.push({ index, atMs: natives.performanceNow() });
+      posted.push(index);
       void pool
         .run({
           kind: "timelines",
@@ -234,7 +226,6 @@ export function poolBatchRunner(
           } catch (error) {
             failure ??= error as Error;
           }
-          wake?.();
         });
     };
     let front = 0; // chunks [front, back) are not taken yet
@@ -248,29 +239,14 @@ export function poolBatchRunner(
         await giveWay();
         continue;
       }
-      // Every chunk is taken: wait for the workers, or run the latest overdue chunk here.
-      const out = posted.filter((p) => outcomes[p.index] === undefined);
-      if (out.length === 0) break;
-      const nowMs = natives.performanceNow();
-      const dueMs = (p: (typeof out)[number]) =>
-        p.atMs + OVERDUE_FACTOR * use.hereMsPerJob * chunks[p.index]!.length - nowMs;
-      let overdue: (typeof out)[number] | undefined;
-      for (const p of out) if (dueMs(p) <= 0) overdue = p;
-      if (overdue !== undefined) {
-        const here = await runHere(seed, chunks[overdue.index]!);
-        outcomes[overdue.index] ??= here;
-        await giveWay();
-        continue;
-      }
-      const waitMs = Math.min(...out.map(dueMs));
-      await new Promise<void>((resolve) => {
-        const timer = natives.setTimeout(resolve, waitMs);
-        wake = () => {
-          natives.clearTimeout(timer);
-          resolve();
-        };
-      });
-      wake = null;
+      // Every chunk is taken: run the latest posted one still out here (the earlier ones have had
+      // longer to come back).
+      let out: number | undefined;
+      for (const p of posted) if (outcomes[p] === undefined) out = p;
+      if (out === undefined) break;
+      const here = await runHere(seed, chunks[out]!);
+      outcomes[out] ??= here;
+      await giveWay();
     }
     use.record(fromWorkers, chunks.length, natives.performanceNow() - batchStartMs, jobs.length);
     return outcomes.flatMap((chunk) => chunk!);
