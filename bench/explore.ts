@@ -28,7 +28,7 @@
  * runs this part alone.
  */
 import type { SimulationBuilder, SimulationReport } from "../packages/sim/src/index.ts";
-import { poolsStarted, setPoolStartPolicy } from "../packages/sim/src/runner/pool/deferred-pool.ts";
+import { DEFAULT_POOL_START, poolsStarted, setPoolStartPolicy } from "../packages/sim/src/runner/pool/deferred-pool.ts";
 import { mazeSimulation } from "../examples/maze/maze.ts";
 import { availableParallelism, loadavg } from "node:os";
 import { dungeonSimulation } from "../examples/dungeon/dungeon.ts";
@@ -134,7 +134,10 @@ async function mazeWithWorkers(
   eager = false,
 ): Promise<{ timelinesPerSec: number; explorations: string[]; poolStarted: boolean }> {
   const pools = poolsStarted;
-  const previous = eager ? setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0 }) : null;
+  // Eager: the default policy (its warm-up included) without the spare-core and work-left conditions.
+  const previous = eager
+    ? setPoolStartPolicy({ ...DEFAULT_POOL_START, minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0 })
+    : null;
   const start = performance.now();
   try {
     const report = await mazeSimulation()

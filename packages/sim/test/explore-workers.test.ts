@@ -68,7 +68,7 @@ const reportView = (report: SimulationReport) => view(JSON.parse(JSON.stringify(
 // only on a spare core): these tests are about what workers compute.
 let savedPolicy: PoolStartPolicy;
 beforeAll(() => {
-  savedPolicy = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0 });
+  savedPolicy = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0, warmUpMs: 0 });
 });
 afterAll(() => {
   setPoolStartPolicy(savedPolicy);
@@ -361,9 +361,14 @@ describe("the exploration pool starts on a spare core", () => {
   const source = { module: GATED, export: "gatedSimulation" };
 
   it("does not start while the machine has no spare core, and starts at once with no threshold", async () => {
-    const previous = setPoolStartPolicy({ minSpareCores: Number.POSITIVE_INFINITY, sampleMs: 0, minWorkLeftMs: 0 });
+    const previous = setPoolStartPolicy({
+      minSpareCores: Number.POSITIVE_INFINITY,
+      sampleMs: 0,
+      minWorkLeftMs: 0,
+      warmUpMs: 0,
+    });
     const never = new DeferredPool(2, source, config());
-    setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0 });
+    setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0, warmUpMs: 0 });
     const eager = new DeferredPool(2, source, config());
     setPoolStartPolicy(previous);
     try {
@@ -422,7 +427,7 @@ describe("the exploration pool starts on a spare core", () => {
   });
 
   it("does not start for a run with less work left than the threshold", async () => {
-    const previous = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 1_000 });
+    const previous = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 1_000, warmUpMs: 0 });
     let leftMs = 500;
     const pool = new DeferredPool(1, source, config(), () => leftMs);
     setPoolStartPolicy(previous);
@@ -439,7 +444,12 @@ describe("the exploration pool starts on a spare core", () => {
   });
 
   it("a run whose pool never starts gives the same report, and still refuses a bad source", async () => {
-    const previous = setPoolStartPolicy({ minSpareCores: Number.POSITIVE_INFINITY, sampleMs: 0, minWorkLeftMs: 0 });
+    const previous = setPoolStartPolicy({
+      minSpareCores: Number.POSITIVE_INFINITY,
+      sampleMs: 0,
+      minWorkLeftMs: 0,
+      warmUpMs: 0,
+    });
     try {
       const portsBefore = openPorts();
       const inThread = await gated(0).run();

@@ -26,14 +26,18 @@ export interface PoolStartPolicy {
    * run that ends within a worker's start-up could not use it.
    */
   readonly minWorkLeftMs: number;
+  /** Wall time each worker spends warming up on timelines of its own before it takes chunks (0: none). */
+  readonly warmUpMs: number;
 }
 
-export const DEFAULT_POOL_START: PoolStartPolicy = { minSpareCores: 0.5, sampleMs: 250, minWorkLeftMs: 3000 };
+export const DEFAULT_POOL_START: PoolStartPolicy = {
+  minSpareCores: 0.5,
+  sampleMs: 250,
+  minWorkLeftMs: 3000,
+  warmUpMs: 500,
+};
 
 let policy: PoolStartPolicy = DEFAULT_POOL_START;
-
-/** Wall time each worker spends warming up before it takes chunks. */
-export const WARM_UP_MS = 500;
 
 /** Exploration pools this process has started (benchmarks report whether a run used workers). */
 export let poolsStarted = 0;
@@ -144,8 +148,9 @@ export class DeferredPool {
         this.checked = "passed";
         // Each worker first warms up on timelines of its own (a cold worker ran its first
         // chunks 20-50 times slower than this thread); it takes chunks once done.
-        for (let i = 0; i < pool.size; i++)
-          void pool.run({ kind: "warmUp", source: this.source, seed: 1, durationMs: WARM_UP_MS });
+        if (this.policy.warmUpMs > 0)
+          for (let i = 0; i < pool.size; i++)
+            void pool.run({ kind: "warmUp", source: this.source, seed: 1, durationMs: this.policy.warmUpMs });
       },
       (error: unknown) => {
         this.checked = { error };
