@@ -31,8 +31,8 @@ export interface PoolStartPolicy {
 }
 
 export const DEFAULT_POOL_START: PoolStartPolicy = {
-  minSpareCores: 0.5,
-  sampleMs: 250,
+  minSpareCores: 0.75,
+  sampleMs: 500,
   minWorkLeftMs: 3000,
   warmUpMs: 500,
 };
