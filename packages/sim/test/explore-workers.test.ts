@@ -6,7 +6,8 @@
  * a stack's text depends on the module loader that compiled the code (Vitest's here, tsx's in
  * the workers: "at <anonymous> (file:line)" vs "at file:line"), not on what the timeline did.
  */
-import { describe, expect, it } from "vitest";
+import { readdirSync, readFileSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidConfiguration, SimulationBuilder, type SimulationReport } from "../src/index.ts";
 import { AssertionTable } from "../src/chaos/assertions/index.ts";
 import type { Breakpoint } from "../src/engine/rng.ts";
@@ -16,9 +17,11 @@ import {
   checkWorkerConfiguration,
   MAX_BATCHES_IN_THREAD,
   poolBatchRunner,
-  splitIntoShares,
+  splitIntoChunks,
+  type TimelinePool,
   WorkerUse,
 } from "../src/runner/pool/pool-batch-runner.ts";
+import { DeferredPool, setPoolStartPolicy, type PoolStartPolicy } from "../src/runner/pool/deferred-pool.ts";
 import { WorkerPool } from "../src/runner/pool/worker-pool.ts";
 import { configFingerprint, fingerprintDifferences } from "../src/runner/config-fingerprint.ts";
 import { SAMPLE_CLOCK_CONFIG } from "../src/world/clock-config.ts";
@@ -31,6 +34,7 @@ const MAZE = new URL("../../../examples/maze/maze.ts", import.meta.url).href;
 const SETTINGS = {
   maxRunsPerSeed: 300,
   branchingFactor: 4,
+  entriesPerRound: 1,
   maxFrontier: 64,
   maxRecipeLen: 8,
   stopOnFailure: false,
@@ -59,6 +63,16 @@ function view(value: unknown): unknown {
   return value;
 }
 const reportView = (report: SimulationReport) => view(JSON.parse(JSON.stringify(report.toJSON())));
+
+// Pools start at the first batch here, whatever the machine's load (deferred-pool.ts starts them
+// only on a spare core): these tests are about what workers compute.
+let savedPolicy: PoolStartPolicy;
+beforeAll(() => {
+  savedPolicy = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0, warmUpMs: 0 });
+});
+afterAll(() => {
+  setPoolStartPolicy(savedPolicy);
+});
 
 /** Open worker threads show up as their MessagePorts among the active resources. */
 function openPorts(): number {
@@ -97,6 +111,20 @@ describe("exploration with workers: 2", () => {
     expect(reportView(pooled)).toEqual(reportView(inThread));
   });
 
+  it("with several entries per round too: the same report as workers: 0", async () => {
+    const rounds = (workers: number) =>
+      gatedSimulation()
+        .enableExploration({ ...SETTINGS, entriesPerRound: 8, workers })
+        .simulationSource(GATED, "gatedSimulation")
+        .setDebugSeeds([1, 2])
+        .setIterations(2);
+    const inThread = await rounds(0).run();
+    const pooled = await rounds(2).run();
+    expect(pooled.exploration!.config.entriesPerRound).toBe(8);
+    expect(pooled.seeds.map((s) => s.traceHash)).toEqual(inThread.seeds.map((s) => s.traceHash));
+    expect(reportView(pooled)).toEqual(reportView(inThread));
+  });
+
   it("finds bug recipes that replay to the same failure and trace hash on a fresh builder", async () => {
     const report = await gated(2).run();
     const bugs = report.exploration!.bugRecipes;
@@ -128,8 +156,8 @@ describe("exploration with workers: misconfigurations", () => {
   });
 
   it("a source whose export is missing, or is not a simulation, fails the run", async () => {
-    // The check runs in the workers while this thread explores (a run never waits for the pool's
-    // start-up): the run fails when they report, at the latest when it would have ended.
+    // The source is checked in this thread before the first timeline (and again in the workers
+    // once the pool starts): the run fails before it explores.
     const portsBefore = openPorts();
     const missing = await gated(2, "noSuchExport")
       .run()
@@ -181,21 +209,21 @@ describe("exploration with workers: misconfigurations", () => {
   });
 });
 
-describe("splitIntoShares", () => {
-  it("cuts a batch into contiguous shares of near-equal size, never mixing base tables", () => {
+describe("splitIntoChunks", () => {
+  it("cuts a batch into contiguous chunks of at most the given size, never mixing base tables", () => {
     const a = {} as never;
     const b = {} as never;
     const jobs = (base: never, n: number) =>
       Array.from({ length: n }, (_, i) => ({ recipe: [{ count: i, seed: 1 }], base }));
-    const sizes = (shares: unknown[][]) => shares.map((s) => s.length);
-    expect(sizes(splitIntoShares(jobs(a, 4), 2))).toEqual([2, 2]);
-    expect(sizes(splitIntoShares(jobs(a, 5), 2))).toEqual([3, 2]);
-    expect(sizes(splitIntoShares(jobs(a, 2), 8))).toEqual([1, 1]);
-    expect(sizes(splitIntoShares([...jobs(a, 3), ...jobs(b, 1)], 2))).toEqual([2, 1, 1]);
+    const sizes = (chunks: unknown[][]) => chunks.map((c) => c.length);
+    expect(sizes(splitIntoChunks(jobs(a, 4), 2))).toEqual([2, 2]);
+    expect(sizes(splitIntoChunks(jobs(a, 5), 2))).toEqual([2, 2, 1]);
+    expect(sizes(splitIntoChunks(jobs(a, 2), 8))).toEqual([2]);
+    expect(sizes(splitIntoChunks([...jobs(a, 3), ...jobs(b, 1)], 2))).toEqual([2, 1, 1]);
     expect(
-      splitIntoShares(jobs(a, 5), 3)
+      splitIntoChunks(jobs(a, 5), 3)
         .flat()
-        .map((j) => j.recipe[0]!.count),
+        .map((j: TimelineJob) => j.recipe[0]!.count),
     ).toEqual([0, 1, 2, 3, 4]);
   });
 });
@@ -219,6 +247,8 @@ describe("batches shared between this thread and started workers", () => {
       const use = new WorkerUse();
       const shared = await poolBatchRunner(pool, source, inThread, () => true, use)(1, jobs);
       expect(use.batchesOnWorkers).toBe(1);
+      // Cut for the workers idle at that moment (one or two): 2 to 5 chunks.
+      expect(use.chunksFromWorkers + use.chunksInThread).toBeGreaterThanOrEqual(2);
       const here = await inThread(1, jobs);
       expect(view(shared)).toEqual(view(here));
       expect(shared.map((o) => o.result.traceHash)).toEqual(here.map((o) => o.result.traceHash));
@@ -227,32 +257,209 @@ describe("batches shared between this thread and started workers", () => {
     }
   });
 
-  it("keep batches in this thread after a batch the workers slowed down, twice as many after each loss", () => {
+  it("keep batches in this thread after a batch that lost, twice as many after each", () => {
     const use = new WorkerUse();
     const skipped = () => {
       let n = 0;
       while (!use.wanted()) n++;
       return n;
     };
-    // 2 jobs here in 2 ms, then 3 ms waiting: 5 ms against 4 ms for all 4 jobs here.
-    use.record(2, 2, 3, 4);
+    use.ranHere(12, 12); // 1 ms per timeline here: a batch of 12 would take 12 ms
+    // Lost: 0 of 6 chunks came from the workers (this thread ran them all).
+    use.record(0, 6, 5, 12);
     expect(skipped()).toBe(1);
-    use.record(2, 2, 3, 4);
+    use.record(0, 6, 5, 12);
     expect(skipped()).toBe(2);
-    use.record(2, 2, 3, 4);
+    // Lost too: the workers contributed, but the batch took 20 ms against 12 ms here.
+    use.record(3, 6, 20, 12);
     expect(skipped()).toBe(4);
-    // A batch the workers made faster (2 ms + 0.5 ms against 4 ms) halves the back-off; the next
-    // loss doubles it again.
-    use.record(2, 2, 0.5, 4);
+    // A batch the workers made faster (5 ms) halves the back-off; the next loss doubles it again.
+    use.record(2, 6, 5, 12);
     expect(skipped()).toBe(0);
-    use.record(2, 2, 3, 4);
+    use.record(0, 6, 5, 12);
     expect(skipped()).toBe(4);
-    use.record(2, 2, 0.5, 4);
-    use.record(2, 2, 0.5, 4);
-    use.record(2, 2, 0.5, 4);
-    use.record(2, 2, 3, 4);
+    use.record(3, 6, 5, 12);
+    use.record(3, 6, 5, 12);
+    use.record(3, 6, 5, 12);
+    use.record(0, 6, 5, 12);
     expect(skipped()).toBe(1);
-    for (let i = 0; i < 20; i++) use.record(2, 2, 3, 4);
+    for (let i = 0; i < 20; i++) use.record(0, 6, 5, 12);
     expect(skipped()).toBe(MAX_BATCHES_IN_THREAD);
+    expect(use.chunksFromWorkers).toBe(14);
+  });
+});
+
+describe("the batch runner with a pool that is slow or never answers", () => {
+  const config = () => gatedSimulation().simulationSource(GATED, "gatedSimulation").build();
+  const source = { module: GATED, export: "gatedSimulation" };
+  const batch = async (campaign: Campaign) => {
+    const base = AssertionTable.fromSnapshot((await campaign.runSingleSeed(1, { explore: false })).table);
+    return Array.from({ length: 12 }, (_, i) => ({
+      recipe: [{ count: i % 5, seed: 100 + i, streams: "sim+schedule" }] as Breakpoint[],
+      base,
+    }));
+  };
+
+  it("runs the chunks still out here: a worker that never answers does not hold the batch", async () => {
+    const campaign = new Campaign(config());
+    const jobs = await batch(campaign);
+    const inThread = (seed: number, b: readonly TimelineJob[]) => campaign.runTimelines(seed, b);
+    let posted = 0;
+    // Two workers that take a chunk each and never answer.
+    const silent: TimelinePool = {
+      get available() {
+        return 2 - posted;
+      },
+      run: () => {
+        posted++;
+        return new Promise(() => {});
+      },
+    };
+    const use = new WorkerUse();
+    const outcomes = await poolBatchRunner(silent, source, inThread, () => true, use)(1, jobs);
+    expect(posted).toBe(2);
+    expect(use.chunksFromWorkers).toBe(0);
+    expect(use.chunksInThread).toBe(6);
+    expect(view(outcomes)).toEqual(view(await inThread(1, jobs)));
+    expect(use.wanted(), "the next batch stays here").toBe(false);
+  });
+
+  it("keeps a worker's outcomes when they come in time, in job order", async () => {
+    const campaign = new Campaign(config());
+    const jobs = await batch(campaign);
+    const inThread = (seed: number, b: readonly TimelineJob[]) => campaign.runTimelines(seed, b);
+    const expected = await inThread(1, jobs);
+    const byRecipe = new Map(jobs.map((job, i) => [JSON.stringify(job.recipe), expected[i]!]));
+    let posted = 0;
+    let busy = 0;
+    // Two workers answering at the next turn of the event loop with the outcomes of the recipes
+    // they are given (the in-thread ones, as a worker computes them).
+    const prompt: TimelinePool = {
+      get available() {
+        return 2 - busy;
+      },
+      run: async (task) => {
+        posted++;
+        busy++;
+        await new Promise((resolve) => setImmediate(resolve));
+        busy--;
+        return { kind: "done", outcome: task.recipes.map((r) => byRecipe.get(JSON.stringify(r))!) };
+      },
+    };
+    const use = new WorkerUse();
+    const outcomes = await poolBatchRunner(prompt, source, inThread, () => true, use)(1, jobs);
+    expect(posted).toBeGreaterThanOrEqual(2);
+    expect(use.chunksFromWorkers, "every chunk posted came back in time").toBe(posted);
+    expect(use.chunksFromWorkers + use.chunksInThread).toBe(6);
+    expect(outcomes.map((o) => o.result.traceHash)).toEqual(expected.map((o) => o.result.traceHash));
+    expect(view(outcomes)).toEqual(view(expected));
+  });
+});
+
+describe("the exploration pool starts on a spare core", () => {
+  const config = () => gatedSimulation().simulationSource(GATED, "gatedSimulation").build();
+  const source = { module: GATED, export: "gatedSimulation" };
+
+  it("does not start while the machine has no spare core, and starts at once with no threshold", async () => {
+    const previous = setPoolStartPolicy({
+      minSpareCores: Number.POSITIVE_INFINITY,
+      sampleMs: 0,
+      minWorkLeftMs: 0,
+      warmUpMs: 0,
+    });
+    const never = new DeferredPool(2, source, config());
+    setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0, warmUpMs: 0 });
+    const eager = new DeferredPool(2, source, config());
+    setPoolStartPolicy(previous);
+    try {
+      for (let i = 0; i < 3; i++) expect(never.available).toBe(0);
+      expect(never.started).toBe(false);
+      expect(eager.available, "started, not yet checked").toBe(0);
+      expect(eager.started).toBe(true);
+      await eager.settle();
+      expect(eager.usable()).toBe(true);
+      await never.settle();
+    } finally {
+      await never.close();
+      await eager.close();
+    }
+  });
+
+  it.runIf(process.platform === "linux")(
+    "runs its workers at the lowest priority, other pools at the normal one",
+    async () => {
+      // A thread's nice value is field 19 of /proc/self/task/<tid>/stat (after the command in parentheses).
+      const niceThreads = () =>
+        readdirSync("/proc/self/task").filter((tid) => {
+          const stat = readFileSync(`/proc/self/task/${tid}/stat`, "utf8");
+          return stat.slice(stat.lastIndexOf(")") + 2).split(" ")[16] === "19";
+        }).length;
+      const before = niceThreads();
+      const normal = new WorkerPool(1);
+      let low: WorkerPool | undefined;
+      try {
+        await checkWorkerConfiguration(normal, source, config());
+        expect(niceThreads(), "a normal pool's threads").toBe(before);
+        low = new WorkerPool(1, { lowPriority: true });
+        await checkWorkerConfiguration(low, source, config());
+        // The low-priority worker and the loader thread it started.
+        expect(niceThreads() - before).toBeGreaterThanOrEqual(1);
+        await low.close();
+        expect(niceThreads()).toBe(before);
+      } finally {
+        await normal.close();
+        await low?.close();
+      }
+    },
+  );
+
+  it("a warm-up task runs fresh timelines for about the time asked, and the worker is then free", async () => {
+    const pool = new WorkerPool(1);
+    try {
+      await checkWorkerConfiguration(pool, source, config());
+      const outcome = await pool.run({ kind: "warmUp", source, seed: 1, durationMs: 100 });
+      expect(outcome.kind).toBe("done");
+      expect((outcome as { outcome: number }).outcome).toBeGreaterThanOrEqual(1);
+      expect(pool.available).toBe(1);
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("does not start for a run with less work left than the threshold", async () => {
+    const previous = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 1_000, warmUpMs: 0 });
+    let leftMs = 500;
+    const pool = new DeferredPool(1, source, config(), () => leftMs);
+    setPoolStartPolicy(previous);
+    try {
+      expect(pool.available).toBe(0);
+      expect(pool.started).toBe(false);
+      leftMs = 5_000;
+      expect(pool.available).toBe(0);
+      expect(pool.started).toBe(true);
+      await pool.settle();
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("a run whose pool never starts gives the same report, and still refuses a bad source", async () => {
+    const previous = setPoolStartPolicy({
+      minSpareCores: Number.POSITIVE_INFINITY,
+      sampleMs: 0,
+      minWorkLeftMs: 0,
+      warmUpMs: 0,
+    });
+    try {
+      const portsBefore = openPorts();
+      const inThread = await gated(0).run();
+      const unstarted = await gated(2).run();
+      expect(reportView(unstarted)).toEqual(reportView(inThread));
+      await expect(gated(2, "noSuchExport").run()).rejects.toThrow(/has no export 'noSuchExport'/);
+      await expect(gated(2).runTimeBudget(5_000).run()).rejects.toThrow(/builds a different simulation/);
+      expect(openPorts()).toBe(portsBefore);
+    } finally {
+      setPoolStartPolicy(previous);
+    }
   });
 });

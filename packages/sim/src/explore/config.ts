@@ -12,6 +12,14 @@ export interface ExplorationConfig {
   readonly maxRunsPerSeed: number;
   /** Continuations spawned each time a frontier entry is explored. */
   readonly branchingFactor: number;
+  /**
+   * Frontier entries explored per round: a round runs `branchingFactor` continuations of each of
+   * the `entriesPerRound` best entries, all from the table as it was before the round, and merges
+   * them in child order. 1 (the default): one entry per round. Larger rounds give worker threads
+   * enough work per message to pay for the round trip; the search they make does not depend on
+   * the number of workers.
+   */
+  readonly entriesPerRound: number;
   /** Frontier entries kept per root seed; the least novel is evicted beyond this. */
   readonly maxFrontier: number;
   /** Reseed points a recipe may hold; discoveries deeper than this are not branched. */
@@ -34,6 +42,7 @@ export const DEFAULT_EXPLORATION: ExplorationConfig = {
   workers: 0,
   maxRunsPerSeed: 2000,
   branchingFactor: 4,
+  entriesPerRound: 1,
   maxFrontier: 512,
   maxRecipeLen: 32,
   stopOnFailure: false,
@@ -42,7 +51,7 @@ export const DEFAULT_EXPLORATION: ExplorationConfig = {
 
 export function resolveExplorationConfig(partial: Partial<ExplorationConfig>): ExplorationConfig {
   const config = { ...DEFAULT_EXPLORATION, ...partial };
-  for (const key of ["maxRunsPerSeed", "branchingFactor", "maxFrontier", "maxRecipeLen"] as const) {
+  for (const key of ["maxRunsPerSeed", "branchingFactor", "entriesPerRound", "maxFrontier", "maxRecipeLen"] as const) {
     const v = config[key];
     if (!Number.isSafeInteger(v) || v < 1)
       throw new InvalidConfiguration(`enableExploration({ ${key} }): must be a positive integer, got ${String(v)}`);

@@ -1,8 +1,8 @@
 /**
  * The replay-from-start explorer (docs/decisions.md D13). For each root seed: run the root timeline, turn its
- * discoveries into frontier entries, then repeatedly take the frontier's best entry and run
- * `branchingFactor` continuations of it — each replays the prefix from the start and reseeds the
- * `sim` and `schedule` streams at the entry's draw coordinate, so both random decisions and the
+ * discoveries into frontier entries, then repeatedly take the frontier's best entry (a round of
+ * `entriesPerRound` best entries) and run `branchingFactor` continuations of each — each replays
+ * the prefix from the start and reseeds the `sim` and `schedule` streams at the entry's draw coordinate, so both random decisions and the
  * order of same-instant events are explored — until the root seed's timeline budget is spent.
  * When the frontier is empty the budget goes to fresh timelines (both streams reseeded before the
  * first draw): a root never stops early and does at least what as many random seeds would.
@@ -145,36 +145,55 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
     this.sampleFrontier(frontier.size);
 
     const stopped = () => this.config.stopOnFailure && firstBug !== null;
+    const { branchingFactor, entriesPerRound } = this.config;
     while (timelines < this.config.maxRunsPerSeed && !stopped()) {
-      // An empty frontier hands the rest of the budget to fresh timelines, whose discoveries
-      // refill it.
-      const entry = frontier.select();
-      // A batch is a round: every child starts from the table as it was before the batch and the
+      // A round takes the `entriesPerRound` best entries (an empty frontier hands the rest of the
+      // budget to fresh timelines, whose discoveries refill it).
+      const taken = new Set<FrontierEntry>();
+      for (let entry = frontier.select(); entry !== undefined; entry = frontier.select(taken)) {
+        taken.add(entry);
+        if (taken.size === entriesPerRound) break;
+      }
+      // Every child of a round starts from the table as it was before the round and the
       // children's records are merged in child order afterwards. Siblings therefore never see
       // each other's discoveries, which is what lets a worker pool run them in any order with
       // exactly the same outcome.
       const base = this.table;
-      const batch = Math.min(this.config.branchingFactor, this.config.maxRunsPerSeed - timelines);
+      const budget = this.config.maxRunsPerSeed - timelines;
       const recipes: Recipe[] = [];
-      for (let i = 0; i < batch; i++)
-        recipes.push(entry === undefined ? freshRecipe(seed, fresh++) : this.childRecipe(seed, entry));
-      if (entry === undefined) this.freshTimelines += batch;
+      const parents: (FrontierEntry | undefined)[] = [];
+      if (taken.size === 0) {
+        const batch = Math.min(branchingFactor * entriesPerRound, budget);
+        for (let i = 0; i < batch; i++) recipes.push(freshRecipe(seed, fresh++));
+        parents.length = batch;
+        this.freshTimelines += batch;
+      }
+      for (const entry of taken) {
+        for (let i = 0; i < branchingFactor && recipes.length < budget; i++) {
+          recipes.push(this.childRecipe(seed, entry));
+          parents.push(entry);
+        }
+      }
       const outcomes = await this.runBatch(
         seed,
         recipes.map((recipe) => ({ recipe, base })),
       );
       if (outcomes.length !== recipes.length)
         throw new Error(`batch runner returned ${outcomes.length} outcomes for ${recipes.length} continuations`);
-      let productive = false;
+      const productive = new Set<FrontierEntry | undefined>();
       for (let i = 0; i < outcomes.length && !stopped(); i++) {
         const { result, table } = outcomes[i]!;
         const recipe = recipes[i]!;
         record(recipe, result);
         this.table.absorb(table, null);
-        if (result.discoveries.length > 0) productive = true;
+        if (result.discoveries.length > 0) productive.add(parents[i]);
         frontier.addDiscoveries(recipe, result.discoveries);
       }
-      if (entry !== undefined) frontier.recordBatch(entry, productive, outcomes.length);
+      for (const entry of taken) {
+        let children = 0;
+        for (const parent of parents) if (parent === entry) children++;
+        if (children > 0) frontier.recordBatch(entry, productive.has(entry), children);
+      }
       this.sampleFrontier(frontier.size);
     }
     this.entriesRetired += frontier.retired;

@@ -89,13 +89,20 @@ export class Frontier {
     return added;
   }
 
-  /** The entry to explore next, or undefined when the frontier is empty. */
-  select(): FrontierEntry | undefined {
+  /**
+   * The entry to explore next, or undefined when the frontier is empty. `exclude`: entries already
+   * taken for the same round (a round of several entries takes the best, then the next best, ...).
+   */
+  select(exclude?: ReadonlySet<FrontierEntry>): FrontierEntry | undefined {
     // Entries are kept in discovery order: the last one with energy is the newest.
-    for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i]!.energy > 0) return this.entries[i];
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const e = this.entries[i]!;
+      if (e.energy > 0 && exclude?.has(e) !== true) return e;
+    }
     let best: FrontierEntry | undefined;
     let bestVisits = Infinity;
     for (const e of this.entries) {
+      if (exclude?.has(e) === true) continue;
       const v = this.visits(e.discovery.key);
       if (
         best === undefined ||

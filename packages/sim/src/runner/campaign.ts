@@ -27,6 +27,7 @@ import { CampaignHook } from "./simulation-hook.ts";
 import { printSeedTrace } from "./trace-printing.ts";
 import { WorkerPool } from "./pool/worker-pool.ts";
 import { checkWorkerConfiguration, poolBatchRunner } from "./pool/pool-batch-runner.ts";
+import { checkSourceHere, DeferredPool } from "./pool/deferred-pool.ts";
 import { runPoolCampaign } from "./pool/pool-campaign.ts";
 import { configSeedPlan, planSize, seedAt, type SeedPlan } from "./seed-plan.ts";
 import { describeSource } from "./simulation-source.ts";
@@ -82,28 +83,6 @@ export interface SingleSeedOutcome {
 
 const PROCESS_EVENTS = ["unhandledRejection", "rejectionHandled", "uncaughtException"] as const;
 
-/**
- * The check that the pool's workers build this simulation, started at once and never rejecting
- * unobserved: `usable()` is true once it passed and throws once it failed; `verdict()` waits for it.
- */
-function workerCheck(pool: WorkerPool, config: SimulationConfig): { usable(): boolean; verdict(): Promise<void> } {
-  let outcome: { readonly error: unknown } | "passed" | null = null;
-  const settled = checkWorkerConfiguration(pool, config.source!, config).then(
-    () => {
-      outcome = "passed";
-    },
-    (error: unknown) => {
-      outcome = { error };
-    },
-  );
-  const usable = (): boolean => {
-    const o = outcome as { readonly error: unknown } | "passed" | null;
-    if (o !== null && o !== "passed") throw o.error;
-    return o === "passed";
-  };
-  return { usable, verdict: () => settled.then(() => void usable()) };
-}
-
 export class Campaign {
   private readonly table = new AssertionTable();
   private readonly hook: CampaignHook;
@@ -125,11 +104,22 @@ export class Campaign {
     let stopRule: CoverageStopRule | null = null;
     let explorer: Explorer<SeedResult> | null = null;
     const exploration = plan.breakpoints === undefined ? this.config.exploration : null;
-    // One pool per run: its workers import the simulation once and serve every root seed's batches.
-    const pool = exploration !== null && exploration.workers > 0 ? new WorkerPool(exploration.workers) : null;
-    // The workers' configuration check runs while this thread explores (it never waits for the
-    // pool's start-up); batches go to workers only once it passed, and the run ends with its verdict.
-    const check = pool === null ? null : workerCheck(pool, this.config);
+    // One pool per run, started once the machine has a spare core: its workers import the
+    // simulation once and serve every root seed's batches. The source is checked here first, so a
+    // bad one is refused whether the pool starts or not; the workers check it again when it does.
+    // Work left: the timelines not yet run, at this run's pace so far (the budget is an upper bound).
+    const plannedTimelines = planSize(seeds) * (exploration?.maxRunsPerSeed ?? 0);
+    const workLeftMs = (): number => {
+      const done = explorer?.timelines ?? 0;
+      return done === 0
+        ? Number.POSITIVE_INFINITY
+        : ((natives.performanceNow() - wallStart) / done) * (plannedTimelines - done);
+    };
+    const pool =
+      exploration !== null && exploration.workers > 0
+        ? new DeferredPool(exploration.workers, this.config.source!, this.config, workLeftMs)
+        : null;
+    if (pool !== null) await checkSourceHere(this.config.source!, this.config);
     try {
       await this.inRealm(async (guard) => {
         const runTimeline = async (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) => {
@@ -147,9 +137,7 @@ export class Campaign {
         if (exploration !== null) {
           const inThread = sequentialBatchRunner(runTimeline);
           const runBatch =
-            pool === null || check === null
-              ? inThread
-              : poolBatchRunner(pool, this.config.source!, inThread, () => check.usable());
+            pool === null ? inThread : poolBatchRunner(pool, this.config.source!, inThread, () => pool.usable());
           explorer = new Explorer(exploration, this.table, runTimeline, runBatch);
         }
 
@@ -163,7 +151,7 @@ export class Campaign {
           if (stopRule !== null && stopRule.afterSeed(this.table, i + 1)) break;
         }
       });
-      await check?.verdict();
+      pool?.verdict();
     } finally {
       await pool?.close();
     }

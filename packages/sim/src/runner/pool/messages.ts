@@ -37,8 +37,15 @@ export type PoolTask =
       readonly source: SimulationSource;
       readonly seed: number;
       readonly recipes: readonly (readonly Breakpoint[])[];
+      /** Names `baseTable` across messages: a worker given the same id again reuses the table it built. */
+      readonly baseId: number;
       readonly baseTable: AssertionTableState;
     }
+  /**
+   * Runs fresh timelines of `seed` (results dropped) for about `durationMs` of wall time, so the
+   * worker's JIT has compiled the simulation's hot code before its first real chunk.
+   */
+  | { readonly kind: "warmUp"; readonly source: SimulationSource; readonly seed: number; readonly durationMs: number }
   /** Loads the source and returns the fingerprint of its configuration (checked before the first timeline). */
   | { readonly kind: "fingerprint"; readonly source: SimulationSource }
   /** The generated source of the covered scripts (for the coverage report), null for one not found. */
@@ -56,6 +63,8 @@ export interface PoolTaskResults {
   /** `coverage`: the seed's block coverage, present when the task asked for it. */
   readonly rootSeed: SingleSeedOutcome & { readonly coverage?: BlockCoverage };
   readonly timelines: TimelineOutcome<SeedResult>[];
+  /** Timelines run. */
+  readonly warmUp: number;
   readonly fingerprint: ConfigFingerprint;
   readonly coverageSources: Record<string, string | null>;
 }

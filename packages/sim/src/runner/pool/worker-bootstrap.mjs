@@ -2,9 +2,21 @@
 // loader state) so TypeScript simulation modules load without a build step, then starts the
 // worker loop: its TypeScript source inside the repository, its compiled `.js` in the published
 // package (which holds no `.ts`).
-import { existsSync } from "node:fs";
+import { existsSync, readlinkSync } from "node:fs";
+import { setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
+import { workerData } from "node:worker_threads";
 import { register } from "tsx/esm/api";
+
+// A low-priority worker lowers its own thread's priority first, so the loader thread tsx starts
+// below inherits it. Linux keeps a priority per thread, named by the id in /proc/thread-self.
+if (workerData?.lowPriority === true && process.platform === "linux") {
+  try {
+    setPriority(Number(readlinkSync("/proc/thread-self").split("/").pop()), 19);
+  } catch {
+    // No /proc or no permission: the worker keeps the normal priority.
+  }
+}
 
 const source = new URL("./pool-worker.ts", import.meta.url);
 // As in bin/moonpool.mjs: inside the repository, its tsconfig `paths` resolve the packages to

@@ -20,6 +20,11 @@ export interface WorkerPoolOptions {
    * seed, instead of aborting the whole process.
    */
   readonly resourceLimits?: ResourceLimits;
+  /**
+   * Run the workers at the lowest scheduling priority (Linux; ignored elsewhere), so they use only
+   * CPU the main thread leaves: for helpers of a main thread that works itself (exploration).
+   */
+  readonly lowPriority?: boolean;
 }
 
 export interface RunOptions {
@@ -51,6 +56,7 @@ export class WorkerPool {
   private readonly slots: Slot[] = [];
   private readonly queue: PendingTask[] = [];
   private readonly resourceLimits: ResourceLimits;
+  private readonly lowPriority: boolean;
   private nextId = 1;
   private closed = false;
 
@@ -60,6 +66,7 @@ export class WorkerPool {
   ) {
     if (!Number.isSafeInteger(size) || size < 1)
       throw new RangeError(`WorkerPool size must be a positive integer, got ${size}`);
+    this.lowPriority = options.lowPriority ?? false;
     this.resourceLimits = options.resourceLimits ?? {
       maxOldGenerationSizeMb: Math.ceil(getHeapStatistics().heap_size_limit / 2 ** 20),
     };
@@ -113,6 +120,7 @@ export class WorkerPool {
   private spawn(): Slot {
     const worker = new Worker(BOOTSTRAP_URL, {
       resourceLimits: this.resourceLimits,
+      workerData: { lowPriority: this.lowPriority },
     });
     const slot: Slot = { worker, ready: false, current: null, timer: null, startedMs: 0, chaos: null };
     worker.on("message", (reply: WorkerReply) => {
