@@ -4,7 +4,7 @@
  * settle → concurrent checks. Every way user code can go wrong becomes a `SeedFailure` of this
  * seed; nothing here throws for a user error, so the campaign always continues with the next seed.
  */
-import { abortError, isAbortError, type SimulationEscape, TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
+import { abortError, isAbortError, type SimulationEscape, type TraceLevel } from "@moonpool/core";
 import { Incarnation } from "../engine/incarnation.ts";
 import { wallNowMs, natives } from "../engine/natives.ts";
 import type { RunUntilResult } from "../engine/engine.ts";
@@ -13,7 +13,8 @@ import { Buggify } from "../chaos/buggify.ts";
 import type { AssertionTable } from "../chaos/assertions/index.ts";
 import { ProcessClock } from "../world/time.ts";
 import type { SeedClocks } from "../chaos/clock-chaos.ts";
-import { CONSOLE_EVENT_NAME } from "../world/trace-log.ts";
+import { CONSOLE_EVENT_NAME, CONSOLE_LEVEL } from "../world/trace-log.ts";
+import { lowerLevel } from "./trace-printing.ts";
 import { EventTag, World } from "../world/world.ts";
 import { SETTLE_BUDGET_MS, type SimulationConfig } from "./config.ts";
 import { SimContextImpl } from "./context.ts";
@@ -44,14 +45,6 @@ export interface SeedOptions {
   readonly keepLevel?: TraceLevel;
 }
 
-/** The lowest level kept beside the captured trace: the printed trace's or the caller's, whichever is lower. */
-function keptLevel(config: SimulationConfig, options: SeedOptions): TraceLevel | undefined {
-  const printed = config.printTrace?.level;
-  const kept = options.keepLevel;
-  if (printed === undefined || kept === undefined) return printed ?? kept;
-  return TRACE_LEVEL_ORDER[kept] < TRACE_LEVEL_ORDER[printed] ? kept : printed;
-}
-
 interface ProcessSlot {
   readonly group: string;
   readonly index: number;
@@ -73,15 +66,6 @@ interface WorkloadSlot {
   runDone: boolean;
   checkDone: boolean;
 }
-
-const CONSOLE_LEVEL: Readonly<Record<string, TraceLevel>> = {
-  log: "info",
-  info: "info",
-  warn: "warn",
-  error: "error",
-  debug: "debug",
-  trace: "debug",
-};
 
 // Phase conditions are checked before every step: module-level predicates, no closure per check.
 const isSetupDone = (w: WorkloadSlot): boolean => w.setupDone;
@@ -124,7 +108,7 @@ export class SeedSession {
     readonly table: AssertionTable,
     options: SeedOptions = {},
   ) {
-    const kept = keptLevel(config, options);
+    const kept = lowerLevel(config.printTrace?.level, options.keepLevel);
     this.world = new World({
       seed,
       mode: config.steppingMode,

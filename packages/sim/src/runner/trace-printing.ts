@@ -19,3 +19,9 @@ export function printSeedTrace(printing: TracePrinting, seed: number, events: re
   write(`--- trace of seed ${seed} (${printing.level} and above, ${shown.length} of ${events.length} events) ---`);
   for (const event of shown) write(event.format());
 }
+
+/** The lower of two optional levels: what a seed keeps beside its trace for printing and for replay. */
+export function lowerLevel(a: TraceLevel | undefined, b: TraceLevel | undefined): TraceLevel | undefined {
+  if (a === undefined || b === undefined) return a ?? b;
+  return TRACE_LEVEL_ORDER[b] < TRACE_LEVEL_ORDER[a] ? b : a;
+}

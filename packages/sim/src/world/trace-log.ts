@@ -7,6 +7,15 @@ import { TRACE_LEVEL_ORDER, type TraceFields, type TraceLevel, type TraceValue }
 
 export const SIM_FAULT_EVENT_NAME = "sim_fault";
 export const CONSOLE_EVENT_NAME = "console";
+/** The trace level of each `console` method's output. */
+export const CONSOLE_LEVEL: Readonly<Record<string, TraceLevel>> = {
+  log: "info",
+  info: "info",
+  warn: "warn",
+  error: "error",
+  debug: "debug",
+  trace: "debug",
+};
 /** A fault occurrence a shrunk run's overrides left out: `{ kind, ordinal }` (see `World.skipFault`). */
 export const SIM_FAULT_SKIPPED_EVENT_NAME = "sim_fault_skipped";
 
