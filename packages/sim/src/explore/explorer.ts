@@ -74,6 +74,7 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
   entriesEvicted = 0;
   discoveriesTooDeep = 0;
   freshTimelines = 0;
+  entriesRevived = 0;
   private readonly bugKeys = new Set<string>();
 
   constructor(
@@ -87,10 +88,15 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
 
   /** Explores one root seed; returns its root result with the exploration's failures folded in. */
   async exploreRoot(seed: number): Promise<R> {
-    const { maxFrontier, maxRecipeLen, entryEnergy } = this.config;
-    const frontier = new Frontier(maxFrontier, maxRecipeLen, (key) => this.table.visits(key), entryEnergy);
+    const { maxFrontier, maxRecipeLen, entryEnergy, reviveRetired } = this.config;
+    const visits = (key: string) => this.table.visits(key);
+    const frontier = new Frontier(maxFrontier, maxRecipeLen, visits, entryEnergy, reviveRetired);
     let timelines = 0;
     let fresh = 0;
+    // With revival, a dry spell starts when no live entry is left and ends with the next new entry:
+    // during it every other batch is fresh timelines, the rest go to a revived (or live) entry.
+    let dry = false;
+    let dryBatches = 0;
     let firstBug: number | null = null;
     const bugs: BugRecipe[] = [];
     const extraFailures: R["failures"][number][] = [];
@@ -148,7 +154,12 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
     while (timelines < this.config.maxRunsPerSeed && !stopped()) {
       // An empty frontier hands the rest of the budget to fresh timelines, whose discoveries
       // refill it.
-      const entry = frontier.select();
+      let entry = frontier.select();
+      if (reviveRetired && (dry || entry === undefined)) {
+        if (!dry) dryBatches = 0;
+        dry = true;
+        entry = dryBatches++ % 2 === 1 ? undefined : (entry ?? frontier.revive());
+      }
       // A batch is a round: every child starts from the table as it was before the batch and the
       // children's records are merged in child order afterwards. Siblings therefore never see
       // each other's discoveries, which is what lets a worker pool run them in any order with
@@ -172,12 +183,13 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
         record(recipe, result);
         this.table.absorb(table, null);
         if (result.discoveries.length > 0) productive = true;
-        frontier.addDiscoveries(recipe, result.discoveries);
+        if (frontier.addDiscoveries(recipe, result.discoveries) > 0) dry = false;
       }
       if (entry !== undefined) frontier.recordBatch(entry, productive, outcomes.length);
       this.sampleFrontier(frontier.size);
     }
     this.entriesRetired += frontier.retired;
+    this.entriesRevived += frontier.revived;
     this.entriesEvicted += frontier.evicted;
     this.discoveriesTooDeep += frontier.tooDeep;
     this.perSeed.push({ seed, timelines, bugs, firstBugAtTimeline: firstBug });
@@ -236,6 +248,7 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
       entriesEvicted: this.entriesEvicted,
       discoveriesTooDeep: this.discoveriesTooDeep,
       freshTimelines: this.freshTimelines,
+      entriesRevived: this.entriesRevived,
     };
   }
 }
