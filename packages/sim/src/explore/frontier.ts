@@ -101,11 +101,14 @@ export class Frontier {
     return added;
   }
 
-  /** The entry to explore next, or undefined when the frontier is empty. */
-  select(): FrontierEntry | undefined {
+  /** The entry to explore next (none of `exclude`), or undefined when no entry is left. */
+  select(exclude?: ReadonlySet<FrontierEntry>): FrontierEntry | undefined {
     // Entries are kept in discovery order: the last one with energy is the newest.
-    for (let i = this.entries.length - 1; i >= 0; i--) if (this.entries[i]!.energy > 0) return this.entries[i];
-    return this.rarest(this.entries);
+    for (let i = this.entries.length - 1; i >= 0; i--) {
+      const e = this.entries[i]!;
+      if (e.energy > 0 && exclude?.has(e) !== true) return e;
+    }
+    return this.rarest(this.entries, exclude);
   }
 
   /**
@@ -122,10 +125,11 @@ export class Frontier {
     return entry;
   }
 
-  private rarest(entries: readonly FrontierEntry[]): FrontierEntry | undefined {
+  private rarest(entries: readonly FrontierEntry[], exclude?: ReadonlySet<FrontierEntry>): FrontierEntry | undefined {
     let best: FrontierEntry | undefined;
     let bestVisits = Infinity;
     for (const e of entries) {
+      if (exclude?.has(e) === true) continue;
       const v = this.visits(e.discovery.key);
       if (
         best === undefined ||
