@@ -1,8 +1,7 @@
 /**
  * The dungeon at a large budget: root seeds explored one after another, each in its own campaign,
- * with the dungeon settings below, DUNGEON_BUDGET_DEFAULT timelines each (the Rust original's
- * budget per seed; MOONPOOL_BENCH_DUNGEON_BUDGET and MOONPOOL_BENCH_DUNGEON_ROOTS, e.g. "1,2,3",
- * change it). Per root: the first failing timeline, failing timelines in all, the deepest floor,
+ * with the dungeon settings below, DUNGEON_BUDGET_DEFAULT timelines each (MOONPOOL_BENCH_DUNGEON_BUDGET
+ * and MOONPOOL_BENCH_DUNGEON_ROOTS, e.g. "1,2,3", change them). Per root: the first failing timeline, failing timelines in all, the deepest floor,
  * the first timeline at which the frontier had no live entry left after some had retired (the
  * dry-up point), revived entries, fresh timelines and wall time. A progress line goes to stderr
  * every 10,000 timelines.
@@ -26,7 +25,7 @@ export const DUNGEON_EXPLORATION = {
   /** Entries near the end of the chain retire before it is finished; a dry frontier brings them back. */
   reviveRetired: true,
 } as const;
-/** The Rust original's budget per seed. */
+/** Timelines per root: the budget issue 15 asks the dungeon to be measured at. */
 const DUNGEON_BUDGET_DEFAULT = 268_000;
 const PROGRESS_EVERY = 10_000;
 /** The dungeon's depth signal: its numeric watermark's best left operand is the floor index. */

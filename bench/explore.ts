@@ -11,7 +11,7 @@
  * RACE_RUNS_PER_SEED plain random seeds (the same total budget): a group "finds" the bug when one
  * of its seeds fails, so both counts are out of 20.
  * Dungeon budget: MOONPOOL_BENCH_DUNGEON_BUDGET timelines per root (default DUNGEON_RUNS_PER_SEED), with the
- * settings of bench/dungeon.ts (which runs the dungeon alone at the Rust original's budget).
+ * settings of bench/dungeon.ts (which runs the dungeon alone at 268,000 timelines per root).
  * Workers: maze root seeds 1..MAZE_WORKERS_SEEDS explored in one campaign with `workers: 0` and
  * `workers: 2` (the pool is started once per campaign and its start-up counts: threads, tsx,
  * module loading), timelines per second of each; the two explorations (and every root's trace
