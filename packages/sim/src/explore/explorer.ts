@@ -6,6 +6,8 @@
  * order of same-instant events are explored — until the root seed's timeline budget is spent.
  * When the frontier is empty the budget goes to fresh timelines (both streams reseeded before the
  * first draw): a root never stops early and does at least what as many random seeds would.
+ * With `reviveRetired`, a dry frontier alternates batches of fresh timelines with retired entries
+ * brought back, so a chain whose entries retired too early gets more tries.
  * A failing continuation marks its root seed failed and becomes a bug recipe; every distinct
  * violated property is kept (or, with `stopOnFailure`, the root ends at its first failure).
  *
