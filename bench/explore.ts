@@ -37,12 +37,13 @@ const DUNGEON_SEEDS = 3;
 const MAZE_WORKERS_SEEDS = 3;
 const MAZE_MODULE = new URL("../examples/maze/maze.ts", import.meta.url).href;
 /**
- * The dungeon's chain is ~25x longer than the maze's: give its roots a larger budget. At 8,000
- * roots 1 and 2 find the treasure (timelines 6,362 and 4,134) and root 3 does not: it needs the
- * revival of retired entries, which starts only once its frontier runs dry at about 40,000
- * timelines (examples/dungeon/README.md; `npm run bench -- dungeon` runs the large budget).
+ * The dungeon's chain is ~25x longer than the maze's: give its roots a larger budget. Roots 1 and
+ * 2 find the treasure at timelines 6,362 and 4,134; root 3 needs the revival of retired entries
+ * once its frontier has run dry (between 30,000 and 40,000 timelines) and finds it at 50,472. So
+ * 60,000 finds all three; 8,000 (MOONPOOL_BENCH_DUNGEON_BUDGET=8000) finds two in about a
+ * seventh of the time (examples/dungeon/README.md; `npm run bench -- dungeon` runs 268,000).
  */
-const DUNGEON_RUNS_PER_SEED = 8000;
+const DUNGEON_RUNS_PER_SEED = 60_000;
 const RACE_SEEDS = 20;
 const RACE_RUNS_PER_SEED = 100;
 
