@@ -1,13 +1,14 @@
 /**
  * The dungeon at a large budget: root seeds explored one after another, each in its own campaign,
- * with the dungeon settings below, DUNGEON_BUDGET_DEFAULT timelines each (MOONPOOL_BENCH_DUNGEON_BUDGET
- * and MOONPOOL_BENCH_DUNGEON_ROOTS, e.g. "1,2,3", change them). Per root: the first failing timeline, failing timelines in all, the deepest floor,
- * the first timeline at which the frontier had no live entry left after some had retired (the
- * dry-up point), revived entries, fresh timelines and wall time. A progress line goes to stderr
- * every 10,000 timelines.
+ * with the dungeon settings below, DUNGEON_BUDGET_DEFAULT timelines each
+ * (MOONPOOL_BENCH_DUNGEON_BUDGET and MOONPOOL_BENCH_DUNGEON_ROOTS, e.g. "1,2,3", change them).
+ * Per root: the first failing timeline, failing timelines in all, the deepest floor, dry spells
+ * (from a selection that found no live entry after some had retired, to the next batch that
+ * added an entry): the first one's start, how many, and the longest one; revived entries, fresh
+ * timelines and wall time. A progress line goes to stderr every 10,000 timelines.
  *
- * The dry-up point and the progress lines come from watching the frontier's selections (outside
- * the simulation): the report keeps only a thinned series of frontier sizes.
+ * Dry spells and progress lines come from watching the frontier (outside the simulation): the
+ * report keeps only a thinned series of frontier sizes.
  */
 import type { SimulationReport } from "../packages/sim/src/index.ts";
 import { Frontier } from "../packages/sim/src/internal.ts";
@@ -61,6 +62,10 @@ export function assertionFigure(report: SimulationReport, message: string, figur
 class Watch {
   timelines = 0;
   dryAt: number | null = null;
+  drySpells = 0;
+  /** [start, end) in timelines of the longest dry spell. */
+  longestDrySpell: [number, number] | null = null;
+  private spellStart: number | null = null;
   private lastProgress = 0;
   private deepest = 0;
   private readonly start = performance.now();
@@ -72,8 +77,25 @@ class Watch {
     if (floor > this.deepest) this.deepest = floor;
   }
 
+  onAdded(added: number): void {
+    if (added > 0) this.endSpell();
+  }
+
+  /** Ends the running dry spell, if any, at the current timeline. */
+  endSpell(): void {
+    if (this.spellStart === null) return;
+    const longest = this.longestDrySpell;
+    if (longest === null || this.timelines - this.spellStart > longest[1] - longest[0])
+      this.longestDrySpell = [this.spellStart, this.timelines];
+    this.spellStart = null;
+  }
+
   onSelect(frontier: Frontier, selected: boolean): void {
-    if (!selected && this.dryAt === null && frontier.retired > 0) this.dryAt = this.timelines;
+    if (!selected && this.spellStart === null && frontier.retired > 0) {
+      this.spellStart = this.timelines;
+      this.drySpells++;
+      this.dryAt ??= this.timelines;
+    }
     if (this.timelines - this.lastProgress >= PROGRESS_EVERY) {
       this.lastProgress = this.timelines - (this.timelines % PROGRESS_EVERY);
       const sec = Math.round((performance.now() - this.start) / 1000);
@@ -96,11 +118,16 @@ export async function benchDungeon(): Promise<Record<string, unknown>> {
       watch?.onTimeline(this.dungeon?.level ?? 0);
     }
   };
-  const select = Frontier.prototype.select;
-  Frontier.prototype.select = function (this: Frontier) {
-    const entry = select.call(this);
+  const { select, addDiscoveries } = Frontier.prototype;
+  Frontier.prototype.select = function (this: Frontier, exclude) {
+    const entry = select.call(this, exclude);
     watch?.onSelect(this, entry !== undefined);
     return entry;
+  };
+  Frontier.prototype.addDiscoveries = function (this: Frontier, recipe, discoveries) {
+    const added = addDiscoveries.call(this, recipe, discoveries);
+    watch?.onAdded(added);
+    return added;
   };
   const perRoot: Record<string, unknown>[] = [];
   try {
@@ -114,6 +141,7 @@ export async function benchDungeon(): Promise<Record<string, unknown>> {
         .setIterations(1)
         .run();
       const x = report.exploration!;
+      watch.endSpell();
       const figures = {
         root,
         timelines: x.timelines,
@@ -122,6 +150,8 @@ export async function benchDungeon(): Promise<Record<string, unknown>> {
         distinctBugs: x.bugsFound,
         deepestFloor: assertionFigure(report, DUNGEON_DEPTH_ASSERTION, "watermark"),
         frontierDryAt: watch.dryAt,
+        drySpells: watch.drySpells,
+        longestDrySpell: watch.longestDrySpell,
         entriesRetired: x.entriesRetired,
         entriesRevived: x.entriesRevived,
         freshTimelines: x.freshTimelines,
@@ -133,6 +163,7 @@ export async function benchDungeon(): Promise<Record<string, unknown>> {
   } finally {
     DungeonWorkload.prototype.run = run;
     Frontier.prototype.select = select;
+    Frontier.prototype.addDiscoveries = addDiscoveries;
   }
   return {
     dungeonBudgetPerRoot: budget,
