@@ -10,7 +10,8 @@
  * explored with RACE_RUNS_PER_SEED timelines and ending at its first bug; against it, 20 groups of
  * RACE_RUNS_PER_SEED plain random seeds (the same total budget): a group "finds" the bug when one
  * of its seeds fails, so both counts are out of 20.
- * Dungeon budget: MOONPOOL_BENCH_DUNGEON_BUDGET timelines per root (default DUNGEON_RUNS_PER_SEED).
+ * Dungeon budget: MOONPOOL_BENCH_DUNGEON_BUDGET timelines per root (default DUNGEON_RUNS_PER_SEED), with the
+ * settings of bench/dungeon.ts (which runs the dungeon alone at 268,000 timelines per root).
  * Workers: maze root seeds 1..MAZE_WORKERS_SEEDS explored in one campaign with `workers: 0` and
  * `workers: 2` (the pool is started once per campaign and its start-up counts: threads, tsx,
  * module loading), timelines per second of each; the two explorations (and every root's trace
@@ -27,11 +28,12 @@
  * each repetition's workers-2 / workers-0 ratio. `MOONPOOL_BENCH_EXPLORE=workers`
  * runs this part alone.
  */
-import type { SimulationBuilder, SimulationReport } from "../packages/sim/src/index.ts";
+import type { ExplorationConfig, SimulationBuilder, SimulationReport } from "../packages/sim/src/index.ts";
 import { DEFAULT_POOL_START, poolsStarted, setPoolStartPolicy } from "../packages/sim/src/runner/pool/deferred-pool.ts";
 import { mazeSimulation } from "../examples/maze/maze.ts";
 import { availableParallelism, loadavg } from "node:os";
 import { dungeonSimulation } from "../examples/dungeon/dungeon.ts";
+import { DUNGEON_BUG_ASSERTION, DUNGEON_DEPTH_ASSERTION, DUNGEON_EXPLORATION } from "./dungeon.ts";
 import { raceSimulation } from "../examples/maze/race.ts";
 
 const EXPLORATION = {
@@ -41,17 +43,6 @@ const EXPLORATION = {
   maxFrontier: 512,
   maxRecipeLen: 32,
 } as const;
-/**
- * The dungeon's chain needs several reseed points per floor (rooms, key, stairs, descent) over
- * eight floors: at 32 the deepest discoveries could not be branched any more.
- */
-const DUNGEON_MAX_RECIPE_LEN = 120;
-/**
- * Most of the dungeon's progress (the key carried from room to room, better health) shows as
- * quality improvements of busy buckets, which rarity alone ranks as common: each new frontier
- * entry gets 16 continuations of its own first (examples/dungeon/README.md compares settings).
- */
-const DUNGEON_ENTRY_ENERGY = 16;
 const MAZE_SEEDS = 20;
 const DUNGEON_SEEDS = 3;
 /** Maze root seeds timed with and without worker threads. */
@@ -66,17 +57,15 @@ const WORKERS_ENTRIES_PER_ROUND = 16;
 const WORKERS_RUNS_PER_SEED = 6000;
 const MAZE_MODULE = new URL("../examples/maze/maze.ts", import.meta.url).href;
 /**
- * The dungeon's chain is ~25x longer than the maze's: give its roots a larger budget (with
- * entryEnergy 16, roots 1 and 2 find the treasure at timelines 6,362 and 4,134; see
- * examples/dungeon/README.md).
+ * The dungeon's chain is ~25x longer than the maze's: give its roots a larger budget. Roots 1 and
+ * 2 find the treasure at timelines 6,362 and 4,134; root 3 needs the revival of retired entries
+ * once its frontier has run dry (between 30,000 and 40,000 timelines) and finds it at 50,472. So
+ * 60,000 finds all three; 8,000 (MOONPOOL_BENCH_DUNGEON_BUDGET=8000) finds two in about a
+ * seventh of the time (examples/dungeon/README.md; `npm run bench -- dungeon` runs 268,000).
  */
-const DUNGEON_RUNS_PER_SEED = 8000;
+const DUNGEON_RUNS_PER_SEED = 60_000;
 const RACE_SEEDS = 20;
 const RACE_RUNS_PER_SEED = 100;
-/** The dungeon's depth signal: its numeric watermark's best left operand is the floor index. */
-const DUNGEON_DEPTH_ASSERTION = "dungeon level reached";
-/** The planted bug's always-assertion: its failures count the failing timelines. */
-const DUNGEON_BUG_ASSERTION = "dungeon bug: treasure found on floor 8";
 
 interface Explored {
   firstBugs: (number | null)[];
@@ -95,8 +84,7 @@ async function exploreEach(
   seeds: number,
   maxRunsPerSeed: number,
   stopOnFailure = false,
-  maxRecipeLen: number = EXPLORATION.maxRecipeLen,
-  entryEnergy = 0,
+  settings: Partial<ExplorationConfig> = EXPLORATION,
 ): Promise<Explored> {
   const reports: SimulationReport[] = [];
   const firstBugs: (number | null)[] = [];
@@ -105,7 +93,7 @@ async function exploreEach(
   const start = performance.now();
   for (let seed = 1; seed <= seeds; seed++) {
     const report: SimulationReport = await build()
-      .enableExploration({ ...EXPLORATION, maxRunsPerSeed, stopOnFailure, maxRecipeLen, entryEnergy })
+      .enableExploration({ ...settings, maxRunsPerSeed, stopOnFailure })
       .setDebugSeeds([seed])
       .setIterations(1)
       .run();
@@ -268,14 +256,7 @@ export async function benchExplore(): Promise<Record<string, unknown>> {
 
   const dungeonRunsPerSeed = dungeonBudget();
   console.error(`dungeon: exploring root seeds 1..${DUNGEON_SEEDS}, ${dungeonRunsPerSeed} timelines each`);
-  const dungeon = await exploreEach(
-    dungeonSimulation,
-    DUNGEON_SEEDS,
-    dungeonRunsPerSeed,
-    false,
-    DUNGEON_MAX_RECIPE_LEN,
-    DUNGEON_ENTRY_ENERGY,
-  );
+  const dungeon = await exploreEach(dungeonSimulation, DUNGEON_SEEDS, dungeonRunsPerSeed, false, DUNGEON_EXPLORATION);
   console.error(`dungeon: ${dungeon.timelines} random root seeds (the same timeline budget)`);
   const dungeonRandom = await randomSeeds(dungeonSimulation, dungeon.timelines);
   const bugTimelines = dungeon.reports.reduce(
@@ -299,8 +280,9 @@ export async function benchExplore(): Promise<Record<string, unknown>> {
     raceExploreFound: race.firstBugs.filter((f) => f !== null).length,
     raceRandomFound,
     dungeonRunsPerSeed,
-    dungeonMaxRecipeLen: DUNGEON_MAX_RECIPE_LEN,
-    dungeonEntryEnergy: DUNGEON_ENTRY_ENERGY,
+    dungeonMaxRecipeLen: DUNGEON_EXPLORATION.maxRecipeLen,
+    dungeonEntryEnergy: DUNGEON_EXPLORATION.entryEnergy,
+    dungeonReviveRetired: DUNGEON_EXPLORATION.reviveRetired,
     dungeonTimelines: dungeon.timelines,
     dungeonRootsFound: dungeon.firstBugs.filter((f) => f !== null).length,
     dungeonDistinctBugs: dungeon.distinctBugs,

@@ -6,6 +6,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   engine: async () => (await import("./engine.ts")).benchEngine(),
   explore: async () => (await import("./explore.ts")).benchExplore(),
   "explore-speed": async () => (await import("./explore-speed.ts")).benchExploreSpeed(),
+  dungeon: async () => (await import("./dungeon.ts")).benchDungeon(),
   storage: async () => (await import("./storage.ts")).benchStorage(),
   network: async () => (await import("./network.ts")).benchNetwork(),
   workers: async () => (await import("./workers.ts")).benchWorkers(),

@@ -39,6 +39,7 @@ const SETTINGS = {
   maxRecipeLen: 8,
   stopOnFailure: false,
   entryEnergy: 0,
+  reviveRetired: false,
 };
 
 const gated = (workers: number, exportName = "gatedSimulation") =>

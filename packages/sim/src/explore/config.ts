@@ -32,6 +32,14 @@ export interface ExplorationConfig {
    * Helps long chains of steps whose signals are mostly quality improvements of busy buckets.
    */
   readonly entryEnergy: number;
+  /**
+   * What a root does once no frontier entry is left to expand. false (the default): fresh
+   * timelines only. true: batches alternate between fresh timelines and a retired entry brought
+   * back (the rarest first, with a new allowance of unproductive batches), so a chain whose
+   * entries retired before it was finished gets further tries while fresh timelines keep the
+   * never-worse-than-random guarantee for half of the remaining budget.
+   */
+  readonly reviveRetired: boolean;
 }
 
 /** What the report records: everything but `workers`, which changes speed, never the outcome. */
@@ -47,6 +55,7 @@ export const DEFAULT_EXPLORATION: ExplorationConfig = {
   maxRecipeLen: 32,
   stopOnFailure: false,
   entryEnergy: 0,
+  reviveRetired: false,
 };
 
 export function resolveExplorationConfig(partial: Partial<ExplorationConfig>): ExplorationConfig {
@@ -56,10 +65,11 @@ export function resolveExplorationConfig(partial: Partial<ExplorationConfig>): E
     if (!Number.isSafeInteger(v) || v < 1)
       throw new InvalidConfiguration(`enableExploration({ ${key} }): must be a positive integer, got ${String(v)}`);
   }
-  if (typeof config.stopOnFailure !== "boolean") {
-    throw new InvalidConfiguration(
-      `enableExploration({ stopOnFailure }): must be true or false, got ${String(config.stopOnFailure)}`,
-    );
+  for (const key of ["stopOnFailure", "reviveRetired"] as const) {
+    if (typeof config[key] !== "boolean")
+      throw new InvalidConfiguration(
+        `enableExploration({ ${key} }): must be true or false, got ${String(config[key])}`,
+      );
   }
   if (!Number.isSafeInteger(config.entryEnergy) || config.entryEnergy < 0) {
     throw new InvalidConfiguration(

@@ -75,6 +75,8 @@ export interface ExplorationReport {
   readonly discoveriesTooDeep: number;
   /** Timelines run from fresh streams because a root's frontier had nothing to expand. */
   readonly freshTimelines: number;
+  /** Retired entries brought back by `reviveRetired` (0 when it is off). */
+  readonly entriesRevived: number;
 }
 
 /**

@@ -6,6 +6,8 @@
  * order of same-instant events are explored — until the root seed's timeline budget is spent.
  * When the frontier is empty the budget goes to fresh timelines (both streams reseeded before the
  * first draw): a root never stops early and does at least what as many random seeds would.
+ * With `reviveRetired`, a dry frontier alternates batches of fresh timelines with retired entries
+ * brought back, so a chain whose entries retired too early gets more tries.
  * A failing continuation marks its root seed failed and becomes a bug recipe; every distinct
  * violated property is kept (or, with `stopOnFailure`, the root ends at its first failure).
  *
@@ -74,6 +76,7 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
   entriesEvicted = 0;
   discoveriesTooDeep = 0;
   freshTimelines = 0;
+  entriesRevived = 0;
   private readonly bugKeys = new Set<string>();
 
   constructor(
@@ -87,10 +90,15 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
 
   /** Explores one root seed; returns its root result with the exploration's failures folded in. */
   async exploreRoot(seed: number): Promise<R> {
-    const { maxFrontier, maxRecipeLen, entryEnergy } = this.config;
-    const frontier = new Frontier(maxFrontier, maxRecipeLen, (key) => this.table.visits(key), entryEnergy);
+    const { maxFrontier, maxRecipeLen, entryEnergy, reviveRetired } = this.config;
+    const visits = (key: string) => this.table.visits(key);
+    const frontier = new Frontier(maxFrontier, maxRecipeLen, visits, entryEnergy, reviveRetired);
     let timelines = 0;
     let fresh = 0;
+    // With revival, a dry spell starts when no live entry is left and ends with the next new entry:
+    // during it every other batch is fresh timelines, the rest go to a revived (or live) entry.
+    let dry = false;
+    let dryBatches = 0;
     let firstBug: number | null = null;
     const bugs: BugRecipe[] = [];
     const extraFailures: R["failures"][number][] = [];
@@ -148,11 +156,23 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
     const { branchingFactor, entriesPerRound } = this.config;
     while (timelines < this.config.maxRunsPerSeed && !stopped()) {
       // A round takes the `entriesPerRound` best entries (an empty frontier hands the rest of the
-      // budget to fresh timelines, whose discoveries refill it).
+      // budget to fresh timelines, whose discoveries refill it). With `reviveRetired`, a frontier
+      // that ran dry alternates rounds of fresh timelines with rounds of revived entries until a
+      // discovery ends the dry spell.
       const taken = new Set<FrontierEntry>();
-      for (let entry = frontier.select(); entry !== undefined; entry = frontier.select(taken)) {
-        taken.add(entry);
-        if (taken.size === entriesPerRound) break;
+      let entry = frontier.select();
+      let freshRound = false;
+      if (reviveRetired && (dry || entry === undefined)) {
+        if (!dry) dryBatches = 0;
+        dry = true;
+        freshRound = dryBatches++ % 2 === 1;
+      }
+      const next = () => frontier.select(taken) ?? (dry ? frontier.revive() : undefined);
+      if (!freshRound) {
+        for (entry ??= dry ? frontier.revive() : undefined; entry !== undefined; entry = next()) {
+          taken.add(entry);
+          if (taken.size === entriesPerRound) break;
+        }
       }
       // Every child of a round starts from the table as it was before the round and the
       // children's records are merged in child order afterwards. Siblings therefore never see
@@ -187,7 +207,7 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
         record(recipe, result);
         this.table.absorb(table, null);
         if (result.discoveries.length > 0) productive.add(parents[i]);
-        frontier.addDiscoveries(recipe, result.discoveries);
+        if (frontier.addDiscoveries(recipe, result.discoveries) > 0) dry = false;
       }
       for (const entry of taken) {
         let children = 0;
@@ -197,6 +217,7 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
       this.sampleFrontier(frontier.size);
     }
     this.entriesRetired += frontier.retired;
+    this.entriesRevived += frontier.revived;
     this.entriesEvicted += frontier.evicted;
     this.discoveriesTooDeep += frontier.tooDeep;
     this.perSeed.push({ seed, timelines, bugs, firstBugAtTimeline: firstBug });
@@ -255,6 +276,7 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
       entriesEvicted: this.entriesEvicted,
       discoveriesTooDeep: this.discoveriesTooDeep,
       freshTimelines: this.freshTimelines,
+      entriesRevived: this.entriesRevived,
     };
   }
 }

@@ -13,6 +13,9 @@
  * - Re-branching: an explored entry stays in the frontier. Replaying its prefix visits its state
  *   again, so its rarity decays by itself and a productive sibling soon wins; an entry whose last
  *   `MAX_UNPRODUCTIVE_BATCHES` batches produced no discovery at all is retired.
+ * - Revival (`reviveRetired`, off by default): retired entries are kept aside (at most
+ *   `maxFrontier`, the most-visited dropped first); when no live entry is left, the explorer can
+ *   bring back the rarest one with a new allowance of unproductive batches.
  * - Eviction: beyond `maxFrontier`, the most-visited entry goes (ties: the latest branch point).
  */
 import type { Discovery } from "../chaos/assertions/index.ts";
@@ -39,22 +42,31 @@ export interface FrontierEntry {
 
 export class Frontier {
   private entries: FrontierEntry[] = [];
+  /** Retired entries kept for revival (only when revival is on). */
+  private retiredEntries: FrontierEntry[] = [];
   private readonly seen = new Set<string>();
   private nextId = 0;
   evicted = 0;
   retired = 0;
   /** Discoveries that could not become entries because the recipe would be too long. */
   tooDeep = 0;
+  revived = 0;
 
   constructor(
     private readonly maxFrontier: number,
     private readonly maxRecipeLen: number,
     private readonly visits: (key: string) => number,
     private readonly entryEnergy = 0,
+    private readonly keepRetired = false,
   ) {}
 
   get size(): number {
     return this.entries.length;
+  }
+
+  /** Retired entries waiting for revival. */
+  get retiredSize(): number {
+    return this.retiredEntries.length;
   }
 
   /** Adds the discoveries of a timeline that ran with `recipe`. Returns how many became entries. */
@@ -89,19 +101,34 @@ export class Frontier {
     return added;
   }
 
-  /**
-   * The entry to explore next, or undefined when the frontier is empty. `exclude`: entries already
-   * taken for the same round (a round of several entries takes the best, then the next best, ...).
-   */
+  /** The entry to explore next (none of `exclude`), or undefined when no entry is left. */
   select(exclude?: ReadonlySet<FrontierEntry>): FrontierEntry | undefined {
     // Entries are kept in discovery order: the last one with energy is the newest.
     for (let i = this.entries.length - 1; i >= 0; i--) {
       const e = this.entries[i]!;
       if (e.energy > 0 && exclude?.has(e) !== true) return e;
     }
+    return this.rarest(this.entries, exclude);
+  }
+
+  /**
+   * Brings back the rarest retired entry (ties as in selection) with a new allowance of
+   * unproductive batches; undefined when none is kept. The caller explores it next.
+   */
+  revive(): FrontierEntry | undefined {
+    const entry = this.rarest(this.retiredEntries);
+    if (entry === undefined) return undefined;
+    this.retiredEntries = this.retiredEntries.filter((e) => e !== entry);
+    entry.unproductiveBatches = 0;
+    this.entries.push(entry);
+    this.revived++;
+    return entry;
+  }
+
+  private rarest(entries: readonly FrontierEntry[], exclude?: ReadonlySet<FrontierEntry>): FrontierEntry | undefined {
     let best: FrontierEntry | undefined;
     let bestVisits = Infinity;
-    for (const e of this.entries) {
+    for (const e of entries) {
       if (exclude?.has(e) === true) continue;
       const v = this.visits(e.discovery.key);
       if (
@@ -124,15 +151,26 @@ export class Frontier {
     if (entry.unproductiveBatches >= MAX_UNPRODUCTIVE_BATCHES) {
       this.entries = this.entries.filter((e) => e !== entry);
       this.retired++;
+      if (this.keepRetired) {
+        this.retiredEntries.push(entry);
+        if (this.retiredEntries.length > this.maxFrontier)
+          this.retiredEntries.splice(this.leastNovel(this.retiredEntries), 1);
+      }
     }
   }
 
   private evictLeastNovel(): void {
+    this.entries.splice(this.leastNovel(this.entries), 1);
+    this.evicted++;
+  }
+
+  /** Index of the most-visited entry (ties: the latest branch point, then the newest). */
+  private leastNovel(entries: readonly FrontierEntry[]): number {
     let worst = 0;
     let worstVisits = -1;
-    this.entries.forEach((e, i) => {
+    entries.forEach((e, i) => {
       const v = this.visits(e.discovery.key);
-      const w = this.entries[worst]!;
+      const w = entries[worst]!;
       if (
         v > worstVisits ||
         (v === worstVisits && (e.position > w.position || (e.position === w.position && e.id > w.id)))
@@ -141,7 +179,6 @@ export class Frontier {
         worstVisits = v;
       }
     });
-    this.entries.splice(worst, 1);
-    this.evicted++;
+    return worst;
   }
 }

@@ -41,5 +41,6 @@ export function mergeExplorationReports(parts: readonly ExplorationReport[]): Ex
     entriesEvicted: sum((r) => r.entriesEvicted),
     discoveriesTooDeep: sum((r) => r.discoveriesTooDeep),
     freshTimelines: sum((r) => r.freshTimelines ?? 0),
+    entriesRevived: sum((r) => r.entriesRevived ?? 0),
   };
 }
