@@ -60,7 +60,7 @@ describe("frontier revival", () => {
 });
 
 describe("exploration with reviveRetired", () => {
-  const explored = (seed: number, reviveRetired?: boolean) =>
+  const explored = (seed: number, reviveRetired?: boolean, entriesPerRound = 1) =>
     new SimulationBuilder()
       .workloadFactory(() => new Vault())
       .enableExploration({
@@ -68,6 +68,7 @@ describe("exploration with reviveRetired", () => {
         maxRunsPerSeed: 1500,
         maxFrontier: 64,
         maxRecipeLen: 8,
+        entriesPerRound,
         ...(reviveRetired === undefined ? {} : { reviveRetired }),
       })
       .setDebugSeeds([seed])
@@ -108,6 +109,18 @@ describe("exploration with reviveRetired", () => {
     expect(other.exploration!.bugRecipes[0]!.recipe).not.toBe(a.exploration!.bugRecipes[0]!.recipe);
     // (The vault's trace records no drawn value, so failing timelines share a trace hash.)
     expect(other.exploration!.perSeed[0]!.firstBugAtTimeline).not.toBe(a.exploration!.perSeed[0]!.firstBugAtTimeline);
+  }, 60_000);
+
+  it("with rounds of several entries: revived entries fill a round slot by slot, deterministically", async () => {
+    const a = (await explored(2, true, 3)).exploration!;
+    const b = (await explored(2, true, 3)).exploration!;
+    expect(JSON.stringify(b)).toBe(JSON.stringify(a));
+    expect(a.entriesRevived).toBeGreaterThan(0);
+    expect(a.freshTimelines).toBeGreaterThan(0);
+    // Without revival the same rounds never bring a retired entry back.
+    const off = (await explored(2, false, 3)).exploration!;
+    expect(off.entriesRevived).toBe(0);
+    expect(JSON.stringify(off)).not.toBe(JSON.stringify(a));
   }, 60_000);
 
   it("refuses a reviveRetired that is not a boolean, saying what it must be", () => {
