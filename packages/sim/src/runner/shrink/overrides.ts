@@ -12,6 +12,8 @@
  * - `procs.GROUP=N`: at most N processes in a group whose size is a `[min, max]` range;
  * - `size.NAME=N`: what `ctx.size(NAME, n)` returns instead of a larger `n` (a workload's size);
  * - `clock.off=F+G` (or `all`): clock fault families (offset, rate, step) switched off after the draws;
+ * - `stop=failure`: the run ends at its first failure (processes killed, no checks), so nothing
+ *   after the violation counts;
  * - `faults.skip=3+7-9`: fault occurrences left out, by ordinal (0-based, in the order the run
  *   injects them, skipped ones included: `sim_fault_skipped` events mark them). Each occurrence
  *   still makes its draws, so the run departs from the seed's only where a skipped fault acted.
@@ -55,6 +57,8 @@ export interface TimelineOverrides {
   readonly clockOff: readonly OverrideClockFamily[];
   /** Ordinals of the fault occurrences left out, ascending, no duplicates. */
   readonly skipFaults: readonly number[];
+  /** The run ends at its first failure (the run phase stops there; checks do not run). */
+  readonly stopAtFailure: boolean;
 }
 
 export const NO_OVERRIDES: TimelineOverrides = Object.freeze({
@@ -69,6 +73,7 @@ export const NO_OVERRIDES: TimelineOverrides = Object.freeze({
   sizes: {},
   clockOff: [],
   skipFaults: [],
+  stopAtFailure: false,
 });
 
 /** An overrides text that cannot be parsed; the message names the bad item. */
@@ -154,7 +159,11 @@ export function parseOverrides(text: string): TimelineOverrides {
     else if (key === "net.rate") o.networkRate = rate(value, where);
     else if (key === "disk.rate") o.storageRate = rate(value, where);
     else if (key === "window") o.chaosWindowMs = count(value, where, 1);
-    else if (key === "injector" || key === "attrition") {
+    else if (key === "stop") {
+      if (value !== "failure")
+        throw new OverridesParseError(`invalid value '${value}' in ${where}: the only value is failure`);
+      o.stopAtFailure = true;
+    } else if (key === "injector" || key === "attrition") {
       if (value !== "off") throw new OverridesParseError(`invalid value '${value}' in ${where}: the only value is off`);
       if (key === "injector") o.injectorOff = true;
       else o.attritionOff = true;
@@ -163,7 +172,7 @@ export function parseOverrides(text: string): TimelineOverrides {
     else {
       throw new OverridesParseError(
         `unknown key '${key}' in ${where}: one of net.off, net.rate, disk.off, disk.rate, window, injector, ` +
-          "attrition, procs.GROUP, size.NAME, clock.off, faults.skip",
+          "attrition, procs.GROUP, size.NAME, clock.off, faults.skip, stop",
       );
     }
   }
@@ -193,6 +202,7 @@ export function formatOverrides(o: TimelineOverrides): string {
   if (o.clockOff.length > 0)
     items.push(`clock.off=${o.clockOff.length === OVERRIDE_CLOCK_FAMILIES.length ? "all" : o.clockOff.join("+")}`);
   if (o.skipFaults.length > 0) items.push(`faults.skip=${formatOrdinals(o.skipFaults)}`);
+  if (o.stopAtFailure) items.push("stop=failure");
   return items.join(",");
 }
 
