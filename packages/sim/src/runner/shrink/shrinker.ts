@@ -370,34 +370,43 @@ export async function shrinkTimeline(
     return false;
   };
   // Rounds of other draw sequences tried so far (each round its own), and those in a row that kept nothing.
-  let reseedRounds = 0;
-  let fruitless = 0;
-  while (!outOfBudget()) {
-    // Whole dimensions first, cheap when they work; each pass starts from the new best (they
-    // were all tried on it already after a fruitless round).
-    if (fruitless === 0) while (await firstKept(candidates(config, bestRun, best)));
-    // Strong reductions on other draw sequences: big steps when the run's own draws resist.
-    if (await firstKept(reseedCandidates(config, options.seed, bestRun, best, reseedRounds++))) {
-      fruitless = 0;
-      continue;
-    }
-    // Nothing else changed since the last fruitless round: only more draw sequences are left.
-    if (fruitless > 0) {
-      if (++fruitless > EXTRA_RESEED_ROUNDS) break;
-      continue;
-    }
-    // Then single fault occurrences (delta debugging): all, halves, quarters, ... of those left.
-    const start = bestSize;
+  /** Leaves out single fault occurrences (delta debugging): all, halves, quarters, ... of those left. */
+  const skipFaults = async (): Promise<void> => {
     let chunks = 1;
     for (;;) {
       const active = bestRun.skippableFaults.filter((n) => !best.overrides.skipFaults.includes(n));
-      if (active.length === 0) break;
+      if (active.length === 0) return;
       chunks = Math.min(chunks, active.length);
       if (await firstKept(skipCandidates(best, active, chunks))) chunks = Math.max(1, chunks - 1);
-      else if (chunks === active.length || outOfBudget()) break;
+      else if (chunks === active.length || outOfBudget()) return;
       else chunks = Math.min(active.length, chunks * 2);
     }
-    if (bestSize === start) fruitless = 1;
+  };
+  // Rounds of other draw sequences tried so far (each round its own), and those in a row that
+  // kept nothing; whether the skips reached their fixpoint on the current best.
+  let reseedRounds = 0;
+  let fruitless = 0;
+  let skipsSettled = false;
+  while (!outOfBudget()) {
+    if (fruitless === 0) {
+      // Whole dimensions first, cheap when they work; each pass starts from the new best.
+      while (await firstKept(candidates(config, bestRun, best))) skipsSettled = false;
+      // Then single fault occurrences, which keep the run's own draws (a skip moves none).
+      if (!skipsSettled) {
+        const start = bestSize;
+        await skipFaults();
+        skipsSettled = true;
+        if (bestSize !== start) continue;
+      }
+    }
+    // Strong reductions on other draw sequences: big steps when the run's own draws resist.
+    if (await firstKept(reseedCandidates(config, options.seed, bestRun, best, reseedRounds++))) {
+      fruitless = 0;
+      skipsSettled = false;
+      continue;
+    }
+    // Nothing else shrinks the run: a few more rounds of draw sequences, then the search ends.
+    if (++fruitless > EXTRA_RESEED_ROUNDS) break;
   }
   return {
     seed: options.seed,
