@@ -3,10 +3,11 @@
  * property. A greedy search over overrides (`overrides.ts`) and the recipe: each candidate is one
  * full run, kept only when the same property fails first, no other property fails that did not
  * fail originally, and it has no more injected faults and no more events than the best so far
- * (and fewer of one). Whole dimensions first (chaos window, families, sizes, processes, rates,
- * recipe), then delta debugging over single fault occurrences (`faults.skip`), repeated until
- * neither changes anything; then strong reductions on other draw sequences, or a budget runs
- * out. Candidates come in a fixed order, so the same input gives the same result
+ * (and fewer of one). The run first ends at its failure (`stop=failure`); then whole dimensions
+ * (chaos window, families, sizes, processes, rates, recipe), then delta debugging over single
+ * fault occurrences (`faults.skip`), repeated until neither changes anything; then strong
+ * reductions on other draw sequences, in rounds, until a few rounds in a row keep nothing or a
+ * budget runs out. Candidates come in a fixed order, so the same input gives the same result
  * whenever the run budget (not the time budget or an interrupt) ends the search.
  */
 import { MoonpoolError } from "@moonpool/core";
@@ -369,7 +370,6 @@ export async function shrinkTimeline(
     }
     return false;
   };
-  // Rounds of other draw sequences tried so far (each round its own), and those in a row that kept nothing.
   /** Leaves out single fault occurrences (delta debugging): all, halves, quarters, ... of those left. */
   const skipFaults = async (): Promise<void> => {
     let chunks = 1;
