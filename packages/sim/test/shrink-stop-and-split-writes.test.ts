@@ -114,8 +114,7 @@ describe("a skipped partial write", () => {
       }
     }
     // A reader that does more with the prefix than read again (a whole message in it) still
-    // moves later draws; many skips keep them all (about half here; none did when a skip sent
-    // the chunk whole without the prefix's draws).
+    // moves later draws; many skips keep them all (about half here).
     expect(tried).toBeGreaterThanOrEqual(8);
     expect(aligned).toBeGreaterThanOrEqual(4);
     expect(aligned * 4).toBeGreaterThanOrEqual(tried);
