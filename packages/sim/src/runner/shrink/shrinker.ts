@@ -132,6 +132,12 @@ function* candidates(config: SimulationConfig, current: MeasuredRun, s: State): 
       if (w >= 1) yield { ...s, overrides: { ...o, chaosWindowMs: w }, what: `chaos window ${w} ms` };
     }
   }
+  // A process that comes back sooner moves the rest of the run earlier: the latest reboot first.
+  for (const n of [...current.reboots].reverse()) {
+    if (o.quickRestarts.includes(n)) continue;
+    const quickRestarts = [...o.quickRestarts, n].sort((a, b) => a - b);
+    yield { ...s, overrides: { ...o, quickRestarts }, what: `reboot #${n} restarts soonest` };
+  }
   if (config.faultFactory !== null && !o.injectorOff)
     yield { ...s, overrides: { ...o, injectorOff: true }, what: "fault injector off" };
   if ((chaos.attrition ?? []).length > 0 && !o.attritionOff)
@@ -235,13 +241,14 @@ function* reseedCandidates(config: SimulationConfig, seed: number, current: Meas
     strong.push({ ...s, overrides: { ...o, networkOff: [...o.networkOff, f] }, what: `network ${f} off` });
   // A root timeline reseeded from its first draw is another run: ordinals of its own faults only.
   const skipFaults = recipe.length === 0 ? [] : o.skipFaults;
+  const quickRestarts = recipe.length === 0 ? [] : o.quickRestarts;
   for (const [k, c] of strong.entries()) {
     const tries = k <= halvings ? RESEEDS_OF_HALVED : RESEEDS_PER_REDUCTION;
     for (let i = 0; i < tries; i++) {
       const reseed = childSeed(seed, recipe, `shrink:${c.what}`, round * tries + i);
       yield {
         ...c,
-        overrides: { ...c.overrides, skipFaults },
+        overrides: { ...c.overrides, skipFaults, quickRestarts },
         recipe: formatRecipe(reseeded(recipe, reseed)),
         what: `${c.what}, last segment reseeded (${round * tries + i + 1})`,
       };
