@@ -5,6 +5,17 @@
  * attrition (recovery delays 50-600 ms and 200-1,500 ms).
  */
 import { describe, expect, it } from "vitest";
+import { OpenOptions } from "@moonpool/core";
+import {
+  assertAlways,
+  SimulationBuilder,
+  shrinkTimeline,
+  type FaultContext,
+  type FaultInjector,
+  type Process,
+  type SimContext,
+  type Workload,
+} from "../src/index.ts";
 import { PAXOS_ATTRITION } from "../../../examples/paxos/simulation.ts";
 import { CRASH_RECOVERY_MS } from "../../../examples/paxos/faults.ts";
 import { formatOverrides, OverridesParseError, parseOverrides } from "../src/runner/shrink/overrides.ts";
@@ -138,5 +149,63 @@ describe("restart.min", () => {
     const expected = [...crashes(events).map((c) => c.ordinal), ...graceful].sort((x, y) => x - y);
     expect(measured.reboots).toEqual(expected);
     expect(measured.reboots.length).toBeGreaterThan(0);
+  });
+});
+
+/** Ticks every 10 ms; a second boot (its marker file survives the crash) violates a property. */
+class BootsOnce implements Process {
+  readonly name = "node";
+
+  async run(ctx: SimContext): Promise<void> {
+    assertAlways(!(await ctx.storage.exists("booted")), "the node boots once");
+    const marker = await ctx.storage.open("booted", OpenOptions.readWriteCreate);
+    await marker.sync();
+    for (;;) await ctx.time.sleep(10);
+  }
+}
+
+/** Crashes the node once, early; it comes back after 20 ms to 3 s. */
+class CrashOnce implements FaultInjector {
+  readonly name = "crash-once";
+
+  async inject(ctx: FaultContext): Promise<void> {
+    await ctx.time.sleep(30);
+    ctx.rebootWithDelays(ctx.processIps()[0]!, "crash", [20, 3_000]);
+  }
+}
+
+/** Ticks every 10 ms for 4 s of simulated time. */
+class Ticker implements Workload {
+  readonly name = "ticker";
+
+  async run(ctx: SimContext): Promise<void> {
+    for (let i = 0; i < 400; i++) await ctx.time.sleep(10);
+  }
+}
+
+const bootsOnce = () =>
+  new SimulationBuilder()
+    .networkFaults("none")
+    .processes(1, () => new BootsOnce())
+    .workloadFactory(() => new Ticker())
+    .chaosDuration(5_000)
+    .faultFactory(() => new CrashOnce());
+
+describe("shrinking with restart.min", () => {
+  it("keeps a reboot that restarts sooner when the failure comes with the restart: fewer events, same property", {
+    timeout: TIMEOUT_MS,
+  }, async () => {
+    const result = await shrinkTimeline(bootsOnce(), { seed: 11, maxRuns: 40 });
+    expect(result.property).toBe("the node boots once");
+    expect(result.overrides).toMatch(/restart\.min=\d+/);
+    expect(result.after.events).toBeLessThan(result.before.events);
+    expect(result.after.simulatedTimeMs).toBeLessThan(result.before.simulatedTimeMs);
+    const replay = await bootsOnce().replayTimeline(result.seed, result.recipe, result.overrides).run();
+    expect(replay.seeds[0]!.traceHash).toBe(result.after.traceHash);
+    expect(replay.seeds[0]!.failures[0]!.property).toBe("the node boots once");
+    // Without the override the same run restarts at its drawn delay.
+    const without = result.overrides.replace(/,?restart\.min=[^,]+/, "").replace(/^,/, "");
+    const slow = await bootsOnce().replayTimeline(result.seed, result.recipe, without).run();
+    expect(slow.seeds[0]!.failures[0]!.timeMs).toBeGreaterThan(replay.seeds[0]!.failures[0]!.timeMs);
   });
 });
