@@ -4,10 +4,10 @@
  * full run, kept only when the same property fails first, no other property fails that did not
  * fail originally, and it has no more injected faults and no more events than the best so far
  * (and fewer of one). The run first ends at its failure (`stop=failure`); then whole dimensions
- * (chaos window, families, sizes, processes, rates, recipe), then delta debugging over single
- * fault occurrences (`faults.skip`), repeated until neither changes anything; then strong
- * reductions on other draw sequences, in rounds, until a few rounds in a row keep nothing or a
- * budget runs out. Candidates come in a fixed order, so the same input gives the same result
+ * (chaos window, reboots restarting sooner, families, sizes, processes, rates, recipe), then
+ * delta debugging over single fault occurrences (`faults.skip`), repeated until neither changes
+ * anything; then strong reductions on other draw sequences, in rounds, until a few rounds in a
+ * row keep nothing or a budget runs out. Candidates come in a fixed order, so the same input gives the same result
  * whenever the run budget (not the time budget or an interrupt) ends the search.
  */
 import { MoonpoolError } from "@moonpool/core";
