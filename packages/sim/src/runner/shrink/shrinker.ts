@@ -4,7 +4,7 @@
  * full run, kept only when the same property fails first, no other property fails that did not
  * fail originally, and it has no more injected faults and no more events than the best so far
  * (and fewer of one). The run first ends at its failure (`stop=failure`); then whole dimensions
- * (chaos window, reboots restarting sooner, families, sizes, processes, rates, recipe), then
+ * (chaos window, families, sizes, processes, rates, recipe, reboots restarting sooner), then
  * delta debugging over single fault occurrences (`faults.skip`), repeated until neither changes
  * anything; then strong reductions on other draw sequences, in rounds, until a few rounds in a
  * row keep nothing or a budget runs out. Candidates come in a fixed order, so the same input gives the same result
@@ -132,12 +132,6 @@ function* candidates(config: SimulationConfig, current: MeasuredRun, s: State): 
       if (w >= 1) yield { ...s, overrides: { ...o, chaosWindowMs: w }, what: `chaos window ${w} ms` };
     }
   }
-  // A process that comes back sooner moves the rest of the run earlier: the latest reboot first.
-  for (const n of [...current.reboots].reverse()) {
-    if (o.quickRestarts.includes(n)) continue;
-    const quickRestarts = [...o.quickRestarts, n].sort((a, b) => a - b);
-    yield { ...s, overrides: { ...o, quickRestarts }, what: `reboot #${n} restarts soonest` };
-  }
   if (config.faultFactory !== null && !o.injectorOff)
     yield { ...s, overrides: { ...o, injectorOff: true }, what: "fault injector off" };
   if ((chaos.attrition ?? []).length > 0 && !o.attritionOff)
@@ -187,6 +181,13 @@ function* candidates(config: SimulationConfig, current: MeasuredRun, s: State): 
       const earlier = recipe.map((bp, j) => (j === i ? { ...bp, count } : bp));
       yield { ...s, recipe: formatRecipe(earlier), what: `recipe segment ${i + 1} at draw ${count}` };
     }
+  }
+  // Last, as it keeps every fault: a process that comes back sooner moves the rest of the run
+  // earlier. The latest reboot first.
+  for (const n of [...current.reboots].reverse()) {
+    if (o.quickRestarts.includes(n)) continue;
+    const quickRestarts = [...o.quickRestarts, n].sort((a, b) => a - b);
+    yield { ...s, overrides: { ...o, quickRestarts }, what: `reboot #${n} restarts soonest` };
   }
 }
 
