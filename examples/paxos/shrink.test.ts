@@ -16,7 +16,7 @@ describe.each(["no-promise-check", "promise-before-persist"] as PaxosBug[])("shr
     const report = await paxosCampaign({ bug }).setBaseSeed(1).setIterations(30).run();
     const failing = report.seeds.find((s) => !s.ok)!;
     expect(failing).toBeDefined();
-    const result = await shrinkTimeline(paxosCampaign({ bug }), { seed: failing.seed });
+    const result = await shrinkTimeline(paxosCampaign({ bug }), { seed: failing.seed, maxRuns: 300 });
     expect(result.property).toBe(failing.failures[0]!.property);
     expect(result.after.events * 2).toBeLessThanOrEqual(result.before.events);
     expect(result.after.faults * 2).toBeLessThanOrEqual(result.before.faults);

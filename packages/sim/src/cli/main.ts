@@ -181,7 +181,7 @@ export function createProgram(): Command {
     .argument("[simulation]", "the simulation's name")
     .option("-s, --seed <seed>", "the failing seed")
     .option("--recipe <recipe>", "the failing timeline's exploration recipe, if any")
-    .option("--max-runs <n>", "candidate runs at most (default 200)")
+    .option("--max-runs <n>", "candidate runs at most (default 1000)")
     .option("--time-budget <duration>", "wall-clock budget, e.g. 30s or 5m (default 2m), then the best run so far")
     .option("--timeout <duration>", "wall-clock limit of one candidate run (default 60s); a run past it is not kept")
     .option("--html", "also write the shrunk run's timeline page into the report directory")

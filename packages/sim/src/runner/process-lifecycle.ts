@@ -154,8 +154,9 @@ export class ProcessLifecycle {
     if (kind === "graceful") {
       assertReachable(REBOOT_ASSERTIONS.gracefulPath);
       const graceMs = drawDelayMs(sim, gracePeriodMs);
-      const recoveryMs = drawDelayMs(sim, recoveryDelayMs);
+      const drawnRecoveryMs = drawDelayMs(sim, recoveryDelayMs);
       if (this.skipped(state, PROCESS_FAULT_KINDS.gracefulShutdown)) return false;
+      const recoveryMs = this.world.restartDelayMs(drawnRecoveryMs, recoveryDelayMs[0]);
       this.stats.graceful++;
       this.world.recordFault(PROCESS_FAULT_KINDS.gracefulShutdown, {
         ip,
@@ -185,8 +186,9 @@ export class ProcessLifecycle {
     }
     const wipe = kind === "crashAndWipe";
     assertReachable(REBOOT_ASSERTIONS.crashPath);
-    const recoveryMs = drawDelayMs(sim, recoveryDelayMs);
+    const drawnRecoveryMs = drawDelayMs(sim, recoveryDelayMs);
     if (this.skipped(state, PROCESS_FAULT_KINDS.crash)) return false;
+    const recoveryMs = this.world.restartDelayMs(drawnRecoveryMs, recoveryDelayMs[0]);
     if (wipe) this.stats.crashAndWipe++;
     else this.stats.crash++;
     this.world.recordFault(PROCESS_FAULT_KINDS.crash, { ip, wipe, recoveryDelayMs: recoveryMs, cause });

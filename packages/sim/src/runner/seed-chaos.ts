@@ -149,6 +149,7 @@ export function setUpSeedChaos(
   );
   const clockRecord = { ...drawnClock, config: overrideClockConfig(drawnClock.config, overrides) };
   if (overrides.skipFaults.length > 0) world.faultSkips = new Set(overrides.skipFaults);
+  if (overrides.quickRestarts.length > 0) world.quickRestarts = new Set(overrides.quickRestarts);
   const ips = [...registry.processes.map((p) => p.ip), ...registry.workloadIps];
   const clocks = new SeedClocks(clockRecord, world, ips);
   if (config.linkLatency !== null) {

@@ -537,9 +537,11 @@ export class SeedSession {
     if (setupOk && !setupFailed) {
       this.chaosWindow.start(this.chaosRecord!.attrition);
       for (const w of this.workloads) this.startPhase("run", w);
+      // A shrunk run with `stop=failure` ends at its first failure: what follows is not needed.
+      const stop = this.config.overrides?.stopAtFailure === true;
       runOk = await this.phase(
         "run",
-        () => this.workloads.every(isRunDone),
+        () => this.workloads.every(isRunDone) || (stop && this.failures.length > 0),
         this.config.runTimeBudgetMs,
         () => this.workloads.filter((w) => !w.runDone),
       );
@@ -571,7 +573,8 @@ export class SeedSession {
 
     // Checks run with fresh contexts once the world is quiet, even after a failed run, so the
     // retained model can still be validated; a rejected check fails the seed.
-    if (runOk || this.workloads.every((w) => w.runDone)) {
+    const stopped = this.config.overrides?.stopAtFailure === true && this.failures.length > 0;
+    if (!stopped && (runOk || this.workloads.every((w) => w.runDone))) {
       for (const w of this.workloads) {
         w.incarnation = new Incarnation(`${w.actor}`);
         w.ctx = this.context(w.incarnation, w.ip, w.index, this.workloads.length);

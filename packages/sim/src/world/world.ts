@@ -111,6 +111,16 @@ export class World {
   faultSkips: ReadonlySet<number> | null = null;
   /** Injected faults recorded or skipped so far: the ordinal of the next one. */
   faultOrdinal = 0;
+  /**
+   * Reboots (by fault ordinal) whose process restarts after the shortest delay of its recovery
+   * range instead of the drawn one (the draw is still made). Null: none (`restart.min` override).
+   */
+  quickRestarts: ReadonlySet<number> | null = null;
+
+  /** The recovery delay of the reboot about to be recorded: `drawnMs`, or `minMs` when the overrides say so. */
+  restartDelayMs(drawnMs: number, minMs: number): number {
+    return this.quickRestarts?.has(this.faultOrdinal) === true ? Math.min(drawnMs, minMs) : drawnMs;
+  }
 
   /**
    * Asked by a fault site once it has made every draw of a fault and before it applies it: true

@@ -2,6 +2,7 @@
  * One candidate run of the shrinker and what it is measured by: whether it still violates the
  * property, its events, simulated time, injected faults, processes, sizes and recipe segments.
  */
+import { PROCESS_FAULT_KINDS } from "../../chaos/reboot-kinds.ts";
 import { parseRecipe } from "../../engine/recipe.ts";
 import {
   isInjectionKind,
@@ -33,6 +34,8 @@ export interface MeasuredRun {
   readonly size: RunSize;
   /** Ordinals (`faults.skip`) of the injected faults that can be skipped one by one, ascending. */
   readonly skippableFaults: readonly number[];
+  /** Ordinals of the reboots (crashes and graceful shutdowns) the run injected, ascending (`restart.min`). */
+  readonly reboots: readonly number[];
 }
 
 /** Injected kinds no site can leave out alone: states of a clock or disk, or part of a process crash. */
@@ -77,10 +80,13 @@ export async function measureRun(
   // Every injected fault takes the next ordinal, and so does every skipped one.
   let ordinal = 0;
   const skippableFaults: number[] = [];
+  const reboots: number[] = [];
   for (const event of events) {
     if (isInjectedFault(event)) {
       faults++;
-      if (!NOT_SKIPPABLE.has(event.str("kind") ?? "")) skippableFaults.push(ordinal);
+      const kind = event.str("kind") ?? "";
+      if (!NOT_SKIPPABLE.has(kind)) skippableFaults.push(ordinal);
+      if (kind === PROCESS_FAULT_KINDS.crash || kind === PROCESS_FAULT_KINDS.gracefulShutdown) reboots.push(ordinal);
       ordinal++;
     } else if (event.name === SIM_FAULT_SKIPPED_EVENT_NAME) ordinal++;
     else if (event.name === "process_started") booted.add(event.source);
@@ -97,5 +103,6 @@ export async function measureRun(
       traceHash: result.traceHash,
     },
     skippableFaults,
+    reboots,
   };
 }

@@ -12,11 +12,16 @@
  * - `procs.GROUP=N`: at most N processes in a group whose size is a `[min, max]` range;
  * - `size.NAME=N`: what `ctx.size(NAME, n)` returns instead of a larger `n` (a workload's size);
  * - `clock.off=F+G` (or `all`): clock fault families (offset, rate, step) switched off after the draws;
+ * - `stop=failure`: the run ends at its first failure (processes killed, no checks), so nothing
+ *   after the violation counts;
  * - `faults.skip=3+7-9`: fault occurrences left out, by ordinal (0-based, in the order the run
  *   injects them, skipped ones included: `sim_fault_skipped` events mark them). Each occurrence
  *   still makes its draws, so the run departs from the seed's only where a skipped fault acted.
  *   Clock drift and skew, storage crashes, lost and torn writes, stalls and throttles are states
  *   or consequences of another fault and cannot be skipped one by one (switch the family off).
+ * - `restart.min=4+9`: the reboots of these fault ordinals (a crash or a graceful shutdown, numbered
+ *   as in `faults.skip`) restart their process after the shortest recovery delay of their range
+ *   instead of the drawn one, which is still drawn: the run departs from the seed's at that restart.
  */
 import { InvalidConfiguration } from "@moonpool/core";
 import { SWARM_NETWORK_FAMILIES, SWARM_NETWORK_FAMILY_OFF } from "../../chaos/network-chaos.ts";
@@ -55,6 +60,10 @@ export interface TimelineOverrides {
   readonly clockOff: readonly OverrideClockFamily[];
   /** Ordinals of the fault occurrences left out, ascending, no duplicates. */
   readonly skipFaults: readonly number[];
+  /** The run ends at its first failure (the run phase stops there; checks do not run). */
+  readonly stopAtFailure: boolean;
+  /** Ordinals of the reboots whose process restarts after the shortest delay of its range, ascending. */
+  readonly quickRestarts: readonly number[];
 }
 
 export const NO_OVERRIDES: TimelineOverrides = Object.freeze({
@@ -69,6 +78,8 @@ export const NO_OVERRIDES: TimelineOverrides = Object.freeze({
   sizes: {},
   clockOff: [],
   skipFaults: [],
+  stopAtFailure: false,
+  quickRestarts: [],
 });
 
 /** An overrides text that cannot be parsed; the message names the bad item. */
@@ -151,10 +162,15 @@ export function parseOverrides(text: string): TimelineOverrides {
     else if (key === "disk.off") o.storageOff = families(value, OVERRIDE_STORAGE_FAMILIES, where);
     else if (key === "clock.off") o.clockOff = families(value, OVERRIDE_CLOCK_FAMILIES, where);
     else if (key === "faults.skip") o.skipFaults = ordinals(value, where);
+    else if (key === "restart.min") o.quickRestarts = ordinals(value, where);
     else if (key === "net.rate") o.networkRate = rate(value, where);
     else if (key === "disk.rate") o.storageRate = rate(value, where);
     else if (key === "window") o.chaosWindowMs = count(value, where, 1);
-    else if (key === "injector" || key === "attrition") {
+    else if (key === "stop") {
+      if (value !== "failure")
+        throw new OverridesParseError(`invalid value '${value}' in ${where}: the only value is failure`);
+      o.stopAtFailure = true;
+    } else if (key === "injector" || key === "attrition") {
       if (value !== "off") throw new OverridesParseError(`invalid value '${value}' in ${where}: the only value is off`);
       if (key === "injector") o.injectorOff = true;
       else o.attritionOff = true;
@@ -163,7 +179,7 @@ export function parseOverrides(text: string): TimelineOverrides {
     else {
       throw new OverridesParseError(
         `unknown key '${key}' in ${where}: one of net.off, net.rate, disk.off, disk.rate, window, injector, ` +
-          "attrition, procs.GROUP, size.NAME, clock.off, faults.skip",
+          "attrition, procs.GROUP, size.NAME, clock.off, faults.skip, restart.min, stop",
       );
     }
   }
@@ -193,6 +209,8 @@ export function formatOverrides(o: TimelineOverrides): string {
   if (o.clockOff.length > 0)
     items.push(`clock.off=${o.clockOff.length === OVERRIDE_CLOCK_FAMILIES.length ? "all" : o.clockOff.join("+")}`);
   if (o.skipFaults.length > 0) items.push(`faults.skip=${formatOrdinals(o.skipFaults)}`);
+  if (o.quickRestarts.length > 0) items.push(`restart.min=${formatOrdinals(o.quickRestarts)}`);
+  if (o.stopAtFailure) items.push("stop=failure");
   return items.join(",");
 }
 

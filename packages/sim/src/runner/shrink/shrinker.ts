@@ -3,10 +3,11 @@
  * property. A greedy search over overrides (`overrides.ts`) and the recipe: each candidate is one
  * full run, kept only when the same property fails first, no other property fails that did not
  * fail originally, and it has no more injected faults and no more events than the best so far
- * (and fewer of one). Whole dimensions first (chaos window, families, sizes, processes, rates,
- * recipe), then delta debugging over single fault occurrences (`faults.skip`), repeated until
- * neither changes anything; then strong reductions on other draw sequences, or a budget runs
- * out. Candidates come in a fixed order, so the same input gives the same result
+ * (and fewer of one). The run first ends at its failure (`stop=failure`); then whole dimensions
+ * (chaos window, families, sizes, processes, rates, recipe, reboots restarting sooner), then
+ * delta debugging over single fault occurrences (`faults.skip`), repeated until neither changes
+ * anything; then strong reductions on other draw sequences, in rounds, until a few rounds in a
+ * row keep nothing or a budget runs out. Candidates come in a fixed order, so the same input gives the same result
  * whenever the run budget (not the time budget or an interrupt) ends the search.
  */
 import { MoonpoolError } from "@moonpool/core";
@@ -30,14 +31,14 @@ import {
 /** Shrinking a timeline that passes: there is no failure to keep. */
 export class NothingToShrink extends MoonpoolError {}
 
-export const DEFAULT_SHRINK_MAX_RUNS = 200;
+export const DEFAULT_SHRINK_MAX_RUNS = 1_000;
 export const DEFAULT_SHRINK_TIME_BUDGET_MS = 120_000;
 
 export interface ShrinkOptions {
   readonly seed: number;
   /** The failing timeline's recipe (default: the root timeline). */
   readonly recipe?: string;
-  /** Candidate runs at most (default 200), the original run included. */
+  /** Candidate runs at most (default 1,000), the original run included. */
   readonly maxRuns?: number;
   /** Wall-clock budget in ms (default 120 s): the search stops after the run under way. */
   readonly timeBudgetMs?: number;
@@ -123,6 +124,8 @@ function* candidates(config: SimulationConfig, current: MeasuredRun, s: State): 
   const o = s.overrides;
   const chaos = current.result.chaos;
   const { netOn, diskOn, clockOn } = familiesOn(current, o);
+  // Nothing after the first failure is needed: the cheapest cut, and it never loses the failure.
+  if (!o.stopAtFailure) yield { ...s, overrides: { ...o, stopAtFailure: true }, what: "stop at the first failure" };
   const window = o.chaosWindowMs ?? config.chaosDurationMs;
   if (window !== null) {
     for (const w of ascending([window / 8, window / 4, window / 2, (window * 3) / 4], window)) {
@@ -179,6 +182,13 @@ function* candidates(config: SimulationConfig, current: MeasuredRun, s: State): 
       yield { ...s, recipe: formatRecipe(earlier), what: `recipe segment ${i + 1} at draw ${count}` };
     }
   }
+  // Last, as it keeps every fault: a process that comes back sooner moves the rest of the run
+  // earlier. The latest reboot first.
+  for (const n of [...current.reboots].reverse()) {
+    if (o.quickRestarts.includes(n)) continue;
+    const quickRestarts = [...o.quickRestarts, n].sort((a, b) => a - b);
+    yield { ...s, overrides: { ...o, quickRestarts }, what: `reboot #${n} restarts soonest` };
+  }
 }
 
 /**
@@ -186,7 +196,7 @@ function* candidates(config: SimulationConfig, current: MeasuredRun, s: State): 
  * failure may still fail on another draw sequence. Its last recipe segment (one added from the
  * start for a root timeline) is reseeded a few times.
  */
-function* reseedCandidates(config: SimulationConfig, seed: number, current: MeasuredRun, s: State) {
+function* reseedCandidates(config: SimulationConfig, seed: number, current: MeasuredRun, s: State, round: number) {
   const o = s.overrides;
   const chaos = current.result.chaos;
   const { netOn, diskOn } = familiesOn(current, o);
@@ -213,6 +223,9 @@ function* reseedCandidates(config: SimulationConfig, seed: number, current: Meas
     strong.push({ ...s, overrides, what: "chaos window and sizes above 2 halved" });
   }
   const halvings = strong.length;
+  // The same configuration on another draw sequence: with the run ending at its failure, one
+  // that fails early is smaller.
+  strong.push({ ...s, what: "same run" });
   if (halfWindow !== null)
     strong.push({ ...s, overrides: { ...o, chaosWindowMs: halfWindow }, what: "chaos window halved" });
   if (sizesToHalve)
@@ -229,15 +242,16 @@ function* reseedCandidates(config: SimulationConfig, seed: number, current: Meas
     strong.push({ ...s, overrides: { ...o, networkOff: [...o.networkOff, f] }, what: `network ${f} off` });
   // A root timeline reseeded from its first draw is another run: ordinals of its own faults only.
   const skipFaults = recipe.length === 0 ? [] : o.skipFaults;
+  const quickRestarts = recipe.length === 0 ? [] : o.quickRestarts;
   for (const [k, c] of strong.entries()) {
-    const tries = k < halvings ? RESEEDS_OF_HALVED : RESEEDS_PER_REDUCTION;
+    const tries = k <= halvings ? RESEEDS_OF_HALVED : RESEEDS_PER_REDUCTION;
     for (let i = 0; i < tries; i++) {
-      const reseed = childSeed(seed, recipe, `shrink:${c.what}`, i);
+      const reseed = childSeed(seed, recipe, `shrink:${c.what}`, round * tries + i);
       yield {
         ...c,
-        overrides: { ...c.overrides, skipFaults },
+        overrides: { ...c.overrides, skipFaults, quickRestarts },
         recipe: formatRecipe(reseeded(recipe, reseed)),
-        what: `${c.what}, last segment reseeded (${i + 1})`,
+        what: `${c.what}, last segment reseeded (${round * tries + i + 1})`,
       };
     }
   }
@@ -258,9 +272,14 @@ function* skipCandidates(s: State, active: readonly number[], chunks: number): G
   }
 }
 
-/** Draw sequences tried per strong reduction once nothing else shrinks the run... */
+/**
+ * Rounds of other draw sequences tried after one that kept nothing and nothing else shrinks the
+ * run: a failure that is rare on other draw sequences gets a few more chances before the search ends.
+ */
+const EXTRA_RESEED_ROUNDS = 3;
+/** Draw sequences tried per strong reduction and round once nothing else shrinks the run... */
 const RESEEDS_PER_REDUCTION = 8;
-/** ...and for the run halved, which fails on fewer of them but is worth the most. */
+/** ...and for the run halved or as it is, worth the most. */
 const RESEEDS_OF_HALVED = 16;
 
 /** `recipe` with its last segment's seed replaced, or a root timeline reseeded from its first draw. */
@@ -359,23 +378,43 @@ export async function shrinkTimeline(
     }
     return false;
   };
-  while (!outOfBudget()) {
-    // Whole dimensions first, cheap when they work; each pass starts from the new best.
-    while (await firstKept(candidates(config, bestRun, best)));
-    // Strong reductions on other draw sequences: big steps when the run's own draws resist.
-    if (await firstKept(reseedCandidates(config, options.seed, bestRun, best))) continue;
-    // Then single fault occurrences (delta debugging): all, halves, quarters, ... of those left.
-    const start = bestSize;
+  /** Leaves out single fault occurrences (delta debugging): all, halves, quarters, ... of those left. */
+  const skipFaults = async (): Promise<void> => {
     let chunks = 1;
     for (;;) {
       const active = bestRun.skippableFaults.filter((n) => !best.overrides.skipFaults.includes(n));
-      if (active.length === 0) break;
+      if (active.length === 0) return;
       chunks = Math.min(chunks, active.length);
       if (await firstKept(skipCandidates(best, active, chunks))) chunks = Math.max(1, chunks - 1);
-      else if (chunks === active.length || outOfBudget()) break;
+      else if (chunks === active.length || outOfBudget()) return;
       else chunks = Math.min(active.length, chunks * 2);
     }
-    if (bestSize === start) break;
+  };
+  // Rounds of other draw sequences tried so far (each round its own), and those in a row that
+  // kept nothing; whether the skips reached their fixpoint on the current best.
+  let reseedRounds = 0;
+  let fruitless = 0;
+  let skipsSettled = false;
+  while (!outOfBudget()) {
+    if (fruitless === 0) {
+      // Whole dimensions first, cheap when they work; each pass starts from the new best.
+      while (await firstKept(candidates(config, bestRun, best))) skipsSettled = false;
+      // Then single fault occurrences, which keep the run's own draws (a skip moves none).
+      if (!skipsSettled) {
+        const start = bestSize;
+        await skipFaults();
+        skipsSettled = true;
+        if (bestSize !== start) continue;
+      }
+    }
+    // Strong reductions on other draw sequences: big steps when the run's own draws resist.
+    if (await firstKept(reseedCandidates(config, options.seed, bestRun, best, reseedRounds++))) {
+      fruitless = 0;
+      skipsSettled = false;
+      continue;
+    }
+    // Nothing else shrinks the run: a few more rounds of draw sequences, then the search ends.
+    if (++fruitless > EXTRA_RESEED_ROUNDS) break;
   }
   return {
     seed: options.seed,

@@ -193,6 +193,18 @@ export class SimConnection implements Connection {
     );
   }
 
+  /** Whether a read waits for bytes that a delivery now would hand it at once. */
+  waitsForBytes(): boolean {
+    const op = this.pendingRead;
+    return (
+      op !== null &&
+      isPending(op) &&
+      !this.reset &&
+      this.inboxBytes === 0 &&
+      this.readClogUntilUs <= this.net.world.engine.nowUs
+    );
+  }
+
   /** Settles a waiting read after a delivery, a reset or the end of a read clog. */
   wake(): void {
     const op = this.pendingRead;

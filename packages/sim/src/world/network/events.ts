@@ -25,6 +25,10 @@ export type BindCompletion = { listener: SimListener; op: PendingOp<Listener> };
 export function deliverChunk(to: SimConnection, data: Uint8Array | null): void {
   to.net.deliver(to, data);
 }
+/** Where a skipped partial write's prefix would have reached `to` (`NetworkFaultRolls.skippedPrefixArrives`). */
+export function arriveSkippedPrefix(to: SimConnection, prefix: Uint8Array): void {
+  to.net.faults.skippedPrefixArrives(to, prefix);
+}
 /** Chunks held by a partition that healed land in an event of their receiver (its code resumes as itself). */
 export function landHeldChunks(end: SimConnection): void {
   const net = end.net;

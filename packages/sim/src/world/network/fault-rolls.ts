@@ -149,6 +149,36 @@ export class NetworkFaultRolls {
     return readBytes;
   }
 
+  /**
+   * A skipped partial write's prefix at the instant it would have arrived: the draws of that
+   * delivery and of its reader, who would have taken the bytes and read again, without handing
+   * anything out (the bytes arrive with the next chunk; a bit flip still lands in them, since
+   * `prefix` views that chunk). A skipped fault thus moves no later draw, unless the bytes made
+   * the reader do more than read again.
+   */
+  skippedPrefixArrives(to: SimConnection, prefix: Uint8Array): void {
+    const net = this.net;
+    const from = to.peer;
+    if (to.reset || from === null || !to.owner.alive || !from.owner.alive) return;
+    this.rollRandomPartition();
+    if (to.held !== null || net.partitions.blocks(from.localIp, to.localIp) || from.sendCut || to.recvCut) return;
+    this.maybeFlipBits(to, from, prefix);
+    if (!to.waitsForBytes() || !net.endFaults || to.stable) return;
+    // The read that takes the prefix rolls a partial read; one that fires is not followed further.
+    const maxBytes = net.config.partialReadMaxBytes;
+    if (
+      maxBytes > 0 &&
+      prefix.length >= 2 &&
+      net.gate.fires(NETWORK_BUGGIFY_IDS.partialRead, NETWORK_BUGGIFY_FIRE_PROBABILITY)
+    ) {
+      net.sim.rangeInt(1, Math.min(prefix.length - 1, maxBytes) + 1);
+      return;
+    }
+    // The next read: its random close and clog rolls.
+    if (this.randomClose(to) === "explicit") return;
+    if (this.readClogged(to)) this.wakeAt(to, to.readClogUntilUs);
+  }
+
   maybeFlipBits(to: SimConnection, from: SimConnection, data: Uint8Array): void {
     const config = this.net.config;
     if (config.bitFlipProbability <= 0 || to.stable || data.length === 0) return;

@@ -53,6 +53,7 @@ import { failed, isPending, SimConnection, SimListener } from "./connection.ts";
 import { NetworkFaultRolls } from "./fault-rolls.ts";
 import {
   arriveConnect,
+  arriveSkippedPrefix,
   landHeldChunks,
   completeAccept,
   completeBind,
@@ -346,10 +347,30 @@ export class SimNetwork {
     let rest = data;
     const maxBytes = this.config.partialWriteMaxBytes;
     if (rest !== null && maxBytes > 0 && !from.stable && rest.length > 1) {
-      while (rest.length > 1 && this.gate.fires(NETWORK_BUGGIFY_IDS.partialWrite, NETWORK_BUGGIFY_FIRE_PROBABILITY)) {
-        const sentBytes = this.sim.rangeInt(1, Math.min(rest.length - 1, maxBytes) + 1);
-        // A skipped split leaves the chunk whole here; the loop rolls on as it would have.
-        if (this.world.skipFault(NETWORK_FAULT_KINDS.partialWrite)) continue;
+      // Bytes not split off yet, skipped splits included, and the skipped prefixes still to send.
+      let left = rest.length;
+      let held = 0;
+      while (left > 1 && this.gate.fires(NETWORK_BUGGIFY_IDS.partialWrite, NETWORK_BUGGIFY_FIRE_PROBABILITY)) {
+        const splitBytes = this.sim.rangeInt(1, Math.min(left - 1, maxBytes) + 1);
+        left -= splitBytes;
+        // A skipped split still draws its prefix's delivery time, makes the draws of its arrival
+        // there, and the loop rolls on as it would have, so later draws stay in place; the
+        // prefix's bytes travel with the next chunk.
+        if (this.world.skipFault(NETWORK_FAULT_KINDS.partialWrite)) {
+          const prefix = rest.subarray(held, held + splitBytes);
+          this.world.engine.scheduleAt(
+            this.deliveryTimeUs(from),
+            arriveSkippedPrefix,
+            to,
+            EventTag.network,
+            to.owner,
+            prefix,
+          );
+          held += splitBytes;
+          continue;
+        }
+        const sentBytes = held + splitBytes;
+        held = 0;
         this.schedule(from, to, rest.subarray(0, sentBytes));
         rest = rest.subarray(sentBytes);
         this.world.recordFault(NETWORK_FAULT_KINDS.partialWrite, {
