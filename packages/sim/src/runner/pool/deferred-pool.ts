@@ -3,9 +3,10 @@
  * the cores with everything else running: on a busy machine a worker gets no CPU this thread
  * would not otherwise have had, while its start-up (a thread, the TypeScript loader, the
  * simulation's modules: over a second of CPU each) and every message are paid for by the run.
- * So the pool starts at the first batch after which the machine was at least
- * `minSpareCores` idle over a sample while the run had `minWorkLeftMs` of work left, and never before (docs/decisions.md D15). Where timelines
- * run changes only speed: the outcome is the same whether the pool started early, late or never.
+ * So the pool starts at the first batch after which the machine was at least `minSpareCores`
+ * idle over a sample while the run had `minWorkLeftMs` of work left, and never before
+ * (docs/decisions.md D15). Where timelines run changes only speed: the outcome is the same
+ * whether the pool started early, late or never.
  */
 import { cpus } from "node:os";
 import { natives } from "../../engine/natives.ts";
