@@ -8,6 +8,7 @@ import { SimulationBuilder, type Process, type SimContext, type Workload } from 
 import { formatOverrides, NO_OVERRIDES, OverridesParseError, parseOverrides } from "../src/runner/shrink/overrides.ts";
 import { isInjectedFault } from "../src/runner/shrink/measure.ts";
 import type { TraceEvent } from "../src/world/trace-log.ts";
+import { paxosSimulation } from "../../../examples/paxos/simulation.ts";
 import { chaoticPaxos as paxos, runWithOverrides as run } from "./fixtures/override-runs.ts";
 
 const TIMEOUT_MS = 120_000;
@@ -46,6 +47,18 @@ describe("overrides text", () => {
   ])("refuses %s with a message that says what to change", (text, message) => {
     expect(() => parseOverrides(text)).toThrow(OverridesParseError);
     expect(() => parseOverrides(text)).toThrow(message);
+  });
+
+  it("replayTimeline takes the overrides as an object too; fields left out override nothing", {
+    timeout: TIMEOUT_MS,
+  }, async () => {
+    const chaotic = () => paxosSimulation({ network: "random", storage: "random", attrition: "random", reboots: true });
+    const hash = async (overrides: Parameters<SimulationBuilder["replayTimeline"]>[2]) =>
+      (await chaotic().replayTimeline(7, "", overrides).run()).seeds[0]!.traceHash;
+    const text = await hash("injector=off,net.off=clog");
+    expect(await hash({ injectorOff: true, networkOff: ["clog"] })).toBe(text);
+    expect(await hash({})).toBe(await hash(""));
+    expect(text).not.toBe(await hash(""));
   });
 
   it("replayTimeline refuses bad overrides as a configuration error", () => {

@@ -460,13 +460,18 @@ export class SimulationBuilder {
   /**
    * Replays one timeline: the root `seed` with the exploration `recipe` (text like
    * `"151@8837201 -> 80@1293847"` from a bug report, or its parsed form). `run()` then runs
-   * exactly that timeline. `overrides` (text like `"injector=off,window=750"` from `moonpool shrink`)
-   * replays a shrunk run.
+   * exactly that timeline. `overrides` (text like `"injector=off,window=750"` from `moonpool shrink`,
+   * or the shrinker's object; fields left out override nothing) replays a shrunk run.
    */
-  replayTimeline(seed: number, recipe: string | Recipe = "", overrides: string | TimelineOverrides = ""): this {
+  replayTimeline(
+    seed: number,
+    recipe: string | Recipe = "",
+    overrides: string | Partial<TimelineOverrides> = "",
+  ): this {
     checkSeed(seed, "replayTimeline(seed, recipe): seed");
     const parsedRecipe = typeof recipe === "string" ? parseRecipe(recipe) : checkRecipe(recipe);
-    const parsedOverrides = typeof overrides === "string" ? parseOverrides(overrides) : overrides;
+    const parsedOverrides =
+      typeof overrides === "string" ? parseOverrides(overrides) : { ...NO_OVERRIDES, ...overrides };
     this.replay = { seed, recipe: parsedRecipe, overrides: parsedOverrides };
     return this;
   }
