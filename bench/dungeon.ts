@@ -26,7 +26,7 @@ export const DUNGEON_EXPLORATION = {
   /** Entries near the end of the chain retire before it is finished; a dry frontier brings them back. */
   reviveRetired: true,
 } as const;
-/** Timelines per root: the budget issue 15 asks the dungeon to be measured at. */
+/** Timelines per root: the per-seed budget the dungeon's README compares against (about 268,000). */
 const DUNGEON_BUDGET_DEFAULT = 268_000;
 const PROGRESS_EVERY = 10_000;
 /** The dungeon's depth signal: its numeric watermark's best left operand is the floor index. */

@@ -188,10 +188,13 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
         parents.length = batch;
         this.freshTimelines += batch;
       }
+      // Continuations per entry taken, in the order taken (an entry the budget left out has none).
+      const children = new Map<FrontierEntry, number>();
       for (const entry of taken) {
         for (let i = 0; i < branchingFactor && recipes.length < budget; i++) {
           recipes.push(this.childRecipe(seed, entry));
           parents.push(entry);
+          children.set(entry, i + 1);
         }
       }
       const outcomes = await this.runBatch(
@@ -209,11 +212,7 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
         if (result.discoveries.length > 0) productive.add(parents[i]);
         if (frontier.addDiscoveries(recipe, result.discoveries) > 0) dry = false;
       }
-      for (const entry of taken) {
-        let children = 0;
-        for (const parent of parents) if (parent === entry) children++;
-        if (children > 0) frontier.recordBatch(entry, productive.has(entry), children);
-      }
+      for (const [entry, count] of children) frontier.recordBatch(entry, productive.has(entry), count);
       this.sampleFrontier(frontier.size);
     }
     this.entriesRetired += frontier.retired;
