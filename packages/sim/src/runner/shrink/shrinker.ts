@@ -81,6 +81,10 @@ export interface ShrinkResult {
   readonly stoppedBy: "fixpoint" | "runs" | "time" | "interrupted";
   /** Candidates that ran past the time limit of `isolate` or lost their worker. */
   readonly lostRuns: number;
+  /** Runs of the hunt (other whole draw sequences tried once the search stalled above half), 0 without one. */
+  readonly huntRuns: number;
+  /** Hunted runs that failed the same and were shrunk on their own. */
+  readonly huntHits: number;
 }
 
 interface State {
@@ -289,6 +293,45 @@ function reseeded(recipe: Recipe, seed: number): Recipe {
   return [...recipe.slice(0, -1), { ...last, seed }];
 }
 
+/**
+ * Runs a hit of the hunt may spend shrinking on its own: the larger of this and an even share
+ * of the run budget...
+ */
+const HUNT_SHRINK_MIN_RUNS = 300;
+/** ...cut in this many shares. */
+const HUNT_SHARES = 4;
+
+/**
+ * The hunt's `index`th candidate: `s` on another draw sequence (its last recipe segment reseeded,
+ * or a root timeline reseeded from its first draw) that ends at its first failure. A run reseeded
+ * from its first draw has faults of its own: the ordinals of `s` do not name them.
+ */
+function huntCandidate(seed: number, s: State, index: number): Candidate {
+  const recipe = parseRecipe(s.recipe);
+  const whole = (recipe[recipe.length - 1]?.count ?? 0) === 0;
+  const o = s.overrides;
+  return {
+    recipe: formatRecipe(reseeded(recipe, childSeed(seed, recipe, "shrink:hunt", index))),
+    overrides: {
+      ...o,
+      stopAtFailure: true,
+      skipFaults: whole ? [] : o.skipFaults,
+      quickRestarts: whole ? [] : o.quickRestarts,
+    },
+    what: `hunt ${index + 1}: another draw sequence`,
+  };
+}
+
+/** At most half the events and half the faults of `original`: the hunt is not needed. */
+function atHalf(size: RunSize, original: RunSize): boolean {
+  return size.events <= original.events / 2 && size.faults <= original.faults / 2;
+}
+
+/** What a hunted and shrunk run is compared by with the best: each event and each fault is one thing to follow. */
+function total(size: RunSize): number {
+  return size.events + size.faults;
+}
+
 function smaller(a: RunSize, b: RunSize): boolean {
   return a.faults <= b.faults && a.events <= b.events && (a.faults < b.faults || a.events < b.events);
 }
@@ -333,11 +376,10 @@ export async function shrinkTimeline(
   }
   const property = failureProperty(failure);
   const originalProperties = new Set(first.result.failures.map(failureProperty));
-  let best: State = { overrides: NO_OVERRIDES, recipe };
-  let bestRun = first;
-  let bestSize = first.size;
   let runs = 1;
   let lostRuns = 0;
+  let huntRuns = 0;
+  let huntHits = 0;
   let stoppedBy: ShrinkResult["stoppedBy"] = "fixpoint";
   const outOfBudget = (): boolean => {
     if (options.signal?.aborted === true) stoppedBy = "interrupted";
@@ -346,76 +388,115 @@ export async function shrinkTimeline(
     else return false;
     return true;
   };
-  /** Runs `candidate`; true when it becomes the new best. */
-  const tryCandidate = async (candidate: Candidate): Promise<boolean> => {
+  /** `candidate` run, or null when it could not be measured (counted and reported as lost). */
+  const runCandidate = async (candidate: Candidate, best: RunSize): Promise<MeasuredRun | null> => {
     const run = await measure(candidate.recipe, candidate.overrides);
     runs++;
-    if (typeof run === "string") {
-      lostRuns++;
-      options.onProgress?.({ runs, maxRuns, candidate: candidate.what, kept: false, best: bestSize, lost: run });
-      return false;
-    }
+    if (typeof run !== "string") return run;
+    lostRuns++;
+    options.onProgress?.({ runs, maxRuns, candidate: candidate.what, kept: false, best, lost: run });
+    return null;
+  };
+  /** The same property fails first, and nothing fails that did not fail in the original run. */
+  const failsTheSame = (run: MeasuredRun): boolean => {
     const firstFailure = run.result.failures[0];
-    // The same property fails first, and nothing fails that did not fail in the original run.
-    const kept =
+    return (
       firstFailure !== undefined &&
       failureProperty(firstFailure) === property &&
-      run.result.failures.every((f) => originalProperties.has(failureProperty(f))) &&
-      smaller(run.size, bestSize);
-    if (kept) {
-      best = { overrides: candidate.overrides, recipe: candidate.recipe };
-      bestRun = run;
-      bestSize = run.size;
-    }
-    options.onProgress?.({ runs, maxRuns, candidate: candidate.what, kept, best: bestSize });
-    return kept;
+      run.result.failures.every((f) => originalProperties.has(failureProperty(f)))
+    );
   };
-  /** Tries `next` in order until one is kept; false when none is (or the budget ran out). */
-  const firstKept = async (next: Iterable<Candidate>): Promise<boolean> => {
-    for (const candidate of next) {
-      if (outOfBudget()) return false;
-      if (await tryCandidate(candidate)) return true;
-    }
-    return false;
-  };
-  /** Leaves out single fault occurrences (delta debugging): all, halves, quarters, ... of those left. */
-  const skipFaults = async (): Promise<void> => {
-    let chunks = 1;
-    for (;;) {
-      const active = bestRun.skippableFaults.filter((n) => !best.overrides.skipFaults.includes(n));
-      if (active.length === 0) return;
-      chunks = Math.min(chunks, active.length);
-      if (await firstKept(skipCandidates(best, active, chunks))) chunks = Math.max(1, chunks - 1);
-      else if (chunks === active.length || outOfBudget()) return;
-      else chunks = Math.min(active.length, chunks * 2);
-    }
-  };
-  // Rounds of other draw sequences tried so far (each round its own), and those in a row that
-  // kept nothing; whether the skips reached their fixpoint on the current best.
-  let reseedRounds = 0;
-  let fruitless = 0;
-  let skipsSettled = false;
-  while (!outOfBudget()) {
-    if (fruitless === 0) {
-      // Whole dimensions first, cheap when they work; each pass starts from the new best.
-      while (await firstKept(candidates(config, bestRun, best))) skipsSettled = false;
-      // Then single fault occurrences, which keep the run's own draws (a skip moves none).
-      if (!skipsSettled) {
-        const start = bestSize;
-        await skipFaults();
-        skipsSettled = true;
-        if (bestSize !== start) continue;
+  /**
+   * The greedy search from `start` (run as `startRun`) until it stalls, its run limit (`runLimit`
+   * runs in all) or the budget: each candidate is kept when it fails the same and is smaller.
+   */
+  const greedy = async (start: State, startRun: MeasuredRun, runLimit: number, label: string) => {
+    let best = start;
+    let bestRun = startRun;
+    let bestSize = startRun.size;
+    const spent = (): boolean => outOfBudget() || runs >= runLimit;
+    /** Runs `candidate`; true when it becomes the new best. */
+    const tryCandidate = async (candidate: Candidate): Promise<boolean> => {
+      const run = await runCandidate(candidate, bestSize);
+      if (run === null) return false;
+      const kept = failsTheSame(run) && smaller(run.size, bestSize);
+      if (kept) {
+        best = { overrides: candidate.overrides, recipe: candidate.recipe };
+        bestRun = run;
+        bestSize = run.size;
       }
+      options.onProgress?.({ runs, maxRuns, candidate: `${label}${candidate.what}`, kept, best: bestSize });
+      return kept;
+    };
+    /** Tries `next` in order until one is kept; false when none is (or the budget ran out). */
+    const firstKept = async (next: Iterable<Candidate>): Promise<boolean> => {
+      for (const candidate of next) {
+        if (spent()) return false;
+        if (await tryCandidate(candidate)) return true;
+      }
+      return false;
+    };
+    /** Leaves out single fault occurrences (delta debugging): all, halves, quarters, ... of those left. */
+    const skipFaults = async (): Promise<void> => {
+      let chunks = 1;
+      for (;;) {
+        const active = bestRun.skippableFaults.filter((n) => !best.overrides.skipFaults.includes(n));
+        if (active.length === 0) return;
+        chunks = Math.min(chunks, active.length);
+        if (await firstKept(skipCandidates(best, active, chunks))) chunks = Math.max(1, chunks - 1);
+        else if (chunks === active.length || spent()) return;
+        else chunks = Math.min(active.length, chunks * 2);
+      }
+    };
+    // Rounds of other draw sequences tried so far (each round its own), and those in a row that
+    // kept nothing; whether the skips reached their fixpoint on the current best.
+    let reseedRounds = 0;
+    let fruitless = 0;
+    let skipsSettled = false;
+    while (!spent()) {
+      if (fruitless === 0) {
+        // Whole dimensions first, cheap when they work; each pass starts from the new best.
+        while (await firstKept(candidates(config, bestRun, best))) skipsSettled = false;
+        // Then single fault occurrences, which keep the run's own draws (a skip moves none).
+        if (!skipsSettled) {
+          const start = bestSize;
+          await skipFaults();
+          skipsSettled = true;
+          if (bestSize !== start) continue;
+        }
+      }
+      // Strong reductions on other draw sequences: big steps when the run's own draws resist.
+      if (await firstKept(reseedCandidates(config, options.seed, bestRun, best, reseedRounds++))) {
+        fruitless = 0;
+        skipsSettled = false;
+        continue;
+      }
+      // Nothing else shrinks the run: a few more rounds of draw sequences, then the search ends.
+      if (++fruitless > EXTRA_RESEED_ROUNDS) break;
     }
-    // Strong reductions on other draw sequences: big steps when the run's own draws resist.
-    if (await firstKept(reseedCandidates(config, options.seed, bestRun, best, reseedRounds++))) {
-      fruitless = 0;
-      skipsSettled = false;
-      continue;
-    }
-    // Nothing else shrinks the run: a few more rounds of draw sequences, then the search ends.
-    if (++fruitless > EXTRA_RESEED_ROUNDS) break;
+    return { state: best, run: bestRun };
+  };
+  let { state: best, run: bestRun } = await greedy({ overrides: NO_OVERRIDES, recipe }, first, maxRuns, "");
+  // The hunt: a search stalled above half the original run's events or faults tries other whole
+  // draw sequences that end at their failure; each that fails the same is shrunk on its own.
+  let huntIndex = 0;
+  while (!atHalf(bestRun.size, first.size) && !outOfBudget()) {
+    const hunted = huntCandidate(options.seed, best, huntIndex++);
+    const run = await runCandidate(hunted, bestRun.size);
+    huntRuns++;
+    if (run === null) continue;
+    const hit = failsTheSame(run);
+    const what = hit ? `${hunted.what}: fails the same, shrunk on its own` : hunted.what;
+    options.onProgress?.({ runs, maxRuns, candidate: what, kept: false, best: bestRun.size });
+    if (!hit) continue;
+    huntHits++;
+    const shareEnd = Math.min(maxRuns, runs + Math.max(HUNT_SHRINK_MIN_RUNS, Math.floor(maxRuns / HUNT_SHARES)));
+    const found = await greedy(hunted, run, shareEnd, `hunt hit ${huntHits}: `);
+    if (total(found.run.size) >= total(bestRun.size)) continue;
+    // The hunted run is the new best: the main search goes on from it.
+    ({ state: best, run: bestRun } = await greedy(found.state, found.run, maxRuns, ""));
   }
+  const bestSize = bestRun.size;
   return {
     seed: options.seed,
     property,
@@ -427,5 +508,7 @@ export async function shrinkTimeline(
     lostRuns,
     wallMs: wallNowMs() - wallStart,
     stoppedBy,
+    huntRuns,
+    huntHits,
   };
 }
