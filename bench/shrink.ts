@@ -2,11 +2,15 @@
  * Shrinking the planted bugs: the leader-election vote-twice bug and each Paxos planted bug. For
  * each, the first failing timeline is found (not pinned, so the benchmark follows changes to the
  * examples): the first failing seed of base seed 1, else the simulation's own pinned search. It is
- * shrunk with the default budgets, then the printed result is replayed on a fresh builder:
+ * shrunk with the default budgets (a case may state larger ones), then the printed result is replayed on a fresh builder:
  * `replayed` is true when that replay violates the same property first with the same trace hash.
  */
 import type { SimulationBuilder } from "../packages/sim/src/index.ts";
-import { shrinkTimeline } from "../packages/sim/src/runner/shrink/shrinker.ts";
+import {
+  DEFAULT_SHRINK_MAX_RUNS,
+  DEFAULT_SHRINK_TIME_BUDGET_MS,
+  shrinkTimeline,
+} from "../packages/sim/src/runner/shrink/shrinker.ts";
 import { failureProperty } from "../packages/sim/src/runner/shrink/measure.ts";
 import { leaderElectionSimulation } from "../examples/leader-election/simulation.ts";
 import { paxosCampaign } from "../examples/paxos/simulation.ts";
@@ -21,6 +25,11 @@ interface Case {
   readonly build: () => SimulationBuilder;
   /** The simulation's own search when no scanned seed fails (an explored root, or a pinned failing seed). */
   readonly explored?: () => SimulationBuilder;
+  /**
+   * A larger budget than the default, for a failure that its own draws keep large: the search
+   * stalls above half and hunts other draw sequences (about 1 in 900 fails the same).
+   */
+  readonly budget?: { readonly maxRuns: number; readonly timeBudgetMs: number };
 }
 
 const PAXOS_BUGS: readonly PaxosBug[] = [
@@ -37,7 +46,10 @@ export const SHRINK_CASES: readonly Case[] = [
     name: `paxos-${bug}`,
     build: () => paxosCampaign({ bug }),
     ...(bug === "ballot-reuse-after-restart"
-      ? { explored: () => paxosBallotReuseAfterRestart.build() as SimulationBuilder }
+      ? {
+          explored: () => paxosBallotReuseAfterRestart.build() as SimulationBuilder,
+          budget: { maxRuns: 5_000, timeBudgetMs: 600_000 },
+        }
       : {}),
   })),
 ];
@@ -66,7 +78,7 @@ export async function benchShrink(): Promise<Record<string, unknown>> {
       cases.push({ name: c.name, property: null, error: "no failing timeline found" });
       continue;
     }
-    const result = await shrinkTimeline(c.build(), { seed: timeline.seed, recipe: timeline.recipe });
+    const result = await shrinkTimeline(c.build(), { seed: timeline.seed, recipe: timeline.recipe, ...c.budget });
     const replay = await c.build().replayTimeline(result.seed, result.recipe, result.overrides).run();
     const seed = replay.seeds[0]!;
     const first = seed.failures[0];
@@ -85,6 +97,10 @@ export async function benchShrink(): Promise<Record<string, unknown>> {
       simulatedMsBefore: result.before.simulatedTimeMs,
       simulatedMsAfter: result.after.simulatedTimeMs,
       runs: result.runs,
+      maxRuns: c.budget?.maxRuns ?? DEFAULT_SHRINK_MAX_RUNS,
+      timeBudgetMs: c.budget?.timeBudgetMs ?? DEFAULT_SHRINK_TIME_BUDGET_MS,
+      huntRuns: result.huntRuns,
+      huntHits: result.huntHits,
       stoppedBy: result.stoppedBy,
       wallMs: Math.round(result.wallMs),
       replayed,

@@ -492,7 +492,10 @@ export async function shrinkTimeline(
     huntHits++;
     const shareEnd = Math.min(maxRuns, runs + Math.max(HUNT_SHRINK_MIN_RUNS, Math.floor(maxRuns / HUNT_SHARES)));
     const found = await greedy(hunted, run, shareEnd, `hunt hit ${huntHits}: `);
-    if (total(found.run.size) >= total(bestRun.size)) continue;
+    // Fewer events and faults in all than the best, and never more of either than the original.
+    const size = found.run.size;
+    if (total(size) >= total(bestRun.size) || size.events > first.size.events || size.faults > first.size.faults)
+      continue;
     // The hunted run is the new best: the main search goes on from it.
     ({ state: best, run: bestRun } = await greedy(found.state, found.run, maxRuns, ""));
   }
