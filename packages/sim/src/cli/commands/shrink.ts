@@ -109,6 +109,7 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
             `${c.green("kept")} ${p.candidate}: events ${p.best.events}, faults ${p.best.faults} ` +
               `(run ${p.runs}/${p.maxRuns})\n`,
           );
+        else if (p.hunted === true) io.stderr.write(`${c.cyan("hunt")} ${p.candidate} (run ${p.runs}/${p.maxRuns})\n`);
         else if (p.lost !== undefined)
           io.stderr.write(c.yellow(`not kept: ${p.candidate}: ${p.lost} (run ${p.runs}/${p.maxRuns})\n`));
         else if (p.runs % 10 === 0) io.stderr.write(c.dim(`run ${p.runs}/${p.maxRuns}\n`));
@@ -130,7 +131,11 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
   }[result.stoppedBy];
   const lost =
     result.lostRuns === 0 ? "" : `, ${result.lostRuns} past the ${formatDuration(runTimeoutMs)} limit or lost`;
-  const how = `${result.runs} runs in ${formatDuration(result.wallMs)} (${stopped}${lost})`;
+  const hunt =
+    result.huntRuns === 0
+      ? ""
+      : `, ${result.huntRuns} hunting other draw sequences (${result.huntHits} failed the same)`;
+  const how = `${result.runs} runs in ${formatDuration(result.wallMs)} (${stopped}${lost}${hunt})`;
   io.stdout.write(`${out.bold(`shrunk ${sim.name} seed ${seed}`)}: ${how}, still violates "${result.property}"\n`);
   for (const line of formatShrinkSummary(result)) io.stdout.write(`${line}\n`);
   const command = replayCommand({ configArg: flags.config ?? null }, sim.name, seed, result.recipe, result.overrides);

@@ -62,6 +62,8 @@ export interface ShrinkProgress {
   readonly best: RunSize;
   /** Why the candidate could not be measured (past the time limit of `isolate`, its worker lost). */
   readonly lost?: string;
+  /** A hunted run that fails the same: it is shrunk on its own next. */
+  readonly hunted?: boolean;
 }
 
 export interface ShrinkResult {
@@ -487,7 +489,14 @@ export async function shrinkTimeline(
     if (run === null) continue;
     const hit = failsTheSame(run);
     const what = hit ? `${hunted.what}: fails the same, shrunk on its own` : hunted.what;
-    options.onProgress?.({ runs, maxRuns, candidate: what, kept: false, best: bestRun.size });
+    options.onProgress?.({
+      runs,
+      maxRuns,
+      candidate: what,
+      kept: false,
+      best: bestRun.size,
+      ...(hit ? { hunted: true } : {}),
+    });
     if (!hit) continue;
     huntHits++;
     const shareEnd = Math.min(maxRuns, runs + Math.max(HUNT_SHRINK_MIN_RUNS, Math.floor(maxRuns / HUNT_SHARES)));
