@@ -27,7 +27,7 @@ interface Case {
   readonly explored?: () => SimulationBuilder;
   /**
    * A larger budget than the default, for a failure that its own draws keep large: the search
-   * stalls above half and hunts other draw sequences (about 1 in 900 fails the same).
+   * stalls above half and hunts other draw sequences (5 of the hunt's first 6,000 fail the same).
    */
   readonly budget?: { readonly maxRuns: number; readonly timeBudgetMs: number };
 }

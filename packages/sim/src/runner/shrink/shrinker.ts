@@ -7,8 +7,10 @@
  * (chaos window, families, sizes, processes, rates, recipe, reboots restarting sooner), then
  * delta debugging over single fault occurrences (`faults.skip`), repeated until neither changes
  * anything; then strong reductions on other draw sequences, in rounds, until a few rounds in a
- * row keep nothing or a budget runs out. Candidates come in a fixed order, so the same input gives the same result
- * whenever the run budget (not the time budget or an interrupt) ends the search.
+ * row keep nothing or a budget runs out. A search that stalls above half the original's events or
+ * faults then hunts: other whole draw sequences, each that fails the same shrunk on its own.
+ * Candidates come in a fixed order, so the same input gives the same result whenever the run
+ * budget (not the time budget or an interrupt) ends the search.
  */
 import { MoonpoolError } from "@moonpool/core";
 import { wallNowMs } from "../../engine/natives.ts";
