@@ -2,8 +2,9 @@
  * Shrinking the planted bugs: the leader-election vote-twice bug and each Paxos planted bug. For
  * each, the first failing timeline is found (not pinned, so the benchmark follows changes to the
  * examples): the first failing seed of base seed 1, else the simulation's own pinned search. It is
- * shrunk with the default budgets (a case may state larger ones), then the printed result is replayed on a fresh builder:
- * `replayed` is true when that replay violates the same property first with the same trace hash.
+ * shrunk with the default budgets (a case may state larger ones, printed as maxRuns and
+ * timeBudgetMs), then the printed result is replayed on a fresh builder: `replayed` is true when
+ * that replay violates the same property first with the same trace hash.
  */
 import type { SimulationBuilder } from "../packages/sim/src/index.ts";
 import {
