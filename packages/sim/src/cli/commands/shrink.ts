@@ -134,7 +134,7 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
   const hunt =
     result.huntRuns === 0
       ? ""
-      : `, ${result.huntRuns} hunting other draw sequences (${result.huntHits} failed the same)`;
+      : `; ${result.huntRuns} of them hunting other draw sequences, ${result.huntHits} failing the same`;
   const how = `${result.runs} runs in ${formatDuration(result.wallMs)} (${stopped}${lost}${hunt})`;
   io.stdout.write(`${out.bold(`shrunk ${sim.name} seed ${seed}`)}: ${how}, still violates "${result.property}"\n`);
   for (const line of formatShrinkSummary(result)) io.stdout.write(`${line}\n`);
