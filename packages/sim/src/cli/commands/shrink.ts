@@ -69,7 +69,7 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
     if (error instanceof RecipeParseError) throw new UsageError(`--recipe: ${error.message}`);
     throw error;
   }
-  const maxRuns = flags.maxRuns === undefined ? undefined : parsePositiveInteger(flags.maxRuns, "--max-runs", "200");
+  const maxRuns = flags.maxRuns === undefined ? undefined : parsePositiveInteger(flags.maxRuns, "--max-runs", "1000");
   const timeBudgetMs = flags.timeBudget === undefined ? undefined : parseDurationMs(flags.timeBudget, "--time-budget");
   const runTimeoutMs =
     flags.timeout === undefined ? DEFAULT_SEED_TIMEOUT_MS : parseDurationMs(flags.timeout, "--timeout");
