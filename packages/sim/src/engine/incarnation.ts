@@ -97,6 +97,8 @@ export class Incarnation {
   yieldStreak = 0;
   /** Set when graceful shutdown began (the signal is aborted). */
   shuttingDown = false;
+  /** The host Node's modules use for this incarnation's code (`world/node-net`), or null. */
+  nodeHost: unknown = null;
   /**
    * Pending operations as an intrusive doubly linked list: add and remove are a few pointer
    * writes with no hashing, the cost every provider operation pays twice.
