@@ -73,6 +73,7 @@ function socketOwner(socket: SimSocket): { readonly world: World; readonly owner
  */
 function settleHttp2(world: World): void {
   world.engine.yieldEveryStep = true;
-  world.engine.ownerBetweenSteps = () => ownerOfLoopCallback(world);
+  const ownerBetweenSteps = () => ownerOfLoopCallback(world);
+  world.engine.ownerBetweenSteps = ownerBetweenSteps;
   trackLoopCallbacks(socketOwner);
 }
