@@ -20,8 +20,10 @@ const ALLOWED = new Set([
 ]);
 
 /** `.name =` (or `??=`, `||=`, `&&=`) followed by a function literal on the same or the next line. */
-const ASSIGNED_LITERAL =
-  /\.([A-Za-z_$][\w$]*)\s*(?:\?\?|\|\||&&)?=\s*(?:async\s*)?(?:function\b|\([^()]*\)\s*(?::[^=;]*)?=>|[A-Za-z_$][\w$]*\s*=>|$)/;
+const ASSIGNED_LITERAL = new RegExp(
+  String.raw`\.([A-Za-z_$][\w$]*)\s*(?:\?\?|\|\||&&)?=\s*(?:async\s*)?` +
+    String.raw`(?:function\b|\([^()]*\)\s*(?::[^=;]*)?=>|[A-Za-z_$][\w$]*\s*=>|$)`,
+);
 const LITERAL_START = /^\s*(?:async\s*)?(?:function\b|\([^()]*\)\s*(?::[^=;]*)?=>|[A-Za-z_$][\w$]*\s*=>)/;
 
 function sourceFiles(dir: string): string[] {
