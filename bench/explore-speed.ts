@@ -13,6 +13,7 @@
  *   (`node --import tsx bench/explore-speed.ts --driver <checkout>`), the baseline first.
  */
 import { spawnSync } from "node:child_process";
+import { constants as perfConstants, PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { dirname, resolve } from "node:path";
 
@@ -49,9 +50,48 @@ interface Side {
   timelines: number;
   /** Every root's first bug, so two checkouts can be seen to explore alike. */
   firstBugs: (number | null)[];
+  /** Garbage collections during the roots (Node's `gc` performance entries): count and pause time. */
+  gc: GcFigures;
 }
 
-const emptySide = (): Side => ({ cpuMs: 0, wallMs: 0, timelines: 0, firstBugs: [] });
+interface GcFigures {
+  scavenges: number;
+  scavengeMs: number;
+  markCompacts: number;
+  markCompactMs: number;
+}
+
+const emptyGc = (): GcFigures => ({ scavenges: 0, scavengeMs: 0, markCompacts: 0, markCompactMs: 0 });
+const emptySide = (): Side => ({ cpuMs: 0, wallMs: 0, timelines: 0, firstBugs: [], gc: emptyGc() });
+
+/** GC entries seen so far in this process (the side being timed owns the process while it runs). */
+const gcSeen = emptyGc();
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries()) {
+    const kind = (entry as { detail?: { kind?: number } }).detail?.kind;
+    if (kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) {
+      gcSeen.scavenges++;
+      gcSeen.scavengeMs += entry.duration;
+    } else if (kind === perfConstants.NODE_PERFORMANCE_GC_MAJOR) {
+      gcSeen.markCompacts++;
+      gcSeen.markCompactMs += entry.duration;
+    }
+  }
+}).observe({ entryTypes: ["gc"] });
+
+function addGc(sum: GcFigures, more: GcFigures): void {
+  sum.scavenges += more.scavenges;
+  sum.scavengeMs += more.scavengeMs;
+  sum.markCompacts += more.markCompacts;
+  sum.markCompactMs += more.markCompactMs;
+}
+
+const roundedGc = (gc: GcFigures): GcFigures => ({
+  scavenges: gc.scavenges,
+  scavengeMs: Math.round(gc.scavengeMs),
+  markCompacts: gc.markCompacts,
+  markCompactMs: Math.round(gc.markCompactMs),
+});
 
 async function mazeOf(checkout: string): Promise<MazeModule> {
   return (await import(pathToFileURL(resolve(checkout, "examples/maze/maze.ts")).href)) as MazeModule;
@@ -59,6 +99,9 @@ async function mazeOf(checkout: string): Promise<MazeModule> {
 
 /** Explores maze root `seed` and adds its figures to `side`. */
 async function timedRoot(maze: MazeModule, seed: number, side: Side): Promise<void> {
+  // GC entries are delivered after an event-loop turn: flush the previous root's before starting.
+  await new Promise((resolve) => setImmediate(resolve));
+  const gcStart = { ...gcSeen };
   const cpuStart = process.cpuUsage();
   const wallStart = performance.now();
   const report = await maze
@@ -71,6 +114,13 @@ async function timedRoot(maze: MazeModule, seed: number, side: Side): Promise<vo
   side.cpuMs += process.cpuUsage(cpuStart).user / 1000;
   side.timelines += report.exploration.timelines;
   side.firstBugs.push(report.exploration.perSeed[0]!.firstBugAtTimeline);
+  await new Promise((resolve) => setImmediate(resolve));
+  addGc(side.gc, {
+    scavenges: gcSeen.scavenges - gcStart.scavenges,
+    scavengeMs: gcSeen.scavengeMs - gcStart.scavengeMs,
+    markCompacts: gcSeen.markCompacts - gcStart.markCompacts,
+    markCompactMs: gcSeen.markCompactMs - gcStart.markCompactMs,
+  });
 }
 
 const perCpuSec = (side: Side): number => Math.round(side.timelines / (side.cpuMs / 1000));
@@ -88,6 +138,7 @@ async function measure(checkout: string): Promise<Record<string, unknown>> {
     cpuMs: Math.round(side.cpuMs),
     wallMs: Math.round(side.wallMs),
     firstBugs: side.firstBugs,
+    gc: roundedGc(side.gc),
   };
 }
 
@@ -165,15 +216,16 @@ async function compare(baseline: string, inProcess: boolean): Promise<Record<str
   const cpuRatios = base.map((b, i) => perCpuSec(head[i]!) / perCpuSec(b));
   const wallRatios = base.map((b, i) => perSec(head[i]!) / perSec(b));
   const total = (sides: Side[]): Side =>
-    sides.reduce(
-      (sum, s) => ({
+    sides.reduce((sum, s) => {
+      addGc(sum.gc, s.gc);
+      return {
         cpuMs: sum.cpuMs + s.cpuMs,
         wallMs: sum.wallMs + s.wallMs,
         timelines: sum.timelines + s.timelines,
         firstBugs: [],
-      }),
-      emptySide(),
-    );
+        gc: sum.gc,
+      };
+    }, emptySide());
   return {
     baseline,
     mode: inProcess ? "in-process" : "processes",
@@ -187,6 +239,8 @@ async function compare(baseline: string, inProcess: boolean): Promise<Record<str
     timelinesPerSec: perSec(total(head)),
     wallRatioMedian: Number(median(wallRatios).toFixed(3)),
     firstBugs: head[0]!.firstBugs,
+    baselineGc: roundedGc(total(base).gc),
+    gc: roundedGc(total(head).gc),
   };
 }
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { MAX_SEED, RandomStream, deriveSeed, seedStreams } from "../src/engine/rng.ts";
+import { MAX_SEED, RandomStream, STREAM_KEYS, deriveSeed, seedStreams, splitmix64 } from "../src/engine/rng.ts";
 
 describe("xoshiro128** streams", () => {
   it("matches the reference sequence for state (1, 2, 3, 4)", () => {
@@ -94,5 +94,34 @@ describe("xoshiro128** streams", () => {
     for (const seed of seeds) expect(Number.isSafeInteger(seed) && seed >= 0).toBe(true);
     expect(deriveSeed(6, 0)).not.toBe(seeds[0]);
     expect(() => seedStreams(-1)).toThrow(/non-negative safe integer/);
+  });
+  it("seeds a stream with exactly the words of splitmix64 on BigInt (seeding runs on 32-bit halves)", () => {
+    const MASK_64 = (1n << 64n) - 1n;
+    const reference = (seed: number, key: bigint): RandomStream => {
+      let state = (BigInt(seed) ^ key) & MASK_64;
+      const words: number[] = [];
+      for (let i = 0; i < 2; i++) {
+        const { value, next } = splitmix64(state);
+        state = next;
+        words.push(Number(value & 0xffffffffn) | 0, Number(value >> 32n) | 0);
+      }
+      return RandomStream.fromState(words[0]!, words[1]!, words[2]!, words[3]!);
+    };
+    const seeds = [0, 1, 2, 0x7fffffff, 0x80000000, 0xffffffff, 2 ** 32, 2 ** 32 + 1, 2 ** 52 + 12345, MAX_SEED];
+    let x = 0x9e3779b9;
+    for (let i = 0; i < 200; i++) {
+      x = Math.imul(x ^ (x >>> 15), 0x2c1b3c6d) >>> 0;
+      seeds.push((x % 2 ** 21) * 2 ** 32 + (Math.imul(x, 0x297a2d39) >>> 0));
+    }
+    for (const key of Object.values(STREAM_KEYS)) {
+      for (const seed of seeds) {
+        const ours = new RandomStream(seed, key);
+        const theirs = reference(seed, key);
+        expect(
+          Array.from({ length: 4 }, () => ours.u32()),
+          `seed ${seed}`,
+        ).toEqual(Array.from({ length: 4 }, () => theirs.u32()));
+      }
+    }
   });
 });

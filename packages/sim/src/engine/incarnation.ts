@@ -75,6 +75,19 @@ function dropResolvers(op: PendingOp): void {
 
 function noop(): void {}
 
+/**
+ * A shutdown reason made at its first read. A class, not an object literal with a getter: such a literal gets a
+ * hidden class of its own holding the getter, which keeps its seed reachable for young-generation collections
+ * until the next full one.
+ */
+class LazyReason {
+  constructor(private readonly make: () => unknown) {}
+
+  get reason(): unknown {
+    return this.make();
+  }
+}
+
 let nextIncarnationId = 1;
 
 export class Incarnation {
@@ -84,6 +97,8 @@ export class Incarnation {
   yieldStreak = 0;
   /** Set when graceful shutdown began (the signal is aborted). */
   shuttingDown = false;
+  /** The host Node's modules use for this incarnation's code (`world/node-net`), or null. */
+  nodeHost: unknown = null;
   /**
    * Pending operations as an intrusive doubly linked list: add and remove are a few pointer
    * writes with no hashing, the cost every provider operation pays twice.
@@ -179,11 +194,7 @@ export class Incarnation {
    */
   signalShutdownLazily(makeReason: () => unknown): void {
     if (this.controller === null) {
-      this.pendingReason ??= {
-        get reason() {
-          return makeReason();
-        },
-      };
+      this.pendingReason ??= new LazyReason(makeReason);
     } else if (!this.controller.signal.aborted) this.controller.abort(makeReason());
   }
 

@@ -31,6 +31,9 @@ export function splitmix64(state: bigint): { value: bigint; next: bigint } {
  */
 interface KeyStates {
   readonly streamKey: bigint;
+  /** The key's high and low 32 bits (unsigned): seeding runs on them without BigInt. */
+  readonly keyHi: number;
+  readonly keyLo: number;
   readonly states: Map<number, Int32Array>;
 }
 /** One entry per stream key (a handful): scanned with `===`, as a Map keyed by BigInt hashes it on every lookup. */
@@ -40,22 +43,50 @@ const INITIAL_STATES_MAX = 4096;
 
 function statesOf(streamKey: bigint): KeyStates {
   for (const entry of initialStates) if (entry.streamKey === streamKey) return entry;
-  const entry = { streamKey, states: new Map<number, Int32Array>() };
+  const keyHi = Number((streamKey >> 32n) & 0xffffffffn);
+  const keyLo = Number(streamKey & 0xffffffffn);
+  const entry = { streamKey, keyHi, keyLo, states: new Map<number, Int32Array>() };
   initialStates.push(entry);
   return entry;
 }
 
+/** The product of two 64-bit numbers given as unsigned 32-bit halves, mod 2^64: into `mulHi` and `mulLo`. */
+let mulHi = 0;
+let mulLo = 0;
+function mul64(aHi: number, aLo: number, bHi: number, bLo: number): void {
+  const a0 = aLo & 0xffff;
+  const a1 = aLo >>> 16;
+  const b0 = bLo & 0xffff;
+  const b1 = bLo >>> 16;
+  const p00 = a0 * b0;
+  const p01 = a0 * b1;
+  const p10 = a1 * b0;
+  const mid = (p00 >>> 16) + (p01 & 0xffff) + (p10 & 0xffff);
+  mulLo = (((mid & 0xffff) << 16) | (p00 & 0xffff)) >>> 0;
+  // Every term is exact in a double; `>>> 0` takes the sum mod 2^32.
+  const carry = a1 * b1 + (p01 >>> 16) + (p10 >>> 16) + (mid >>> 16);
+  mulHi = (carry + Math.imul(aLo, bHi) + Math.imul(aHi, bLo)) >>> 0;
+}
+
 function initialState(seed: number, keyStates: KeyStates): Int32Array {
-  const { streamKey, states: byKey } = keyStates;
+  const { keyHi, keyLo, states: byKey } = keyStates;
   const known = byKey.get(seed);
   if (known !== undefined) return known;
-  let state = (BigInt(seed) ^ streamKey) & MASK_64;
+  // `splitmix64` on 32-bit halves (the same words as its BigInt form, without a BigInt per step):
+  // state = seed ^ key, then twice: state += golden; z = mix(state).
+  let sHi = (Math.floor(seed / TWO_POW_32) ^ keyHi) >>> 0;
+  let sLo = ((seed >>> 0) ^ keyLo) >>> 0;
   const words = new Int32Array(4);
   for (let i = 0; i < 2; i++) {
-    const { value, next } = splitmix64(state);
-    state = next;
-    words[2 * i] = Number(value & 0xffffffffn) | 0;
-    words[2 * i + 1] = Number(value >> 32n) | 0;
+    const lo = sLo + 0x7f4a7c15;
+    sHi = (sHi + 0x9e3779b9 + (lo >= TWO_POW_32 ? 1 : 0)) >>> 0;
+    sLo = lo >>> 0;
+    mul64((sHi ^ (sHi >>> 30)) >>> 0, (sLo ^ ((sLo >>> 30) | (sHi << 2))) >>> 0, 0xbf58476d, 0x1ce4e5b9);
+    const hi1 = mulHi;
+    const lo1 = mulLo;
+    mul64((hi1 ^ (hi1 >>> 27)) >>> 0, (lo1 ^ ((lo1 >>> 27) | (hi1 << 5))) >>> 0, 0x94d049bb, 0x133111eb);
+    words[2 * i] = mulLo ^ ((mulLo >>> 31) | (mulHi << 1));
+    words[2 * i + 1] = mulHi ^ (mulHi >>> 31);
   }
   // xoshiro must not start from the all-zero state.
   if ((words[0]! | words[1]! | words[2]! | words[3]!) === 0) words[0] = 1;

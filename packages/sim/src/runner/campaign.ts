@@ -343,7 +343,9 @@ export class Campaign {
         guard.armed = true;
       },
     };
-    guard.adoptBetweenSteps = () => {
+    // Through a local: a function literal assigned straight to a property is allocated in the old
+    // generation, where it keeps this seed alive until the next full GC.
+    const adoptBetweenSteps = () => {
       const owner = engine.ownerBetweenSteps?.() ?? null;
       if (owner === null) return null;
       const previous = engine.currentOwner;
@@ -354,6 +356,7 @@ export class Campaign {
         engine.currentOwner = previous;
       };
     };
+    guard.adoptBetweenSteps = adoptBetweenSteps;
     this.session = session;
     this.hook.session = session;
     this.unhandled.clear();

@@ -186,6 +186,31 @@ export interface ChaosWindowView {
   recoveryTimeLeftMs(): number | null;
 }
 
+/**
+ * An actor's view of the window: frozen, its methods callable unbound, `ended` an own enumerable getter. The getter
+ * is one shared function: an object literal with a getter of its own gets a hidden class of its own, which holds
+ * the getter and so keeps the whole seed reachable for young-generation collections until the next full one.
+ */
+class WindowView implements ChaosWindowView {
+  declare readonly ended: boolean;
+  readonly #isEnded: () => boolean;
+
+  private static readonly endedGetter = function (this: WindowView): boolean {
+    return this.#isEnded();
+  };
+
+  constructor(
+    readonly durationMs: number | null,
+    isEnded: () => boolean,
+    readonly whenEnded: () => Promise<void>,
+    readonly recoveryTimeLeftMs: () => number | null,
+  ) {
+    this.#isEnded = isEnded;
+    Object.defineProperty(this, "ended", { get: WindowView.endedGetter, enumerable: true });
+    Object.freeze(this);
+  }
+}
+
 export class ChaosWindow {
   /** Made for the fault injector only: an AbortController per seed was a measurable share of a short seed. */
   private controller: AbortController | null = null;
@@ -238,15 +263,12 @@ export class ChaosWindow {
 
   /** The view of the window the actor of `incarnation` (and task `task`) gets. */
   viewFor(incarnation: Incarnation, task: TaskState | null): ChaosWindowView {
-    const window = this;
-    return Object.freeze({
-      durationMs: this.config.chaosDurationMs,
-      get ended(): boolean {
-        return window.cutOff;
-      },
-      whenEnded: () => this.waitForCutoff(incarnation, task),
-      recoveryTimeLeftMs: () => this.recoveryTimeLeftMs(),
-    });
+    return new WindowView(
+      this.config.chaosDurationMs,
+      () => this.cutOff,
+      () => this.waitForCutoff(incarnation, task),
+      () => this.recoveryTimeLeftMs(),
+    );
   }
 
   private waitForCutoff(incarnation: Incarnation, task: TaskState | null): Promise<void> {

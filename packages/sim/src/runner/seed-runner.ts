@@ -123,9 +123,11 @@ export class SeedSession {
     this.onChaos = options.onChaos;
     this.sizes = new WorkloadSizes(config.overrides?.sizes ?? {});
     const engine = this.world.engine;
-    engine.afterStep = () => this.checkInvariants();
+    // Callbacks via locals: a function literal assigned to a property is allocated old (see World's constructor).
+    const afterStep = (): void => this.checkInvariants();
+    engine.afterStep = afterStep;
     if (config.taskFailuresFailSeed !== false) {
-      this.world.onTaskFailed = (actor, task, error) => {
+      const onTaskFailed = (actor: string, task: string, error: unknown): void => {
         const { message, stack } = errorText(error);
         this.fail(
           "task",
@@ -133,6 +135,7 @@ export class SeedSession {
           { actor, stack },
         );
       };
+      this.world.onTaskFailed = onTaskFailed;
     }
     this.nodeRuntime =
       config.nodeRuntime !== true
@@ -556,8 +559,7 @@ export class SeedSession {
     for (const p of this.processes) if (p.incarnation !== null) this.world.crash(p.incarnation);
     for (const w of this.workloads) this.world.crash(w.incarnation);
 
-    // Timers of crashed actors would only be no-ops: drop them so settling ends when the world
-    // is really quiet.
+    // Timers of crashed actors would only be no-ops: drop them so settling ends when the world is really quiet.
     engine.queue.purgeDead();
     const settleDeadlineUs = engine.nowUs + msToUs(SETTLE_BUDGET_MS);
     const settled = await engine.runUntil(() => engine.queue.size === 0, {

@@ -99,6 +99,16 @@ export interface TraceQuery {
 
 const EMPTY: readonly TraceEvent[] = Object.freeze([]);
 
+/**
+ * A frozen copy of an event's fields. Copied key by key: once the spread's inline cache has seen many shapes, a spread
+ * gives each copy a hidden class of its own, so freezing it made a new one per event (and every reader's inline
+ * caches megamorphic).
+ */
+function frozenCopy(fields: TraceFields): TraceFields {
+  // An own `__proto__` key would go through the setter with `assign`; the spread defines it like any other key.
+  return Object.freeze(Object.hasOwn(fields, "__proto__") ? { ...fields } : Object.assign({}, fields));
+}
+
 export class TraceLog implements TraceQuery {
   readonly all: TraceEvent[] = [];
   private readonly byName = new Map<string, TraceEvent[]>();
@@ -131,10 +141,10 @@ export class TraceLog implements TraceQuery {
       );
     }
     if (below) {
-      this.printable!.push(new TraceEvent(-1, timeMs, source, level, name, Object.freeze({ ...fields })));
+      this.printable!.push(new TraceEvent(-1, timeMs, source, level, name, frozenCopy(fields)));
       return undefined;
     }
-    const event = new TraceEvent(this.all.length, timeMs, source, level, name, Object.freeze({ ...fields }));
+    const event = new TraceEvent(this.all.length, timeMs, source, level, name, frozenCopy(fields));
     this.all.push(event);
     this.printable?.push(event);
     let list = this.byName.get(name);

@@ -7,7 +7,13 @@ import { abortError, type TraceFields, type TraceLevel } from "@moonpool/core";
 import { Engine, msToUs, type SteppingMode } from "../engine/engine.ts";
 import type { Incarnation } from "../engine/incarnation.ts";
 import { EventTag } from "./event-tag.ts";
-import { isInjectionKind, SIM_FAULT_EVENT_NAME, SIM_FAULT_SKIPPED_EVENT_NAME, TraceLog } from "./trace-log.ts";
+import {
+  isInjectionKind,
+  SIM_FAULT_EVENT_NAME,
+  SIM_FAULT_SKIPPED_EVENT_NAME,
+  TraceLog,
+  type TraceEvent,
+} from "./trace-log.ts";
 import { SimNetwork } from "./network/index.ts";
 import { SimStorage } from "./storage/storage.ts";
 import { SimMetricStore } from "./metrics/store.ts";
@@ -21,6 +27,8 @@ export interface WorldOptions {
   /** The level printed after the seed (`builder.printTrace`); below `traceLevel` it is kept for printing only. */
   readonly printLevel?: TraceLevel;
 }
+
+const noExtraSleep = (): number => 0;
 
 export class World {
   readonly engine: Engine;
@@ -39,7 +47,9 @@ export class World {
     // Every captured fact is part of the timeline's identity: the trace hash covers it, so two
     // runs that differ only in what they reported still hash differently.
     const engine = this.engine;
-    this.trace.onEvent = (event) => {
+    // Through a local: V8 allocates a function literal assigned straight to a property in the old
+    // generation, where it would keep this world alive until the next full GC.
+    const onEvent = (event: TraceEvent): void => {
       engine.mixString(event.name);
       engine.mixString(event.source);
       for (const key in event.fields) {
@@ -47,6 +57,7 @@ export class World {
         engine.mixString(String(event.fields[key]));
       }
     };
+    this.trace.onEvent = onEvent;
     this.network = new SimNetwork(this);
     this.storage = new SimStorage(this);
     this.metrics = new SimMetricStore(() => engine.nowUs / 1000);
@@ -86,7 +97,7 @@ export class World {
   enterRecoveryMode(): void {
     if (this.inRecoveryMode) return;
     this.inRecoveryMode = true;
-    this.extraSleepUs = () => 0;
+    this.extraSleepUs = noExtraSleep;
     this.network.enterRecoveryMode();
     for (const hook of this.recoveryHooks) hook();
   }

@@ -4,24 +4,26 @@
  */
 import { simulationArmed } from "../../engine/escape-guard.ts";
 import type { EventOwner } from "../../engine/event-queue.ts";
+import { Incarnation } from "../../engine/incarnation.ts";
 import type { World } from "../world.ts";
 import { ownerOfLoopCallback, trackLoopCallbacks } from "./between-steps.ts";
 import type { NodeNetHost, SimSocket } from "./socket.ts";
 
-const hosts = new WeakMap<object, NodeNetHost>();
-const owners = new WeakMap<NodeNetHost, { readonly world: World; readonly owner: EventOwner }>();
 /**
  * The world of the seed that registered last: seeds of one realm run one at a time. Held weakly so
  * the last seed's world (and every context in it) is collected once its campaign ends.
  */
 let latestWorld: WeakRef<World> | null = null;
 
-/** Makes `host` the one Node's modules use for code running on behalf of `owner` (an incarnation). */
-export function registerNodeHost(world: World, owner: EventOwner, host: NodeNetHost): void {
-  latestWorld = new WeakRef(world);
+/**
+ * Makes `host` the one Node's modules use for code running on behalf of `owner` (its incarnation). Recorded on the
+ * two objects themselves, not in WeakMaps: a WeakMap's values stay reachable for young-generation collections until
+ * the next full one, and registering two entries per context was a visible part of a short seed.
+ */
+export function registerNodeHost(world: World, owner: Incarnation, host: NodeNetHost): void {
+  if (latestWorld?.deref() !== world) latestWorld = new WeakRef(world);
   if (nativeHttp2Used) settleHttp2(world);
-  hosts.set(owner, host);
-  owners.set(host, { world, owner });
+  owner.nodeHost = host;
 }
 
 /**
@@ -29,20 +31,19 @@ export function registerNodeHost(world: World, owner: EventOwner, host: NodeNetH
  * its own events (a healed partition, a peer's reset), so the calls it makes find its host again.
  */
 export function markNodeUser(host: NodeNetHost): void {
-  const entry = owners.get(host);
-  if (entry !== undefined) entry.world.network.resumeAsOwner.add(entry.owner);
+  host.world.network.resumeAsOwner.add(host.incarnation);
 }
 
 /** The process (its world and incarnation) `host` belongs to. */
-export function processOf(host: NodeNetHost): { readonly world: World; readonly owner: EventOwner } | null {
-  return owners.get(host) ?? null;
+export function processOf(host: NodeNetHost): { readonly world: World; readonly owner: EventOwner } {
+  return { world: host.world, owner: host.incarnation };
 }
 
 export function currentNodeHost(): NodeNetHost | null {
   const world = latestWorld?.deref();
   if (world === undefined || !simulationArmed()) return null;
   const owner = world.engine.currentOwner;
-  return owner === null ? null : (hosts.get(owner) ?? null);
+  return owner instanceof Incarnation ? (owner.nodeHost as NodeNetHost | null) : null;
 }
 
 /**
@@ -72,6 +73,7 @@ function socketOwner(socket: SimSocket): { readonly world: World; readonly owner
  */
 function settleHttp2(world: World): void {
   world.engine.yieldEveryStep = true;
-  world.engine.ownerBetweenSteps = () => ownerOfLoopCallback(world);
+  const ownerBetweenSteps = () => ownerOfLoopCallback(world);
+  world.engine.ownerBetweenSteps = ownerBetweenSteps;
   trackLoopCallbacks(socketOwner);
 }

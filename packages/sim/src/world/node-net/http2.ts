@@ -75,7 +75,7 @@ function withoutDateHeader(stream: import("node:http2").ServerHttp2Stream): void
  */
 function adopt(target: object, host: NodeNetHost): void {
   const running = processOf(host);
-  if (running !== null) recordOwner(target, running.world, running.owner);
+  recordOwner(target, running.world, running.owner);
   simulatedTimeouts(target, host.time);
 }
 

@@ -6,6 +6,8 @@
 import { Duplex } from "node:stream";
 import type { Connection, NetworkProvider, TimeProvider } from "@moonpool/core";
 import { runAdopted } from "../../engine/escape-guard.ts";
+import type { Incarnation } from "../../engine/incarnation.ts";
+import type { World } from "../world.ts";
 import { fromIoError, systemError } from "./errors.ts";
 
 /** What sockets and servers of one simulated process use: its network, its clock and its IP. */
@@ -13,6 +15,9 @@ export interface NodeNetHost {
   readonly network: NetworkProvider;
   readonly time: TimeProvider;
   readonly ip: string;
+  /** The world and incarnation the host belongs to (`registerNodeHost` records the host on the incarnation). */
+  readonly world: World;
+  readonly incarnation: Incarnation;
 }
 
 export interface SimConnectOptions {
