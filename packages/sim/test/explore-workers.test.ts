@@ -1,29 +1,33 @@
 /**
- * Exploration with worker threads (`enableExploration({ workers: N })`): continuations run in a
- * pool that rebuilds the simulation from `simulationSource(module, export)`, and the outcome —
- * bugs, recipes, statistics, seeds — is identical to `workers: 0`. Whole reports are compared
- * without the wall-clock fields (`wallTimeMs`, `totalWallTimeMs`) and without failure stacks:
- * a stack's text depends on the module loader that compiled the code (Vitest's here, tsx's in
- * the workers: "at <anonymous> (file:line)" vs "at file:line"), not on what the timeline did.
+ * Exploration with worker threads (`enableExploration({ workers: N })`): whole root seeds of a
+ * round are shared between this thread and a pool that rebuilds the simulation from
+ * `simulationSource(module, export)`, and the outcome — bugs, recipes, statistics, seeds — is
+ * identical to `workers: 0`. Whole reports are compared without the wall-clock fields
+ * (`wallTimeMs`, `totalWallTimeMs`) and without failure stacks: a stack's text depends on the
+ * module loader that compiled the code (Vitest's here, tsx's in the workers: "at <anonymous>
+ * (file:line)" vs "at file:line"), not on what the timeline did.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidConfiguration, SimulationBuilder, type SimulationReport } from "../src/index.ts";
+import type { AssertionTableState } from "../src/chaos/assertions/index.ts";
 import { AssertionTable } from "../src/chaos/assertions/index.ts";
-import type { Breakpoint } from "../src/engine/rng.ts";
 import { Campaign } from "../src/runner/campaign.ts";
-import type { TimelineJob } from "../src/explore/index.ts";
-import {
-  checkWorkerConfiguration,
-  MAX_BATCHES_IN_THREAD,
-  poolBatchRunner,
-  splitIntoChunks,
-  type TimelinePool,
-  WorkerUse,
-} from "../src/runner/pool/pool-batch-runner.ts";
+import { checkWorkerConfiguration } from "../src/runner/pool/worker-check.ts";
 import { DeferredPool, setPoolStartPolicy, type PoolStartPolicy } from "../src/runner/pool/deferred-pool.ts";
+import { lostSeedResult } from "../src/runner/pool/pool-campaign.ts";
+import {
+  RootSharing,
+  Superseded,
+  type ExploreHere,
+  type RootPool,
+  type RootTask,
+  type SharedRootOutcome,
+} from "../src/runner/pool/root-sharing.ts";
 import { WorkerPool } from "../src/runner/pool/worker-pool.ts";
 import { configFingerprint, fingerprintDifferences } from "../src/runner/config-fingerprint.ts";
+import { formatText } from "../src/runner/report-format.ts";
+import { SimulationReport as Report } from "../src/runner/report.ts";
 import { SAMPLE_CLOCK_CONFIG } from "../src/world/clock-config.ts";
 import { DEFAULT_STORAGE_CONFIG } from "../src/world/storage/config.ts";
 import { gatedSimulation } from "./fixtures/gated-explore.sim.ts";
@@ -69,7 +73,7 @@ const reportView = (report: SimulationReport) => view(JSON.parse(JSON.stringify(
 // only on a spare core): these tests are about what workers compute.
 let savedPolicy: PoolStartPolicy;
 beforeAll(() => {
-  savedPolicy = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0, warmUpMs: 0 });
+  savedPolicy = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0 });
 });
 afterAll(() => {
   setPoolStartPolicy(savedPolicy);
@@ -210,104 +214,84 @@ describe("exploration with workers: misconfigurations", () => {
   });
 });
 
-describe("splitIntoChunks", () => {
-  it("cuts a batch into contiguous chunks of at most the given size, never mixing base tables", () => {
-    const a = {} as never;
-    const b = {} as never;
-    const jobs = (base: never, n: number) =>
-      Array.from({ length: n }, (_, i) => ({ recipe: [{ count: i, seed: 1 }], base }));
-    const sizes = (chunks: unknown[][]) => chunks.map((c) => c.length);
-    expect(sizes(splitIntoChunks(jobs(a, 4), 2))).toEqual([2, 2]);
-    expect(sizes(splitIntoChunks(jobs(a, 5), 2))).toEqual([2, 2, 1]);
-    expect(sizes(splitIntoChunks(jobs(a, 2), 8))).toEqual([2]);
-    expect(sizes(splitIntoChunks([...jobs(a, 3), ...jobs(b, 1)], 2))).toEqual([2, 1, 1]);
-    expect(
-      splitIntoChunks(jobs(a, 5), 3)
-        .flat()
-        .map((j: TimelineJob) => j.recipe[0]!.count),
-    ).toEqual([0, 1, 2, 3, 4]);
+describe("root sharing: whole roots of a round on this thread and the workers", () => {
+  const source = { module: GATED, export: "gatedSimulation" };
+  // At 120 timelines, root seed 1 passes and seeds 2 and 3 find the gated bug.
+  const config = () =>
+    gatedSimulation()
+      .enableExploration({ ...SETTINGS, maxRunsPerSeed: 120, workers: 0 })
+      .simulationSource(GATED, "gatedSimulation")
+      .build();
+  const empty = new AssertionTable().snapshot();
+  // Root index i is root seed i + 1.
+  const task = (index: number, base: AssertionTableState): RootTask => ({
+    kind: "rootSeed",
+    source,
+    overrides: { explore: false },
+    seed: index + 1,
+    baseTable: base,
+    exploration: config().exploration!,
   });
-});
+  const lost: ConstructorParameters<typeof RootSharing>[3] = (index, outcome) =>
+    lostSeedResult(index + 1, outcome, null);
+  const here: ExploreHere = (index, base) => new Campaign(config()).runSingleSeed(index + 1, { baseTable: base });
+  /** This thread explores only the roots `indexes`; any other waits until its outcome came from a worker. */
+  const onlyHere =
+    (indexes: readonly number[]): ExploreHere =>
+    async (index, base, superseded) => {
+      if (indexes.includes(index)) return here(index, base, superseded);
+      while (!superseded()) await new Promise((resolve) => setImmediate(resolve));
+      throw new Superseded();
+    };
+  /** What every thread must return: the roots explored one by one in this thread, each from `base`. */
+  const expected = async (count: number, base: AssertionTableState) => {
+    const outcomes: SharedRootOutcome[] = [];
+    for (let index = 0; index < count; index++) outcomes.push(await here(index, base, () => false));
+    return outcomes;
+  };
+  const reportOf = (outcomes: readonly SharedRootOutcome[]) =>
+    new Report({
+      results: outcomes.map((o) => o.result),
+      table: new AssertionTable(),
+      convergenceTimeout: false,
+      saturation: null,
+      wallTimeMs: 0,
+      steppingMode: config().steppingMode,
+      exploration: null,
+    });
 
-describe("batches shared between this thread and started workers", () => {
-  it("give exactly the outcomes of running the whole batch in this thread", async () => {
-    const source = { module: GATED, export: "gatedSimulation" };
-    const config = gatedSimulation().simulationSource(GATED, "gatedSimulation").build();
+  it("a started pool's workers explore whole roots, with this thread's outcomes (failing roots too)", async () => {
     const pool = new WorkerPool(2);
     try {
-      // Started and checked: the workers are available for the batch below.
-      await checkWorkerConfiguration(pool, source, config);
-      const campaign = new Campaign(config);
-      const base = AssertionTable.fromSnapshot((await campaign.runSingleSeed(1, { explore: false })).table);
-      const recipe = (count: number, seed: number): Breakpoint[] => [{ count, seed, streams: "sim+schedule" }];
-      const jobs = [recipe(0, 11), recipe(2, 12), recipe(5, 13), recipe(1, 14), recipe(3, 15)].map((r) => ({
-        recipe: r,
-        base,
-      }));
-      const inThread = (seed: number, batch: readonly TimelineJob[]) => campaign.runTimelines(seed, batch);
-      const use = new WorkerUse();
-      const shared = await poolBatchRunner(pool, source, inThread, () => true, use)(1, jobs);
-      expect(use.batchesOnWorkers).toBe(1);
-      // Cut for the workers idle at that moment (one or two): 2 to 5 chunks.
-      expect(use.chunksFromWorkers + use.chunksInThread).toBeGreaterThanOrEqual(2);
-      const here = await inThread(1, jobs);
-      expect(view(shared)).toEqual(view(here));
-      expect(shared.map((o) => o.result.traceHash)).toEqual(here.map((o) => o.result.traceHash));
+      await checkWorkerConfiguration(pool, source, config());
+      const sharing = new RootSharing(pool, onlyHere([0]), task, lost);
+      const outcomes = await Promise.all(sharing.startRound([0, 1, 2], empty));
+      await sharing.stop();
+      expect(sharing.rootsFromWorkers, "roots 2 and 3 came from the workers").toBe(2);
+      expect(sharing.rootsHere).toBe(1);
+      const want = await expected(3, empty);
+      expect(view(outcomes)).toEqual(view(want));
+      expect(outcomes.map((o) => o.result.traceHash)).toEqual(want.map((o) => o.result.traceHash));
+      // A root that failed on a worker fails only that seed, with its recipe and replay call.
+      const failing = outcomes.filter((o) => !o.result.ok);
+      expect(failing.map((o) => o.result.seed)).toEqual([2, 3]);
+      for (const { result } of failing) {
+        expect(result.recipe).toBeDefined();
+        expect(result.failures[0]!.message).toContain(`[exploration recipe "${result.recipe}"]`);
+      }
+      // The report names the earliest failing seed of the property with the call that replays it.
+      const earliest = failing[0]!.result;
+      expect(formatText(reportOf(outcomes))).toContain(`replayTimeline(2, "${earliest.recipe}")`);
     } finally {
       await pool.close();
     }
   });
 
-  it("keep batches in this thread after a batch that lost, twice as many after each", () => {
-    const use = new WorkerUse();
-    const skipped = () => {
-      let n = 0;
-      while (!use.wanted()) n++;
-      return n;
-    };
-    use.ranHere(12, 12); // 1 ms per timeline here: a batch of 12 would take 12 ms
-    // Lost: 0 of 6 chunks came from the workers (this thread ran them all).
-    use.record(0, 6, 5, 12);
-    expect(skipped()).toBe(1);
-    use.record(0, 6, 5, 12);
-    expect(skipped()).toBe(2);
-    // Lost too: the workers contributed, but the batch took 20 ms against 12 ms here.
-    use.record(3, 6, 20, 12);
-    expect(skipped()).toBe(4);
-    // A batch the workers made faster (5 ms) halves the back-off; the next loss doubles it again.
-    use.record(2, 6, 5, 12);
-    expect(skipped()).toBe(0);
-    use.record(0, 6, 5, 12);
-    expect(skipped()).toBe(4);
-    use.record(3, 6, 5, 12);
-    use.record(3, 6, 5, 12);
-    use.record(3, 6, 5, 12);
-    use.record(0, 6, 5, 12);
-    expect(skipped()).toBe(1);
-    for (let i = 0; i < 20; i++) use.record(0, 6, 5, 12);
-    expect(skipped()).toBe(MAX_BATCHES_IN_THREAD);
-    expect(use.chunksFromWorkers).toBe(14);
-  });
-});
-
-describe("the batch runner with a pool that is slow or never answers", () => {
-  const config = () => gatedSimulation().simulationSource(GATED, "gatedSimulation").build();
-  const source = { module: GATED, export: "gatedSimulation" };
-  const batch = async (campaign: Campaign) => {
-    const base = AssertionTable.fromSnapshot((await campaign.runSingleSeed(1, { explore: false })).table);
-    return Array.from({ length: 12 }, (_, i) => ({
-      recipe: [{ count: i % 5, seed: 100 + i, streams: "sim+schedule" }] as Breakpoint[],
-      base,
-    }));
-  };
-
-  it("runs the chunks still out here: a worker that never answers does not hold the batch", async () => {
-    const campaign = new Campaign(config());
-    const jobs = await batch(campaign);
-    const inThread = (seed: number, b: readonly TimelineJob[]) => campaign.runTimelines(seed, b);
+  it("a worker that never answers does not hold the round: this thread explores its root and gives it up", async () => {
     let posted = 0;
-    // Two workers that take a chunk each and never answer.
-    const silent: TimelinePool = {
+    const abandoned: object[] = [];
+    // Two workers that take a root each and hang.
+    const silent: RootPool = {
       get available() {
         return 2 - posted;
       },
@@ -315,45 +299,107 @@ describe("the batch runner with a pool that is slow or never answers", () => {
         posted++;
         return new Promise(() => {});
       },
+      abandon: (batch) => abandoned.push(batch),
     };
-    const use = new WorkerUse();
-    const outcomes = await poolBatchRunner(silent, source, inThread, () => true, use)(1, jobs);
+    const sharing = new RootSharing(silent, here, task, lost);
+    const outcomes = await Promise.all(sharing.startRound([0, 1, 2], empty));
+    await sharing.stop();
     expect(posted).toBe(2);
-    expect(use.chunksFromWorkers).toBe(0);
-    expect(use.chunksInThread).toBe(6);
-    expect(view(outcomes)).toEqual(view(await inThread(1, jobs)));
-    expect(use.wanted(), "the next batch stays here").toBe(false);
+    expect(sharing.rootsFromWorkers).toBe(0);
+    expect(sharing.rootsHedgedHere, "both roots out on the silent workers").toBe(2);
+    expect(abandoned).toHaveLength(2);
+    expect(view(outcomes)).toEqual(view(await expected(3, empty)));
   });
 
-  it("keeps a worker's outcomes when they come in time, in job order", async () => {
-    const campaign = new Campaign(config());
-    const jobs = await batch(campaign);
-    const inThread = (seed: number, b: readonly TimelineJob[]) => campaign.runTimelines(seed, b);
-    const expected = await inThread(1, jobs);
-    const byRecipe = new Map(jobs.map((job, i) => [JSON.stringify(job.recipe), expected[i]!]));
+  it("a worker that crashes fails only its root, with the cause and the seed's replay call", async () => {
     let posted = 0;
-    let busy = 0;
-    // Two workers answering at the next turn of the event loop with the outcomes of the recipes
-    // they are given (the in-thread ones, as a worker computes them).
-    const prompt: TimelinePool = {
+    const crashing: RootPool = {
       get available() {
-        return 2 - busy;
+        return 1 - posted;
       },
-      run: async (task) => {
+      run: async () => {
         posted++;
-        busy++;
         await new Promise((resolve) => setImmediate(resolve));
-        busy--;
-        return { kind: "done", outcome: task.recipes.map((r) => byRecipe.get(JSON.stringify(r))!) };
+        return { kind: "crashed", cause: "the worker exited with code 1", wallTimeMs: 3, chaos: null };
       },
+      abandon: () => {},
     };
-    const use = new WorkerUse();
-    const outcomes = await poolBatchRunner(prompt, source, inThread, () => true, use)(1, jobs);
-    expect(posted).toBeGreaterThanOrEqual(2);
-    expect(use.chunksFromWorkers, "every chunk posted came back in time").toBe(posted);
-    expect(use.chunksFromWorkers + use.chunksInThread).toBe(6);
-    expect(outcomes.map((o) => o.result.traceHash)).toEqual(expected.map((o) => o.result.traceHash));
-    expect(view(outcomes)).toEqual(view(expected));
+    const sharing = new RootSharing(crashing, onlyHere([0, 1]), task, lost);
+    const outcomes = await Promise.all(sharing.startRound([0, 1, 2], empty));
+    await sharing.stop();
+    expect(posted).toBe(1);
+    const crashed = outcomes[2]!;
+    expect(crashed.result.ok).toBe(false);
+    expect(crashed.result.failures.map((f) => f.kind)).toEqual(["workerCrash"]);
+    expect(crashed.result.failures[0]!.message).toBe("seed 3 crashed its worker thread: the worker exited with code 1");
+    expect(crashed.table, "nothing of its table came back").toBeNull();
+    expect(crashed.exploration).toBeNull();
+    expect(view(outcomes.slice(0, 2))).toEqual(view((await expected(2, empty)).slice(0, 2)));
+    expect(formatText(reportOf(outcomes))).toContain("replay: builder.setDebugSeeds([3]).setIterations(1).run()");
+  });
+
+  it("without a pool, this thread explores the round's roots in seed order", async () => {
+    const order: number[] = [];
+    const sharing = new RootSharing(
+      null,
+      (index, base, superseded) => {
+        order.push(index);
+        return here(index, base, superseded);
+      },
+      task,
+      lost,
+    );
+    const outcomes = await Promise.all(sharing.startRound([0, 1, 2], empty));
+    await sharing.stop();
+    expect(order).toEqual([0, 1, 2]);
+    expect(sharing.rootsStarted).toBe(3);
+    expect(view(outcomes)).toEqual(view(await expected(3, empty)));
+  });
+});
+
+describe("exploration rounds on every path", () => {
+  it("a campaign explores each root from its round's table: the first round from empty, the next after it", async () => {
+    // 9 roots: a round of 8, then one of 1 that starts from the first round's merged table.
+    const seeds = [1, 2, 3, 4, 5, 6, 7, 8, 9];
+    const config = gatedSimulation()
+      .enableExploration({ ...SETTINGS, maxRunsPerSeed: 60 })
+      .setDebugSeeds(seeds)
+      .setIterations(seeds.length)
+      .build();
+    const report = await new Campaign(config).run();
+    const table = new AssertionTable();
+    const empty = table.snapshot();
+    const firstRound = [];
+    for (const seed of seeds.slice(0, 8))
+      firstRound.push(await new Campaign(config).runSingleSeed(seed, { baseTable: empty }));
+    for (const outcome of firstRound) table.absorb(outcome.table, empty);
+    const last = await new Campaign(config).runSingleSeed(9, { baseTable: table.snapshot() });
+    const byRounds = [...firstRound, last];
+    expect(report.seeds.map((s) => s.traceHash)).toEqual(byRounds.map((o) => o.result.traceHash));
+    expect(report.exploration!.perSeed).toEqual(byRounds.map((o) => o.exploration!.perSeed[0]));
+    // Root 9 from an empty table explores differently: the first round's coverage steered it.
+    const alone = await new Campaign(config).runSingleSeed(9, { baseTable: empty });
+    expect(JSON.stringify(alone.exploration)).not.toBe(JSON.stringify(last.exploration));
+  });
+
+  it("a multi-root campaign: workers 0 and 2 identical, the same seeds twice identical, other seeds differ", async () => {
+    const campaign = (workers: number, first: number) =>
+      gatedSimulation()
+        .enableExploration({ ...SETTINGS, maxRunsPerSeed: 120, workers })
+        .simulationSource(GATED, "gatedSimulation")
+        .setDebugSeeds(Array.from({ length: 10 }, (_, i) => first + i))
+        .setIterations(10)
+        .run();
+    const a = await campaign(0, 1);
+    const again = await campaign(0, 1);
+    const pooled = await campaign(2, 1);
+    const other = await campaign(0, 11);
+    expect(a.exploration!.timelines).toBe(1200);
+    expect(again.seeds.map((s) => s.traceHash)).toEqual(a.seeds.map((s) => s.traceHash));
+    expect(JSON.stringify(again.exploration)).toBe(JSON.stringify(a.exploration));
+    expect(reportView(pooled)).toEqual(reportView(a));
+    expect(other.seeds.map((s) => s.traceHash)).not.toEqual(a.seeds.map((s) => s.traceHash));
+    expect(JSON.stringify(other.exploration!.perSeed)).not.toBe(JSON.stringify(a.exploration!.perSeed));
   });
 });
 
@@ -366,10 +412,9 @@ describe("the exploration pool starts on a spare core", () => {
       minSpareCores: Number.POSITIVE_INFINITY,
       sampleMs: 0,
       minWorkLeftMs: 0,
-      warmUpMs: 0,
     });
     const never = new DeferredPool(2, source, config());
-    setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0, warmUpMs: 0 });
+    setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0 });
     const eager = new DeferredPool(2, source, config());
     setPoolStartPolicy(previous);
     try {
@@ -414,21 +459,8 @@ describe("the exploration pool starts on a spare core", () => {
     },
   );
 
-  it("a warm-up task runs fresh timelines for about the time asked, and the worker is then free", async () => {
-    const pool = new WorkerPool(1);
-    try {
-      await checkWorkerConfiguration(pool, source, config());
-      const outcome = await pool.run({ kind: "warmUp", source, seed: 1, durationMs: 100 });
-      expect(outcome.kind).toBe("done");
-      expect((outcome as { outcome: number }).outcome).toBeGreaterThanOrEqual(1);
-      expect(pool.available).toBe(1);
-    } finally {
-      await pool.close();
-    }
-  });
-
   it("does not start for a run with less work left than the threshold", async () => {
-    const previous = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 1_000, warmUpMs: 0 });
+    const previous = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 1_000 });
     let leftMs = 500;
     const pool = new DeferredPool(1, source, config(), () => leftMs);
     setPoolStartPolicy(previous);
@@ -449,7 +481,6 @@ describe("the exploration pool starts on a spare core", () => {
       minSpareCores: Number.POSITIVE_INFINITY,
       sampleMs: 0,
       minWorkLeftMs: 0,
-      warmUpMs: 0,
     });
     try {
       const portsBefore = openPorts();
