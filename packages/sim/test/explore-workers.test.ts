@@ -338,6 +338,88 @@ describe("root sharing: whole roots of a round on this thread and the workers", 
     expect(formatText(reportOf(outcomes))).toContain("replay: builder.setDebugSeeds([3]).setIterations(1).run()");
   });
 
+  it.each([
+    ["hangs (a synchronous spin)", "hangsInWorkers", "hedged"],
+    ["ends its thread (process.exit)", "exitsInWorkers", "crashed"],
+  ] as const)("a real worker whose root %s", async (_what, exportName, expectedEnd) => {
+    const pool = new WorkerPool(1);
+    const workerSource = { module: GATED, export: exportName };
+    try {
+      await checkWorkerConfiguration(pool, workerSource, config());
+      const sharing = new RootSharing(
+        pool,
+        onlyHere(expectedEnd === "crashed" ? [0] : [0, 1]),
+        (index, base) => ({ ...task(index, base), source: workerSource }),
+        lost,
+      );
+      const outcomes = await Promise.all(sharing.startRound([0, 1], empty));
+      await sharing.stop();
+      const want = await expected(2, empty);
+      expect(view(outcomes[0])).toEqual(view(want[0]));
+      if (expectedEnd === "hedged") {
+        // This thread explored the hung worker's root itself; the worker was terminated.
+        expect(sharing.rootsHedgedHere).toBe(1);
+        expect(view(outcomes[1])).toEqual(view(want[1]));
+      } else {
+        // The root fails with the cause; the round and the other root go on.
+        expect(outcomes[1]!.result.failures.map((f) => f.kind)).toEqual(["workerCrash"]);
+        expect(outcomes[1]!.result.failures[0]!.message).toContain("seed 2 crashed its worker thread");
+      }
+      // The pool replaced the worker and serves tasks again.
+      expect((await pool.run({ kind: "fingerprint", source })).kind).toBe("done");
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it("starts the next round here only once this thread has left a root a worker settled first", async () => {
+    const tick = () => new Promise((resolve) => setImmediate(resolve));
+    const outcome = (index: number) =>
+      ({ result: { seed: index + 1 }, table: null, exploration: null }) as unknown as SharedRootOutcome;
+    let posted = false;
+    let answer: ((o: { kind: "done"; outcome: SharedRootOutcome }) => void) | undefined;
+    const pool = {
+      get available() {
+        return posted ? 0 : 1;
+      },
+      run: () => {
+        posted = true;
+        return new Promise((resolve) => {
+          answer = resolve;
+        });
+      },
+      abandon: () => {},
+    } as unknown as RootPool;
+    let active = 0;
+    let maxActive = 0;
+    const exploreHere: ExploreHere = async (index, _base, superseded) => {
+      active++;
+      maxActive = Math.max(maxActive, active);
+      try {
+        if (index === 1) {
+          // This thread runs the worker's root too; the worker answers first, and this thread
+          // notices only a few turns later (at its next batch).
+          answer!({ kind: "done", outcome: outcome(1) });
+          while (!superseded()) await tick();
+          for (let i = 0; i < 5; i++) await tick();
+          throw new Superseded();
+        }
+        for (let i = 0; i < 3; i++) await tick();
+        return outcome(index);
+      } finally {
+        active--;
+      }
+    };
+    const sharing = new RootSharing(pool, exploreHere, task, lost);
+    const first = await Promise.all(sharing.startRound([0, 1], empty));
+    const second = await Promise.all(sharing.startRound([2, 3], empty));
+    await sharing.stop();
+    expect(first.map((o) => o.result.seed)).toEqual([1, 2]);
+    expect(second.map((o) => o.result.seed)).toEqual([3, 4]);
+    expect(sharing.rootsFromWorkers).toBe(1);
+    expect(maxActive, "one root at a time in this thread").toBe(1);
+  });
+
   it("without a pool, this thread explores the round's roots in seed order", async () => {
     const order: number[] = [];
     const sharing = new RootSharing(

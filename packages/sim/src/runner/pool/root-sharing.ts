@@ -117,7 +117,9 @@ export class RootSharing {
     const round: Round = { base, roots, unstarted: roots.slice(), posted: [] };
     this.round = round;
     this.offer();
-    this.hereDone = this.runHere(round);
+    // An exploration of the previous round superseded by a worker's outcome ends at its next
+    // batch: this thread runs one timeline at a time, so the new round starts here after it.
+    this.hereDone = this.hereDone.then(() => this.runHere(round));
     return promises;
   }
 
