@@ -264,6 +264,8 @@ describe("root sharing: whole roots of a round on this thread and the workers", 
     const pool = new WorkerPool(2);
     try {
       await checkWorkerConfiguration(pool, source, config());
+      // Both workers ready (the check's two probes may both have gone to the first one ready).
+      while (pool.available < 2) await new Promise((resolve) => setTimeout(resolve, 20));
       const sharing = new RootSharing(pool, onlyHere([0]), task, lost);
       const outcomes = await Promise.all(sharing.startRound([0, 1, 2], empty));
       await sharing.stop();
