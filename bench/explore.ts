@@ -54,7 +54,7 @@ const MAZE_WORKERS_SEEDS = 8;
  * CPU (the thread, its TypeScript loader thread, the modules) and the pool starts only after a
  * sample of idle CPU: a root must outlast that for a worker to contribute.
  */
-const WORKERS_RUNS_PER_SEED = 10_000;
+const WORKERS_RUNS_PER_SEED = 20_000;
 const MAZE_MODULE = new URL("../examples/maze/maze.ts", import.meta.url).href;
 /**
  * The dungeon's chain is ~25x longer than the maze's: give its roots a larger budget. Roots 1 and
