@@ -466,6 +466,22 @@ describe("exploration rounds on every path", () => {
     expect(JSON.stringify(alone.exploration)).not.toBe(JSON.stringify(last.exploration));
   });
 
+  it("a stop rule ends the campaign at the same root with 0 and 2 workers, mid-round", async () => {
+    const campaign = (workers: number) =>
+      gatedSimulation()
+        .enableExploration({ ...SETTINGS, maxRunsPerSeed: 40, workers })
+        .simulationSource(GATED, "gatedSimulation")
+        .setBaseSeed(7)
+        .untilCoverageStable(3, 40)
+        .run();
+    const inThread = await campaign(0);
+    const pooled = await campaign(2);
+    expect(inThread.seeds.length).toBeLessThan(40);
+    expect(inThread.seeds.length % 8, "the stop falls inside a round").not.toBe(0);
+    expect(inThread.exploration!.perSeed).toHaveLength(inThread.seeds.length);
+    expect(reportView(pooled)).toEqual(reportView(inThread));
+  });
+
   it("a multi-root campaign: workers 0 and 2 identical, the same seeds twice identical, other seeds differ", async () => {
     const campaign = (workers: number, first: number) =>
       gatedSimulation()
