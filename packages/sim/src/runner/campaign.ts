@@ -243,7 +243,8 @@ export class Campaign {
     }
     if (this.config.exploration !== null) {
       throw new InvalidConfiguration(
-        `run({ workers: ${workers} }) runs plain seeds; an exploring simulation shares its root seeds with workers through enableExploration({ workers: ${workers} }) instead`,
+        `run({ workers: ${workers} }) runs plain seeds; an exploring simulation shares its root seeds with ` +
+          `workers through enableExploration({ workers: ${workers} }) instead`,
       );
     }
     const pool = new WorkerPool(Math.max(1, Math.min(workers, planSize(seeds))));
