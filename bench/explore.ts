@@ -24,7 +24,8 @@
  * order; the figures are medians, `mazeWorkers2Ratio` the median of each repetition's
  * workers-2 / workers-0 ratio, `mazeWorkersRuns.load` the 1-minute load average before each.
  * `MOONPOOL_BENCH_EXPLORE=workers` runs this part alone; `MOONPOOL_BENCH_POOL_START=eager` starts
- * the pool at once, without waiting for a spare core (reported as `mazeWorkersPoolStart`).
+ * the pool at once, without waiting for a spare core (`mazeWorkersPoolStart`; the workers-2 figure
+ * is then also `mazeTimelinesPerSecWorkers2Eager`, null otherwise).
  */
 import type { ExplorationConfig, SimulationBuilder, SimulationReport } from "../packages/sim/src/index.ts";
 import { DEFAULT_POOL_START, poolsStarted, setPoolStartPolicy } from "../packages/sim/src/runner/pool/deferred-pool.ts";
@@ -196,9 +197,11 @@ async function benchWorkers(): Promise<Record<string, unknown>> {
   const ratio = median(runs.w2.map((w, i) => w / runs.w0[i]!))!;
   return {
     mazeWorkersSeeds: MAZE_WORKERS_SEEDS,
+    mazeWorkersEntriesPerRound: 1,
     mazeWorkersRunsPerSeed: WORKERS_RUNS_PER_SEED,
     mazeTimelinesPerSecWorkers0: w0,
     mazeTimelinesPerSecWorkers2: w2,
+    mazeTimelinesPerSecWorkers2Eager: eager ? w2 : null,
     mazeWorkers2Ratio: Math.round(ratio * 100) / 100,
     mazeWorkersPoolStart: eager ? "eager" : "spare core",
     mazeWorkersPoolStarted: runs.started.filter((s) => s).length,
