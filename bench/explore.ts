@@ -13,23 +13,23 @@
  * Dungeon budget: MOONPOOL_BENCH_DUNGEON_BUDGET timelines per root (default DUNGEON_RUNS_PER_SEED), with the
  * settings of bench/dungeon.ts (which runs the dungeon alone at 268,000 timelines per root).
  * Workers: maze root seeds 1..MAZE_WORKERS_SEEDS explored in one campaign with `workers: 0` and
- * `workers: 2` (the pool is started once per campaign and its start-up counts: threads, tsx,
- * module loading), timelines per second of each; the two explorations (and every root's trace
- * hash) must be identical. Both use WORKERS_RUNS_PER_SEED timelines per root and rounds of
- * WORKERS_ENTRIES_PER_ROUND entries: a maze timeline takes well under a millisecond, so a round of
- * one entry (4 timelines) is shorter than one message to a worker and back, and would never leave
- * this thread. Larger rounds change the search (maze roots 1..20 at 2,000 timelines: 20 found,
- * median first bug at 291 with 1 entry per round; 20, 677 with 4; 11, 1515 with 16), so the
- * maze's 20-root part keeps the defaults. The pool starts only when the machine has a spare core
- * (runner/pool/deferred-pool.ts): `mazeWorkersRuns.started` says whether it did in each run, and
- * `mazeTimelinesPerSecWorkers2Eager` is the same run with the pool started at once. After one
- * unmeasured run (this thread's JIT warms up), the three runs repeat MOONPOOL_BENCH_WORKERS_REPEAT
- * times (default 5) in rotating order; the figures are medians, `mazeWorkers2Ratio` the median of
- * each repetition's workers-2 / workers-0 ratio. `MOONPOOL_BENCH_EXPLORE=workers`
- * runs this part alone.
+ * `workers: 2`, with the default settings and WORKERS_RUNS_PER_SEED timelines per root; timelines
+ * per second of each, the pool's start-up included (threads, tsx, module loading). Whole roots of a
+ * round go to whoever is free (runner/pool/root-sharing.ts), so the two explorations (every
+ * root's trace hash and the exploration report) must be identical, and are checked on every run.
+ * The pool starts only when the machine has a spare core (runner/pool/deferred-pool.ts):
+ * `mazeWorkersRuns.started` says whether it did in each run, `mazeWorkersRuns.rootsFromWorkers`
+ * how many roots a worker's outcome settled. After one unmeasured run (this thread's JIT warms up
+ * on the maze), the two runs repeat MOONPOOL_BENCH_WORKERS_REPEAT times (default 3) in alternating
+ * order; the figures are medians, `mazeWorkers2Ratio` the median of each repetition's
+ * workers-2 / workers-0 ratio, `mazeWorkersRuns.load` the 1-minute load average before each.
+ * `MOONPOOL_BENCH_EXPLORE=workers` runs this part alone; `MOONPOOL_BENCH_POOL_START=eager` starts
+ * the pool at once, without waiting for a spare core (`mazeWorkersPoolStart`; the workers-2 figure
+ * is then also `mazeTimelinesPerSecWorkers2Eager`, null otherwise).
  */
 import type { ExplorationConfig, SimulationBuilder, SimulationReport } from "../packages/sim/src/index.ts";
 import { DEFAULT_POOL_START, poolsStarted, setPoolStartPolicy } from "../packages/sim/src/runner/pool/deferred-pool.ts";
+import { rootSharingTotals } from "../packages/sim/src/runner/pool/root-sharing.ts";
 import { mazeSimulation } from "../examples/maze/maze.ts";
 import { availableParallelism, loadavg } from "node:os";
 import { dungeonSimulation } from "../examples/dungeon/dungeon.ts";
@@ -45,16 +45,17 @@ const EXPLORATION = {
 } as const;
 const MAZE_SEEDS = 20;
 const DUNGEON_SEEDS = 3;
-/** Maze root seeds timed with and without worker threads. */
-const MAZE_WORKERS_SEEDS = 3;
-/** Entries per round of the workers measurement, for 0 and 2 workers alike (see above). */
-const WORKERS_ENTRIES_PER_ROUND = 16;
+/**
+ * Maze root seeds timed with and without worker threads: one round (roots of a round are what
+ * workers can take), enough roots for both threads of a 2-core machine to stay busy.
+ */
+const MAZE_WORKERS_SEEDS = 8;
 /**
  * Timelines per root of the workers measurement. A worker's start-up takes about two seconds of
- * CPU (the thread, its TypeScript loader thread, the modules): a campaign of a few seconds ends
- * before the pool is ready, so the measurement is long enough for the pool to matter.
+ * CPU (the thread, its TypeScript loader thread, the modules) and the pool starts only after a
+ * sample of idle CPU: a root must outlast that for a worker to contribute.
  */
-const WORKERS_RUNS_PER_SEED = 6000;
+const WORKERS_RUNS_PER_SEED = 20_000;
 const MAZE_MODULE = new URL("../examples/maze/maze.ts", import.meta.url).href;
 /**
  * The dungeon's chain is ~25x longer than the maze's: give its roots a larger budget. Roots 1 and
@@ -117,42 +118,35 @@ async function randomSeeds(build: () => SimulationBuilder, budget: number): Prom
  * Timelines per second of one campaign exploring maze roots 1..MAZE_WORKERS_SEEDS with `workers`
  * (its pool started once, its start-up included), and the exploration (for the identity check).
  */
-async function mazeWithWorkers(
-  workers: number,
-  eager = false,
-): Promise<{ timelinesPerSec: number; explorations: string[]; poolStarted: boolean }> {
+async function mazeWithWorkers(workers: number): Promise<{
+  timelinesPerSec: number;
+  explorations: string[];
+  poolStarted: boolean;
+  rootsFromWorkers: number;
+  rootsHedgedHere: number;
+}> {
   const pools = poolsStarted;
-  // Eager: the default policy (its warm-up included) without the spare-core and work-left conditions.
-  const previous = eager
-    ? setPoolStartPolicy({ ...DEFAULT_POOL_START, minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0 })
-    : null;
+  const { fromWorkers, hedgedHere } = rootSharingTotals;
   const start = performance.now();
-  try {
-    const report = await mazeSimulation()
-      .enableExploration({
-        ...EXPLORATION,
-        workers,
-        entriesPerRound: WORKERS_ENTRIES_PER_ROUND,
-        maxRunsPerSeed: WORKERS_RUNS_PER_SEED,
-      })
-      .simulationSource(MAZE_MODULE, "mazeSimulation")
-      .setDebugSeeds(Array.from({ length: MAZE_WORKERS_SEEDS }, (_, i) => i + 1))
-      .setIterations(MAZE_WORKERS_SEEDS)
-      .run();
-    const timelines = report.exploration!.timelines;
-    return {
-      timelinesPerSec: Math.round(timelines / ((performance.now() - start) / 1000)),
-      explorations: [JSON.stringify(report.exploration), JSON.stringify(report.seeds.map((s) => s.traceHash))],
-      poolStarted: poolsStarted > pools,
-    };
-  } finally {
-    if (previous !== null) setPoolStartPolicy(previous);
-  }
+  const report = await mazeSimulation()
+    .enableExploration({ ...EXPLORATION, workers, maxRunsPerSeed: WORKERS_RUNS_PER_SEED })
+    .simulationSource(MAZE_MODULE, "mazeSimulation")
+    .setDebugSeeds(Array.from({ length: MAZE_WORKERS_SEEDS }, (_, i) => i + 1))
+    .setIterations(MAZE_WORKERS_SEEDS)
+    .run();
+  const timelines = report.exploration!.timelines;
+  return {
+    timelinesPerSec: Math.round(timelines / ((performance.now() - start) / 1000)),
+    explorations: [JSON.stringify(report.exploration), JSON.stringify(report.seeds.map((s) => s.traceHash))],
+    poolStarted: poolsStarted > pools,
+    rootsFromWorkers: rootSharingTotals.fromWorkers - fromWorkers,
+    rootsHedgedHere: rootSharingTotals.hedgedHere - hedgedHere,
+  };
 }
 
 function workersRepeat(): number {
   const text = process.env.MOONPOOL_BENCH_WORKERS_REPEAT;
-  if (text === undefined || text === "") return 5;
+  if (text === undefined || text === "") return 3;
   const n = Number(text);
   if (!Number.isSafeInteger(n) || n < 1)
     throw new Error(`MOONPOOL_BENCH_WORKERS_REPEAT '${text}': expected a positive integer (runs of each)`);
@@ -162,42 +156,40 @@ function workersRepeat(): number {
 /** The workers measurement: alternating runs, medians, the identity check on every run. */
 async function benchWorkers(): Promise<Record<string, unknown>> {
   const repeat = workersRepeat();
+  const eager = process.env.MOONPOOL_BENCH_POOL_START === "eager";
+  if (eager) setPoolStartPolicy({ ...DEFAULT_POOL_START, minSpareCores: 0, sampleMs: 0 });
   console.error(
-    `maze: root seeds 1..${MAZE_WORKERS_SEEDS} x ${WORKERS_RUNS_PER_SEED} timelines, entriesPerRound ${WORKERS_ENTRIES_PER_ROUND}, ` +
-      `workers 0 / 2 / 2 started at once, ${repeat} times`,
+    `maze: root seeds 1..${MAZE_WORKERS_SEEDS} x ${WORKERS_RUNS_PER_SEED} timelines, workers 0 / 2, ${repeat} times`,
   );
-  const runs: { w0: number[]; w2: number[]; eager: number[]; started: boolean[]; load: number[] } = {
-    w0: [],
-    w2: [],
-    eager: [],
-    started: [],
-    load: [],
+  const runs = {
+    w0: [] as number[],
+    w2: [] as number[],
+    started: [] as boolean[],
+    rootsFromWorkers: [] as number[],
+    rootsHedgedHere: [] as number[],
+    load: [] as number[],
   };
   // One unmeasured run first: this thread's JIT warms up on the maze before any run is timed.
   await mazeWithWorkers(0);
   for (let i = 0; i < repeat; i++) {
     runs.load.push(Math.round(loadavg()[0]! * 10) / 10);
-    // The order rotates from one repetition to the next, so no variant always runs first.
-    const variants = [() => mazeWithWorkers(0), () => mazeWithWorkers(2), () => mazeWithWorkers(2, true)];
-    const measured: Awaited<ReturnType<typeof mazeWithWorkers>>[] = [];
-    for (let v = 0; v < variants.length; v++) {
-      const at = (v + i) % variants.length;
-      measured[at] = await variants[at]!();
-    }
-    const [inThread, pooled, eager] = measured as [(typeof measured)[0], (typeof measured)[0], (typeof measured)[0]];
-    for (const [name, other] of [
-      ["workers: 2", pooled],
-      ["workers: 2 (pool started at once)", eager],
-    ] as const) {
-      if (JSON.stringify(other.explorations) !== JSON.stringify(inThread.explorations))
-        throw new Error(`maze: ${name} explored differently from workers: 0`);
-    }
+    // The order alternates from one repetition to the next, so neither variant always runs first.
+    const inThreadFirst = i % 2 === 0;
+    const first = await mazeWithWorkers(inThreadFirst ? 0 : 2);
+    const second = await mazeWithWorkers(inThreadFirst ? 2 : 0);
+    const [inThread, pooled] = inThreadFirst ? [first, second] : [second, first];
+    if (JSON.stringify(pooled.explorations) !== JSON.stringify(inThread.explorations))
+      throw new Error("maze: workers: 2 explored differently from workers: 0");
     runs.w0.push(inThread.timelinesPerSec);
     runs.w2.push(pooled.timelinesPerSec);
-    runs.eager.push(eager.timelinesPerSec);
     runs.started.push(pooled.poolStarted);
+    runs.rootsFromWorkers.push(pooled.rootsFromWorkers);
+    runs.rootsHedgedHere.push(pooled.rootsHedgedHere);
     console.error(
-      `  run ${i + 1}: ${inThread.timelinesPerSec} / ${pooled.timelinesPerSec}${pooled.poolStarted ? "" : " (pool not started)"} / ${eager.timelinesPerSec} timelines/s`,
+      `  run ${i + 1} (load ${runs.load[i]}): ${inThread.timelinesPerSec} / ${pooled.timelinesPerSec} timelines/s` +
+        (pooled.poolStarted
+          ? ` (${pooled.rootsFromWorkers} roots from workers, ${pooled.rootsHedgedHere} finished here first)`
+          : " (pool not started)"),
     );
   }
   const w0 = median(runs.w0)!;
@@ -205,12 +197,14 @@ async function benchWorkers(): Promise<Record<string, unknown>> {
   const ratio = median(runs.w2.map((w, i) => w / runs.w0[i]!))!;
   return {
     mazeWorkersSeeds: MAZE_WORKERS_SEEDS,
-    mazeWorkersEntriesPerRound: WORKERS_ENTRIES_PER_ROUND,
+    mazeWorkersEntriesPerRound: 1,
     mazeWorkersRunsPerSeed: WORKERS_RUNS_PER_SEED,
     mazeTimelinesPerSecWorkers0: w0,
     mazeTimelinesPerSecWorkers2: w2,
-    mazeTimelinesPerSecWorkers2Eager: median(runs.eager),
+    mazeTimelinesPerSecWorkers2Eager: eager ? w2 : null,
     mazeWorkers2Ratio: Math.round(ratio * 100) / 100,
+    mazeWorkersPoolStart: eager ? "eager" : "spare core",
+    mazeWorkersPoolStarted: runs.started.filter((s) => s).length,
     mazeWorkersRuns: runs,
     cores: availableParallelism(),
   };

@@ -1,26 +1,16 @@
 /**
- * Exploration with worker threads (`enableExploration({ workers: N })`): continuations run in a
- * pool that rebuilds the simulation from `simulationSource(module, export)`, and the outcome —
- * bugs, recipes, statistics, seeds — is identical to `workers: 0`. Whole reports are compared
- * without the wall-clock fields (`wallTimeMs`, `totalWallTimeMs`) and without failure stacks:
- * a stack's text depends on the module loader that compiled the code (Vitest's here, tsx's in
- * the workers: "at <anonymous> (file:line)" vs "at file:line"), not on what the timeline did.
+ * Exploration with worker threads (`enableExploration({ workers: N })`): whole root seeds of a
+ * round are shared between this thread and a pool that rebuilds the simulation from
+ * `simulationSource(module, export)`, and the outcome — bugs, recipes, statistics, seeds — is
+ * identical to `workers: 0`. Whole reports are compared without the wall-clock fields
+ * (`wallTimeMs`, `totalWallTimeMs`) and without failure stacks: a stack's text depends on the
+ * module loader that compiled the code (Vitest's here, tsx's in the workers: "at <anonymous>
+ * (file:line)" vs "at file:line"), not on what the timeline did.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InvalidConfiguration, SimulationBuilder, type SimulationReport } from "../src/index.ts";
-import { AssertionTable } from "../src/chaos/assertions/index.ts";
-import type { Breakpoint } from "../src/engine/rng.ts";
-import { Campaign } from "../src/runner/campaign.ts";
-import type { TimelineJob } from "../src/explore/index.ts";
-import {
-  checkWorkerConfiguration,
-  MAX_BATCHES_IN_THREAD,
-  poolBatchRunner,
-  splitIntoChunks,
-  type TimelinePool,
-  WorkerUse,
-} from "../src/runner/pool/pool-batch-runner.ts";
+import { checkWorkerConfiguration } from "../src/runner/pool/worker-check.ts";
 import { DeferredPool, setPoolStartPolicy, type PoolStartPolicy } from "../src/runner/pool/deferred-pool.ts";
 import { WorkerPool } from "../src/runner/pool/worker-pool.ts";
 import { configFingerprint, fingerprintDifferences } from "../src/runner/config-fingerprint.ts";
@@ -69,7 +59,7 @@ const reportView = (report: SimulationReport) => view(JSON.parse(JSON.stringify(
 // only on a spare core): these tests are about what workers compute.
 let savedPolicy: PoolStartPolicy;
 beforeAll(() => {
-  savedPolicy = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0, warmUpMs: 0 });
+  savedPolicy = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0 });
 });
 afterAll(() => {
   setPoolStartPolicy(savedPolicy);
@@ -210,153 +200,6 @@ describe("exploration with workers: misconfigurations", () => {
   });
 });
 
-describe("splitIntoChunks", () => {
-  it("cuts a batch into contiguous chunks of at most the given size, never mixing base tables", () => {
-    const a = {} as never;
-    const b = {} as never;
-    const jobs = (base: never, n: number) =>
-      Array.from({ length: n }, (_, i) => ({ recipe: [{ count: i, seed: 1 }], base }));
-    const sizes = (chunks: unknown[][]) => chunks.map((c) => c.length);
-    expect(sizes(splitIntoChunks(jobs(a, 4), 2))).toEqual([2, 2]);
-    expect(sizes(splitIntoChunks(jobs(a, 5), 2))).toEqual([2, 2, 1]);
-    expect(sizes(splitIntoChunks(jobs(a, 2), 8))).toEqual([2]);
-    expect(sizes(splitIntoChunks([...jobs(a, 3), ...jobs(b, 1)], 2))).toEqual([2, 1, 1]);
-    expect(
-      splitIntoChunks(jobs(a, 5), 3)
-        .flat()
-        .map((j: TimelineJob) => j.recipe[0]!.count),
-    ).toEqual([0, 1, 2, 3, 4]);
-  });
-});
-
-describe("batches shared between this thread and started workers", () => {
-  it("give exactly the outcomes of running the whole batch in this thread", async () => {
-    const source = { module: GATED, export: "gatedSimulation" };
-    const config = gatedSimulation().simulationSource(GATED, "gatedSimulation").build();
-    const pool = new WorkerPool(2);
-    try {
-      // Started and checked: the workers are available for the batch below.
-      await checkWorkerConfiguration(pool, source, config);
-      const campaign = new Campaign(config);
-      const base = AssertionTable.fromSnapshot((await campaign.runSingleSeed(1, { explore: false })).table);
-      const recipe = (count: number, seed: number): Breakpoint[] => [{ count, seed, streams: "sim+schedule" }];
-      const jobs = [recipe(0, 11), recipe(2, 12), recipe(5, 13), recipe(1, 14), recipe(3, 15)].map((r) => ({
-        recipe: r,
-        base,
-      }));
-      const inThread = (seed: number, batch: readonly TimelineJob[]) => campaign.runTimelines(seed, batch);
-      const use = new WorkerUse();
-      const shared = await poolBatchRunner(pool, source, inThread, () => true, use)(1, jobs);
-      expect(use.batchesOnWorkers).toBe(1);
-      // Cut for the workers idle at that moment (one or two): 2 to 5 chunks.
-      expect(use.chunksFromWorkers + use.chunksInThread).toBeGreaterThanOrEqual(2);
-      const here = await inThread(1, jobs);
-      expect(view(shared)).toEqual(view(here));
-      expect(shared.map((o) => o.result.traceHash)).toEqual(here.map((o) => o.result.traceHash));
-    } finally {
-      await pool.close();
-    }
-  });
-
-  it("keep batches in this thread after a batch that lost, twice as many after each", () => {
-    const use = new WorkerUse();
-    const skipped = () => {
-      let n = 0;
-      while (!use.wanted()) n++;
-      return n;
-    };
-    use.ranHere(12, 12); // 1 ms per timeline here: a batch of 12 would take 12 ms
-    // Lost: 0 of 6 chunks came from the workers (this thread ran them all).
-    use.record(0, 6, 5, 12);
-    expect(skipped()).toBe(1);
-    use.record(0, 6, 5, 12);
-    expect(skipped()).toBe(2);
-    // Lost too: the workers contributed, but the batch took 20 ms against 12 ms here.
-    use.record(3, 6, 20, 12);
-    expect(skipped()).toBe(4);
-    // A batch the workers made faster (5 ms) halves the back-off; the next loss doubles it again.
-    use.record(2, 6, 5, 12);
-    expect(skipped()).toBe(0);
-    use.record(0, 6, 5, 12);
-    expect(skipped()).toBe(4);
-    use.record(3, 6, 5, 12);
-    use.record(3, 6, 5, 12);
-    use.record(3, 6, 5, 12);
-    use.record(0, 6, 5, 12);
-    expect(skipped()).toBe(1);
-    for (let i = 0; i < 20; i++) use.record(0, 6, 5, 12);
-    expect(skipped()).toBe(MAX_BATCHES_IN_THREAD);
-    expect(use.chunksFromWorkers).toBe(14);
-  });
-});
-
-describe("the batch runner with a pool that is slow or never answers", () => {
-  const config = () => gatedSimulation().simulationSource(GATED, "gatedSimulation").build();
-  const source = { module: GATED, export: "gatedSimulation" };
-  const batch = async (campaign: Campaign) => {
-    const base = AssertionTable.fromSnapshot((await campaign.runSingleSeed(1, { explore: false })).table);
-    return Array.from({ length: 12 }, (_, i) => ({
-      recipe: [{ count: i % 5, seed: 100 + i, streams: "sim+schedule" }] as Breakpoint[],
-      base,
-    }));
-  };
-
-  it("runs the chunks still out here: a worker that never answers does not hold the batch", async () => {
-    const campaign = new Campaign(config());
-    const jobs = await batch(campaign);
-    const inThread = (seed: number, b: readonly TimelineJob[]) => campaign.runTimelines(seed, b);
-    let posted = 0;
-    // Two workers that take a chunk each and never answer.
-    const silent: TimelinePool = {
-      get available() {
-        return 2 - posted;
-      },
-      run: () => {
-        posted++;
-        return new Promise(() => {});
-      },
-    };
-    const use = new WorkerUse();
-    const outcomes = await poolBatchRunner(silent, source, inThread, () => true, use)(1, jobs);
-    expect(posted).toBe(2);
-    expect(use.chunksFromWorkers).toBe(0);
-    expect(use.chunksInThread).toBe(6);
-    expect(view(outcomes)).toEqual(view(await inThread(1, jobs)));
-    expect(use.wanted(), "the next batch stays here").toBe(false);
-  });
-
-  it("keeps a worker's outcomes when they come in time, in job order", async () => {
-    const campaign = new Campaign(config());
-    const jobs = await batch(campaign);
-    const inThread = (seed: number, b: readonly TimelineJob[]) => campaign.runTimelines(seed, b);
-    const expected = await inThread(1, jobs);
-    const byRecipe = new Map(jobs.map((job, i) => [JSON.stringify(job.recipe), expected[i]!]));
-    let posted = 0;
-    let busy = 0;
-    // Two workers answering at the next turn of the event loop with the outcomes of the recipes
-    // they are given (the in-thread ones, as a worker computes them).
-    const prompt: TimelinePool = {
-      get available() {
-        return 2 - busy;
-      },
-      run: async (task) => {
-        posted++;
-        busy++;
-        await new Promise((resolve) => setImmediate(resolve));
-        busy--;
-        return { kind: "done", outcome: task.recipes.map((r) => byRecipe.get(JSON.stringify(r))!) };
-      },
-    };
-    const use = new WorkerUse();
-    const outcomes = await poolBatchRunner(prompt, source, inThread, () => true, use)(1, jobs);
-    expect(posted).toBeGreaterThanOrEqual(2);
-    expect(use.chunksFromWorkers, "every chunk posted came back in time").toBe(posted);
-    expect(use.chunksFromWorkers + use.chunksInThread).toBe(6);
-    expect(outcomes.map((o) => o.result.traceHash)).toEqual(expected.map((o) => o.result.traceHash));
-    expect(view(outcomes)).toEqual(view(expected));
-  });
-});
-
 describe("the exploration pool starts on a spare core", () => {
   const config = () => gatedSimulation().simulationSource(GATED, "gatedSimulation").build();
   const source = { module: GATED, export: "gatedSimulation" };
@@ -366,10 +209,9 @@ describe("the exploration pool starts on a spare core", () => {
       minSpareCores: Number.POSITIVE_INFINITY,
       sampleMs: 0,
       minWorkLeftMs: 0,
-      warmUpMs: 0,
     });
     const never = new DeferredPool(2, source, config());
-    setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0, warmUpMs: 0 });
+    setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0 });
     const eager = new DeferredPool(2, source, config());
     setPoolStartPolicy(previous);
     try {
@@ -414,21 +256,8 @@ describe("the exploration pool starts on a spare core", () => {
     },
   );
 
-  it("a warm-up task runs fresh timelines for about the time asked, and the worker is then free", async () => {
-    const pool = new WorkerPool(1);
-    try {
-      await checkWorkerConfiguration(pool, source, config());
-      const outcome = await pool.run({ kind: "warmUp", source, seed: 1, durationMs: 100 });
-      expect(outcome.kind).toBe("done");
-      expect((outcome as { outcome: number }).outcome).toBeGreaterThanOrEqual(1);
-      expect(pool.available).toBe(1);
-    } finally {
-      await pool.close();
-    }
-  });
-
   it("does not start for a run with less work left than the threshold", async () => {
-    const previous = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 1_000, warmUpMs: 0 });
+    const previous = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 1_000 });
     let leftMs = 500;
     const pool = new DeferredPool(1, source, config(), () => leftMs);
     setPoolStartPolicy(previous);
@@ -449,7 +278,6 @@ describe("the exploration pool starts on a spare core", () => {
       minSpareCores: Number.POSITIVE_INFINITY,
       sampleMs: 0,
       minWorkLeftMs: 0,
-      warmUpMs: 0,
     });
     try {
       const portsBefore = openPorts();

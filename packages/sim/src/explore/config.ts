@@ -3,9 +3,9 @@ import { InvalidConfiguration } from "@moonpool/core";
 
 export interface ExplorationConfig {
   /**
-   * 0 (the default): every continuation in this thread. N: continuations run in a pool of N
-   * worker threads (needs `simulationSource`); `os.availableParallelism()` is the recommended N.
-   * The outcome does not depend on N, so the report does not record it.
+   * 0 (the default): every root seed explored in this thread. N: whole root seeds of a round are
+   * shared with a pool of N worker threads (needs `simulationSource`). The outcome does not
+   * depend on N, so the report does not record it.
    */
   readonly workers: number;
   /** Timelines (root run included) a root seed may use. */
@@ -15,9 +15,8 @@ export interface ExplorationConfig {
   /**
    * Frontier entries explored per round: a round runs `branchingFactor` continuations of each of
    * the `entriesPerRound` best entries, all from the table as it was before the round, and merges
-   * them in child order. 1 (the default): one entry per round. Larger rounds give worker threads
-   * enough work per message to pay for the round trip; the search they make does not depend on
-   * the number of workers.
+   * them in child order. 1 (the default): one entry per round. A search setting: siblings of a
+   * round do not see each other's discoveries.
    */
   readonly entriesPerRound: number;
   /** Frontier entries kept per root seed; the least novel is evicted beyond this. */

@@ -433,11 +433,12 @@ export class SimulationBuilder {
    * Explore each root seed in depth: branch timelines at assertion discoveries (see
    * explore/frontier.ts for the policy). Needs factory-built workloads.
    *
-   * `workers` (default 0): 0 runs every continuation in this thread; N > 0 runs the continuations
-   * of each frontier entry in a pool of N worker threads (one per core is the sweet spot:
-   * `os.availableParallelism()`). The outcome (bugs, recipes, statistics) is the same for every
-   * N: each batch of continuations is a round that starts from one table snapshot and is merged
-   * in child order. Workers rebuild the simulation themselves, so they need `simulationSource`.
+   * `workers` (default 0): 0 explores every root seed in this thread; N > 0 shares the root seeds
+   * of each round of 8 with a pool of N worker threads, started once the machine has a spare core
+   * (`os.availableParallelism() - 1` leaves this thread its own core). The outcome (bugs, recipes,
+   * statistics) is the same for every N: every root of a round starts from the table as it was at
+   * the round's start, and the roots are merged in seed order. Workers rebuild the simulation
+   * themselves, so they need `simulationSource`.
    */
   enableExploration(config: Partial<ExplorationConfig> = {}): this {
     this.exploration = resolveExplorationConfig(config);

@@ -18,17 +18,21 @@ import { SeedSession, type SeedOptions } from "./seed-runner.ts";
 import { formatStacks } from "./failure-stack.ts";
 import {
   Explorer,
+  mergeExplorationReports,
   sequentialBatchRunner,
+  type BatchRunner,
   type ExplorationReport,
-  type TimelineJob,
-  type TimelineOutcome,
+  type TimelineRunner,
 } from "../explore/index.ts";
+import type { ExplorationConfig } from "../explore/config.ts";
 import { CampaignHook } from "./simulation-hook.ts";
 import { printSeedTrace } from "./trace-printing.ts";
 import { WorkerPool } from "./pool/worker-pool.ts";
-import { checkWorkerConfiguration, poolBatchRunner } from "./pool/pool-batch-runner.ts";
+import { checkWorkerConfiguration } from "./pool/worker-check.ts";
 import { checkSourceHere, DeferredPool } from "./pool/deferred-pool.ts";
-import { runPoolCampaign } from "./pool/pool-campaign.ts";
+import { lostSeedResult, runPoolCampaign } from "./pool/pool-campaign.ts";
+import { RootSharing, Superseded, type SharedRootOutcome } from "./pool/root-sharing.ts";
+import { exploreInRounds } from "./root-rounds.ts";
 import { configSeedPlan, planSize, seedAt, type SeedPlan } from "./seed-plan.ts";
 import { describeSource } from "./simulation-source.ts";
 import { thrownFields as errorFields } from "./thrown.ts";
@@ -99,64 +103,26 @@ export class Campaign {
       plan.seeds !== undefined ? { kind: "list", seeds: plan.seeds } : configSeedPlan(this.config);
     if (plan.workers !== undefined && plan.workers !== 0 && plan.breakpoints === undefined)
       return this.runOnWorkers(seeds, plan.workers);
+    const exploration = plan.breakpoints === undefined ? this.config.exploration : null;
+    if (exploration !== null) return this.explore(seeds, exploration, plan.drawObserver);
     const wallStart = natives.performanceNow();
     const results: SeedResult[] = [];
     let stopRule: CoverageStopRule | null = null;
-    let explorer: Explorer<SeedResult> | null = null;
-    const exploration = plan.breakpoints === undefined ? this.config.exploration : null;
-    // One pool per run, started once the machine has a spare core: its workers import the
-    // simulation once and serve every root seed's batches. The source is checked here first, so a
-    // bad one is refused whether the pool starts or not; the workers check it again when it does.
-    // Work left: the timelines not yet run, at this run's pace so far (the budget is an upper bound).
-    const plannedTimelines = planSize(seeds) * (exploration?.maxRunsPerSeed ?? 0);
-    const workLeftMs = (): number => {
-      const done = explorer?.timelines ?? 0;
-      return done === 0
-        ? Number.POSITIVE_INFINITY
-        : ((natives.performanceNow() - wallStart) / done) * (plannedTimelines - done);
-    };
-    const pool =
-      exploration !== null && exploration.workers > 0
-        ? new DeferredPool(exploration.workers, this.config.source!, this.config, workLeftMs)
-        : null;
-    if (pool !== null) await checkSourceHere(this.config.source!, this.config);
-    try {
-      await this.inRealm(async (guard) => {
-        const runTimeline = async (seed: number, recipe: readonly Breakpoint[], table?: AssertionTable) => {
-          const result = await this.runSeed(
-            seed,
-            guard,
-            { breakpoints: recipe, drawObserver: plan.drawObserver },
-            table ?? this.table,
-          );
-          // A root timeline's result stays in the report: its stacks are formatted now (a stack
-          // not yet formatted holds on to the frames of its seed).
-          if (table === undefined) formatStacks(result);
-          return result;
-        };
-        if (exploration !== null) {
-          const inThread = sequentialBatchRunner(runTimeline);
-          const runBatch =
-            pool === null ? inThread : poolBatchRunner(pool, this.config.source!, inThread, () => pool.usable());
-          explorer = new Explorer(exploration, this.table, runTimeline, runBatch);
-        }
-
-        if (seeds.kind === "untilStable")
-          stopRule = new CoverageStopRule(seeds.quietSeeds, seeds.maxSeeds, seeds.minSeeds ?? 0);
-        for (let i = 0; i < planSize(seeds); i++) {
-          const seed = seedAt(seeds, i);
-          results.push(
-            explorer !== null ? await explorer.exploreRoot(seed) : await runTimeline(seed, plan.breakpoints ?? []),
-          );
-          if (stopRule !== null && stopRule.afterSeed(this.table, i + 1)) break;
-        }
-      });
-      pool?.verdict();
-    } finally {
-      await pool?.close();
-    }
+    await this.inRealm(async (guard) => {
+      if (seeds.kind === "untilStable")
+        stopRule = new CoverageStopRule(seeds.quietSeeds, seeds.maxSeeds, seeds.minSeeds ?? 0);
+      for (let i = 0; i < planSize(seeds); i++) {
+        const seed = seedAt(seeds, i);
+        const options = { breakpoints: plan.breakpoints ?? [], drawObserver: plan.drawObserver };
+        const result = await this.runSeed(seed, guard, options, this.table);
+        // The result stays in the report: its stacks are formatted now (a stack not yet
+        // formatted holds on to the frames of its seed).
+        formatStacks(result);
+        results.push(result);
+        if (stopRule !== null && stopRule.afterSeed(this.table, i + 1)) break;
+      }
+    });
     const rule = stopRule as CoverageStopRule | null;
-    const strategy = explorer as Explorer<SeedResult> | null;
     return new SimulationReport({
       results,
       table: this.table,
@@ -164,7 +130,96 @@ export class Campaign {
       saturation: rule?.saturation ?? null,
       wallTimeMs: natives.performanceNow() - wallStart,
       steppingMode: this.config.steppingMode,
-      exploration: strategy === null ? null : strategy.report(),
+      exploration: null,
+    });
+  }
+
+  /**
+   * An exploring campaign: root seeds in rounds (root-rounds.ts), each root explored from its
+   * round's base table and absorbed in seed order. With `exploration.workers`, whole roots of a
+   * round are shared with a pool started once the machine has a spare core (pool/root-sharing.ts,
+   * pool/deferred-pool.ts); the outcome is the same for any number of workers.
+   */
+  private async explore(
+    seeds: SeedPlan,
+    exploration: ExplorationConfig,
+    drawObserver: SeedOptions["drawObserver"],
+  ): Promise<SimulationReport> {
+    const wallStart = natives.performanceNow();
+    const results: SeedResult[] = [];
+    const explorations: ExplorationReport[] = [];
+    const stopRule =
+      seeds.kind === "untilStable" ? new CoverageStopRule(seeds.quietSeeds, seeds.maxSeeds, seeds.minSeeds ?? 0) : null;
+    const source = this.config.source;
+    let timelinesHere = 0;
+    let sharing: RootSharing | null = null;
+    // Work the workers could take: the roots not started yet, at this thread's pace so far.
+    const workLeftMs = (): number => {
+      if (timelinesHere === 0) return Number.POSITIVE_INFINITY;
+      const msPerTimeline = (natives.performanceNow() - wallStart) / timelinesHere;
+      const rootsLeft = planSize(seeds) - (sharing?.rootsStarted ?? 0);
+      return msPerTimeline * exploration.maxRunsPerSeed * rootsLeft;
+    };
+    // The source is checked here first, so a bad one is refused whether the pool starts or not;
+    // the workers check it again when it does.
+    const pool =
+      exploration.workers > 0 && source !== null
+        ? new DeferredPool(exploration.workers, source, this.config, workLeftMs)
+        : null;
+    if (pool !== null) await checkSourceHere(source!, this.config);
+    try {
+      await this.inRealm(async (guard) => {
+        const runTimeline = async (seed: number, recipe: readonly Breakpoint[], table: AssertionTable) => {
+          timelinesHere++;
+          return this.runSeed(seed, guard, { breakpoints: recipe, drawObserver }, table);
+        };
+        const shared = new RootSharing(
+          pool,
+          (index, base, superseded) =>
+            this.exploreRoot(seedAt(seeds, index), base, exploration, runTimeline, () => {
+              shared.offer();
+              if (superseded()) throw new Superseded();
+            }),
+          (index, base) => ({
+            kind: "rootSeed",
+            source: source!,
+            overrides: { explore: false },
+            seed: seedAt(seeds, index),
+            baseTable: base,
+            exploration,
+          }),
+          (index, outcome) => lostSeedResult(seedAt(seeds, index), outcome, null),
+        );
+        sharing = shared;
+        try {
+          await exploreInRounds<SharedRootOutcome>({
+            range: { start: 0, end: planSize(seeds) },
+            snapshot: () => this.table.snapshot(),
+            startRound: (indexes, base) => shared.startRound(indexes, base),
+            absorb: (_index, outcome, base) => {
+              if (outcome.table !== null) this.table.absorb(outcome.table, base);
+              if (outcome.exploration !== null) explorations.push(outcome.exploration);
+              results.push(outcome.result);
+              return stopRule === null || !stopRule.afterSeed(this.table, results.length);
+            },
+          });
+        } finally {
+          // A root this thread still explores (past a stop rule) ends before the realm closes.
+          await shared.stop();
+        }
+      });
+      pool?.verdict();
+    } finally {
+      await pool?.close();
+    }
+    return new SimulationReport({
+      results,
+      table: this.table,
+      convergenceTimeout: stopRule?.convergenceTimeout ?? false,
+      saturation: stopRule?.saturation ?? null,
+      wallTimeMs: natives.performanceNow() - wallStart,
+      steppingMode: this.config.steppingMode,
+      exploration: mergeExplorationReports(explorations),
     });
   }
 
@@ -188,7 +243,8 @@ export class Campaign {
     }
     if (this.config.exploration !== null) {
       throw new InvalidConfiguration(
-        `run({ workers: ${workers} }) runs plain seeds; an exploring simulation runs its continuations on workers with enableExploration({ workers: ${workers} }) instead`,
+        `run({ workers: ${workers} }) runs plain seeds; an exploring simulation shares its root seeds with ` +
+          `workers through enableExploration({ workers: ${workers} }) instead`,
       );
     }
     const pool = new WorkerPool(Math.max(1, Math.min(workers, planSize(seeds))));
@@ -222,15 +278,11 @@ export class Campaign {
    * CLI's pool, already run one seed per thread).
    */
   async runSingleSeed(seed: number, options: SingleSeedOptions = {}): Promise<SingleSeedOutcome> {
-    const table = options.baseTable != null ? AssertionTable.fromSnapshot(options.baseTable) : new AssertionTable();
     const explore = (options.explore ?? true) && this.config.exploration !== null && options.breakpoints === undefined;
     return this.inRealm(async (guard) => {
-      const runTimeline = async (
-        timelineSeed: number,
-        recipe: readonly Breakpoint[],
-        timelineTable?: AssertionTable,
-      ) => {
-        const result = await this.runSeed(
+      const table = options.baseTable != null ? AssertionTable.fromSnapshot(options.baseTable) : new AssertionTable();
+      const runTimeline = async (timelineSeed: number, recipe: readonly Breakpoint[], timelineTable?: AssertionTable) =>
+        this.runSeed(
           timelineSeed,
           guard,
           {
@@ -242,33 +294,42 @@ export class Campaign {
           timelineTable ?? table,
           options.onTrace,
         );
-        if (timelineTable === undefined) formatStacks(result);
-        return result;
-      };
-      if (explore) {
-        const explorer = new Explorer(this.config.exploration!, table, runTimeline, sequentialBatchRunner(runTimeline));
-        const result = await explorer.exploreRoot(seed);
-        return { result, table: table.snapshot(), exploration: explorer.report() };
-      }
+      if (explore) return this.exploreRoot(seed, options.baseTable ?? null, this.config.exploration!, runTimeline);
       const result = await runTimeline(seed, options.breakpoints ?? []);
+      formatStacks(result);
       return { result, table: table.snapshot(), exploration: null };
     });
   }
 
   /**
-   * Runs timelines of root seed `seed` one after the other in one realm, each in a table of its
-   * own starting from its job's `base`, and returns their results (discoveries kept) and tables
-   * in job order: a batch of exploration continuations, or a worker's share of one. One realm
-   * for the whole share, because entering one (escape guard, hooks) costs as much as a small
-   * timeline.
+   * Explores root seed `seed` in a table of its own starting from `base` (null: empty), in this
+   * realm; `beforeBatch` runs before each batch of continuations (it may end the exploration by
+   * throwing). The root's discoveries steered its exploration and are dropped from the result, as
+   * a worker drops them.
    */
-  async runTimelines(seed: number, jobs: readonly TimelineJob[]): Promise<TimelineOutcome<SeedResult>[]> {
-    return this.inRealm((guard) => {
-      // The batch runner always passes the job's own table; `this.table` is never written here.
-      const runTimeline = (timelineSeed: number, recipe: readonly Breakpoint[], table?: AssertionTable) =>
-        this.runSeed(timelineSeed, guard, { breakpoints: recipe }, table ?? this.table);
-      return sequentialBatchRunner(runTimeline)(seed, jobs);
-    });
+  private async exploreRoot(
+    seed: number,
+    base: AssertionTableState | null,
+    exploration: ExplorationConfig,
+    runTimeline: (seed: number, recipe: readonly Breakpoint[], table: AssertionTable) => Promise<SeedResult>,
+    beforeBatch?: () => void,
+  ): Promise<SingleSeedOutcome> {
+    const table = base !== null ? AssertionTable.fromSnapshot(base) : new AssertionTable();
+    const timeline: TimelineRunner<SeedResult> = (s, recipe, t) => runTimeline(s, recipe, t ?? table);
+    const inThread = sequentialBatchRunner(timeline);
+    const runBatch: BatchRunner<SeedResult> =
+      beforeBatch === undefined
+        ? inThread
+        : (root, jobs) => {
+            beforeBatch();
+            return inThread(root, jobs);
+          };
+    const explorer = new Explorer(exploration, table, timeline, runBatch);
+    const result = await explorer.exploreRoot(seed);
+    // The result stays in the report: its stacks are formatted now (a stack not yet formatted
+    // holds on to the frames of its seed).
+    formatStacks(result);
+    return { result: { ...result, discoveries: [] }, table: table.snapshot(), exploration: explorer.report() };
   }
 
   /**

@@ -5,7 +5,8 @@
  */
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
-import { readJson, runCli, tempDir } from "./helpers.ts";
+import { FIXTURES, readJson, runCli, tempDir } from "./helpers.ts";
+import { gated } from "./fixtures/gated.sim.ts";
 
 interface PerSeed {
   seed: number;
@@ -37,7 +38,8 @@ describe("run --explore", () => {
       ...extra,
     ]);
     const report = await readJson(path.join(dir, "report.json"));
-    return { result, exploration: report.simulations[0].report.exploration };
+    const { exploration, seeds } = report.simulations[0].report;
+    return { result, exploration, traceHashes: (seeds as { traceHash: string }[]).map((s) => s.traceHash) };
   };
 
   it("gives every root seed its --explore-budget, and ends a root at its first failure by default", async () => {
@@ -64,6 +66,26 @@ describe("run --explore", () => {
     for (const root of perSeed) expect(root.timelines).toBe(45);
     expect(perSeed.some((r) => r.firstBugAtTimeline !== null && r.firstBugAtTimeline < 45)).toBe(true);
   });
+
+  it("explores a multi-root campaign exactly as the builder does, with or without workers", async () => {
+    const cli = await run("builder", ["--explore-budget", "45", "--no-stop-on-failure"]);
+    const reportOf = (workers: number) => {
+      const builder = gated.build();
+      return builder
+        .enableExploration({ ...builder.build().exploration!, maxRunsPerSeed: 45, stopOnFailure: false, workers })
+        .simulationSource(path.join(FIXTURES, "gated.sim.ts"), "gated")
+        .setIterations(12)
+        .setBaseSeed(5)
+        .run();
+    };
+    for (const workers of [0, 2]) {
+      const report = await reportOf(workers);
+      // 12 roots: a round of 8, then one of 4 that starts from the first round's table.
+      expect(report.exploration!.perSeed).toHaveLength(12);
+      expect(JSON.stringify(report.exploration), `workers: ${workers}`).toBe(JSON.stringify(cli.exploration));
+      expect(report.seeds.map((s) => s.traceHash)).toEqual(cli.traceHashes);
+    }
+  }, 300_000);
 
   it("--explore-total-budget splits one budget evenly over the root seeds", async () => {
     const { result, exploration } = await run("total", ["--explore-total-budget", "250", "--no-stop-on-failure"]);

@@ -3,39 +3,36 @@
  * the cores with everything else running: on a busy machine a worker gets no CPU this thread
  * would not otherwise have had, while its start-up (a thread, the TypeScript loader, the
  * simulation's modules: over a second of CPU each) and every message are paid for by the run.
- * So the pool starts at the first batch after which the machine was at least `minSpareCores`
- * idle over a sample while the run had `minWorkLeftMs` of work left, and never before
- * (docs/decisions.md D15). Where timelines run changes only speed: the outcome is the same
- * whether the pool started early, late or never.
+ * So the pool starts at the first check after which the machine was at least `minSpareCores`
+ * idle over a sample while the run had `minWorkLeftMs` of work left for workers, and never
+ * before (docs/decisions.md D15, D17). Where roots run changes only speed: the outcome is the
+ * same whether the pool started early, late or never.
  */
 import { cpus } from "node:os";
 import { natives } from "../../engine/natives.ts";
 import type { SimulationConfig } from "../config.ts";
 import { configFingerprint } from "../config-fingerprint.ts";
 import { loadSimulationBuilder, type SimulationSource } from "../simulation-source.ts";
-import { checkWorkerConfiguration, refuseDifferentSimulation } from "./pool-batch-runner.ts";
+import { checkWorkerConfiguration, refuseDifferentSimulation } from "./worker-check.ts";
 import type { PoolTask, PoolTaskResults, TaskOutcome } from "./messages.ts";
-import { WorkerPool } from "./worker-pool.ts";
+import { type RunOptions, WorkerPool } from "./worker-pool.ts";
 
 export interface PoolStartPolicy {
-  /** Idle CPU of the whole machine, in cores, over a sample, that starts the pool (0: at the first batch). */
+  /** Idle CPU of the whole machine, in cores, over a sample, that starts the pool (0: at the first check). */
   readonly minSpareCores: number;
   /** Shortest sample of idle CPU (ms of wall time). */
   readonly sampleMs: number;
   /**
-   * Work left for this thread (the run's estimate, in ms) below which the pool does not start: a
-   * run that ends within a worker's start-up could not use it.
+   * Work left that workers could take (the run's estimate, in ms) below which the pool does not
+   * start: a run that ends within a worker's start-up could not use it.
    */
   readonly minWorkLeftMs: number;
-  /** Wall time each worker spends warming up on timelines of its own before it takes chunks (0: none). */
-  readonly warmUpMs: number;
 }
 
 export const DEFAULT_POOL_START: PoolStartPolicy = {
   minSpareCores: 0.75,
   sampleMs: 500,
   minWorkLeftMs: 3000,
-  warmUpMs: 500,
 };
 
 let policy: PoolStartPolicy = DEFAULT_POOL_START;
@@ -78,7 +75,7 @@ export class DeferredPool {
     readonly size: number,
     private readonly source: SimulationSource,
     private readonly config: SimulationConfig,
-    /** The run's estimate of the work left for this thread without workers (ms). */
+    /** The run's estimate of the work left that workers could take (ms). */
     private readonly workLeftMs: () => number = () => Number.POSITIVE_INFINITY,
   ) {}
 
@@ -92,9 +89,17 @@ export class DeferredPool {
     return this.usable() && this.pool !== null ? this.pool.available : 0;
   }
 
-  run<K extends "timelines">(task: Extract<PoolTask, { kind: K }>): Promise<TaskOutcome<PoolTaskResults[K]>> {
+  run<K extends "rootSeed">(
+    task: Extract<PoolTask, { kind: K }>,
+    options: RunOptions = {},
+  ): Promise<TaskOutcome<PoolTaskResults[K]>> {
     if (this.pool === null) return Promise.resolve({ kind: "cancelled" });
-    return this.pool.run(task);
+    return this.pool.run(task, options);
+  }
+
+  /** Gives up the batch's tasks (see `WorkerPool.abandon`). */
+  abandon(batch: object): void {
+    this.pool?.abandon(batch);
   }
 
   /** True once the workers' configuration check passed; throws once it failed. Asking may start the pool. */
@@ -143,15 +148,10 @@ export class DeferredPool {
     this.pool = pool;
     poolsStarted++;
     // The workers check that they build this simulation while this thread goes on exploring;
-    // batches go to them only once it passed.
+    // roots go to them only once it passed.
     this.settled = checkWorkerConfiguration(pool, this.source, this.config).then(
       () => {
         this.checked = "passed";
-        // Each worker first warms up on timelines of its own (a cold worker ran its first
-        // chunks 20-50 times slower than this thread); it takes chunks once done.
-        if (this.policy.warmUpMs > 0)
-          for (let i = 0; i < pool.size; i++)
-            void pool.run({ kind: "warmUp", source: this.source, seed: 1, durationMs: this.policy.warmUpMs });
       },
       (error: unknown) => {
         this.checked = { error };

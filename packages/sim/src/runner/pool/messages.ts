@@ -3,13 +3,11 @@
  * (closures cannot cross threads, so a task names its simulation by `SimulationSource`).
  */
 import type { AssertionTableState } from "../../chaos/assertions/index.ts";
-import type { Breakpoint } from "../../engine/rng.ts";
 import type { SingleSeedOutcome } from "../campaign.ts";
 import type { BlockCoverage } from "../coverage/block-coverage.ts";
 import type { ConfigFingerprint } from "../config-fingerprint.ts";
 import type { SeedChaosRecord } from "../seed-chaos.ts";
-import type { TimelineOutcome } from "../../explore/index.ts";
-import type { SeedResult } from "../seed-result.ts";
+import type { ExplorationConfig } from "../../explore/config.ts";
 import type { BuildOverrides, SimulationSource } from "../simulation-source.ts";
 
 export type PoolTask =
@@ -24,28 +22,14 @@ export type PoolTask =
       readonly overrides: BuildOverrides;
       readonly seed: number;
       readonly baseTable: AssertionTableState | null;
+      /**
+       * Explore the root with these settings (the builder's `enableExploration`, which stays on
+       * the main thread and so is not part of what the source builds); absent: the source's own.
+       */
+      readonly exploration?: ExplorationConfig;
       /** Collect block coverage of the user's code under this project root (absent: none). */
       readonly coverageRoot?: string;
     }
-  /**
-   * Timelines of one root seed (one per recipe), each in a table starting from `baseTable`, run
-   * one after the other; discoveries kept. A worker's share of a batch of exploration
-   * continuations (the siblings of a batch share their base table, so it is posted once).
-   */
-  | {
-      readonly kind: "timelines";
-      readonly source: SimulationSource;
-      readonly seed: number;
-      readonly recipes: readonly (readonly Breakpoint[])[];
-      /** Names `baseTable` across messages: a worker given the same id again reuses the table it built. */
-      readonly baseId: number;
-      readonly baseTable: AssertionTableState;
-    }
-  /**
-   * Runs fresh timelines of `seed` (results dropped) for about `durationMs` of wall time, so the
-   * worker's JIT has compiled the simulation's hot code before its first real chunk.
-   */
-  | { readonly kind: "warmUp"; readonly source: SimulationSource; readonly seed: number; readonly durationMs: number }
   /** Loads the source and returns the fingerprint of its configuration (checked before the first timeline). */
   | { readonly kind: "fingerprint"; readonly source: SimulationSource }
   /** The generated source of the covered scripts (for the coverage report), null for one not found. */
@@ -62,9 +46,6 @@ export type PoolTaskKind = PoolTask["kind"];
 export interface PoolTaskResults {
   /** `coverage`: the seed's block coverage, present when the task asked for it. */
   readonly rootSeed: SingleSeedOutcome & { readonly coverage?: BlockCoverage };
-  readonly timelines: TimelineOutcome<SeedResult>[];
-  /** Timelines run. */
-  readonly warmUp: number;
   readonly fingerprint: ConfigFingerprint;
   readonly coverageSources: Record<string, string | null>;
 }

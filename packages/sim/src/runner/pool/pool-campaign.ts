@@ -8,19 +8,19 @@
  *   seeds per worker run ahead of the next seed to absorb.
  * - Stop rules (`untilStable`, `--bail`) are evaluated in seed order on the main thread, after
  *   each absorb; seeds that ran speculatively past the stop point are discarded.
- * - Exploration (`--explore`): root seeds are processed in rounds of `EXPLORE_ROUND_ROOT_SEEDS`
- *   consecutive seed indexes. Every root seed of a round starts from the table merged up to the
- *   start of its round (so it sees the coverage of all earlier rounds, not of its round-mates),
- *   and the round's tables are absorbed in seed order. The round size is a constant, not the
- *   worker count, so `--workers 1` and `--workers 8` explore identically. With a shard, rounds
- *   count from the shard's first seed and the first round starts from an empty table: sharded
- *   exploration depends on the shard count (not on the worker count).
+ * - Exploration (`--explore`): root seeds are explored in rounds (`runner/root-rounds.ts`, the
+ *   same rounds as an in-thread campaign): every root seed of a round starts from the table
+ *   merged up to the start of its round, and the round's tables are absorbed in seed order, so
+ *   `--workers 1` and `--workers 8` explore identically. With a shard, rounds count from the
+ *   shard's first seed and the first round starts from an empty table: sharded exploration
+ *   depends on the shard count (not on the worker count).
  */
 import { InvalidConfiguration } from "@moonpool/core";
 import type { SteppingMode } from "../../engine/engine.ts";
 import { AssertionTable, type AssertionTableState } from "../../chaos/assertions/index.ts";
 import { mergeExplorationReports, type ExplorationReport } from "../../explore/index.ts";
 import { CoverageStopRule } from "../coverage-stop-rule.ts";
+import { exploreInRounds } from "../root-rounds.ts";
 import {
   blockCoverageTotals,
   EMPTY_BLOCK_COVERAGE,
@@ -35,8 +35,7 @@ import type { BuildOverrides, SimulationSource } from "../simulation-source.ts";
 import type { PoolTaskResults, TaskOutcome } from "./messages.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
-/** Root seeds per exploration round (see above). Eight keeps up to eight workers busy per round. */
-export const EXPLORE_ROUND_ROOT_SEEDS = 8;
+export { EXPLORE_ROUND_ROOT_SEEDS } from "../root-rounds.ts";
 /** Seeds queued per worker ahead of the next one to absorb: keeps workers busy, bounds waste after a stop. */
 export const SPECULATION_WINDOW_PER_WORKER = 4;
 
@@ -235,8 +234,15 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
   };
 
   try {
-    if (options.explore) await runRounds(range, submit, settle, absorb, () => table.snapshot());
-    else await runSpeculatively(range, pool.size * SPECULATION_WINDOW_PER_WORKER, submit, settle, absorb);
+    if (options.explore) {
+      await exploreInRounds({
+        range,
+        snapshot: () => table.snapshot(),
+        startRound: (indexes, base) => indexes.map((index) => submit(index, base)),
+        settle,
+        absorb,
+      });
+    } else await runSpeculatively(range, pool.size * SPECULATION_WINDOW_PER_WORKER, submit, settle, absorb);
   } catch (error) {
     if (!(error instanceof Stop)) throw error;
     stoppedBy = error.reason;
@@ -279,23 +285,5 @@ async function runSpeculatively(
     const outcome = await settle(pending.get(index)!);
     pending.delete(index);
     if (!absorb(index, outcome, null)) return;
-  }
-}
-
-async function runRounds(
-  range: IndexRange,
-  submit: Submit,
-  settle: Settle,
-  absorb: Absorb,
-  snapshot: () => AssertionTableState,
-): Promise<void> {
-  for (let roundStart = range.start; roundStart < range.end; roundStart += EXPLORE_ROUND_ROOT_SEEDS) {
-    const roundEnd = Math.min(roundStart + EXPLORE_ROUND_ROOT_SEEDS, range.end);
-    const base = snapshot();
-    const pending: Promise<SeedOutcome>[] = [];
-    for (let index = roundStart; index < roundEnd; index++) pending.push(submit(index, base));
-    for (let index = roundStart; index < roundEnd; index++) {
-      if (!absorb(index, await settle(pending[index - roundStart]!), base)) return;
-    }
   }
 }

@@ -5,7 +5,6 @@
  * One task at a time: a realm runs one simulation at a time.
  */
 import { parentPort } from "node:worker_threads";
-import { AssertionTable } from "../../chaos/assertions/index.ts";
 import { Campaign } from "../campaign.ts";
 import { configFingerprint } from "../config-fingerprint.ts";
 import { beginSeedCoverage, endSeedCoverage, scriptSources, startCoverage } from "../coverage/collector.ts";
@@ -14,8 +13,6 @@ import type { PoolTaskMessage, PoolTaskResults, PoolTaskKind, WorkerReply } from
 
 if (parentPort === null) throw new Error("pool-worker.ts runs inside a worker thread (see worker-pool.ts)");
 const port = parentPort;
-/** The base table of the last chunk of timelines, by its id. */
-let lastBase: { readonly id: number; readonly table: AssertionTable } | undefined;
 
 async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskKind]> {
   // Coverage starts before the simulation module is first imported, so its top level is seen; the
@@ -30,32 +27,13 @@ async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskK
   switch (task.kind) {
     case "fingerprint":
       return configFingerprint(builder.build());
-    case "timelines": {
-      // Chunks of one batch share their base table: build it once (timelines record into forks of it).
-      if (lastBase?.id !== task.baseId)
-        lastBase = { id: task.baseId, table: AssertionTable.fromSnapshot(task.baseTable) };
-      const base = lastBase.table;
-      return new Campaign(builder.build()).runTimelines(
-        task.seed,
-        task.recipes.map((recipe) => ({ recipe, base })),
-      );
-    }
-    case "warmUp": {
-      const campaign = new Campaign(builder.build());
-      const base = new AssertionTable();
-      const endMs = performance.now() + task.durationMs;
-      let runs = 0;
-      while (performance.now() < endMs) {
-        const recipe = [{ count: 0, seed: runs + 1, streams: "sim+schedule" as const }];
-        await campaign.runTimelines(task.seed, [{ recipe, base }]);
-        runs++;
-      }
-      return runs;
-    }
     case "coverageSources":
       return scriptSources(task.urls);
     case "rootSeed": {
-      const campaign = new Campaign(buildWithOverrides(builder, task.overrides));
+      const config = buildWithOverrides(builder, task.overrides);
+      const campaign = new Campaign(
+        task.exploration === undefined ? config : { ...config, exploration: task.exploration },
+      );
       const outcome = await campaign.runSingleSeed(task.seed, {
         baseTable: task.baseTable,
         onChaos: (chaos) => port.postMessage({ id: task.id, kind: "chaos", chaos } satisfies WorkerReply),

@@ -3,8 +3,8 @@
  * cost ~9 MB each; one per core is the sweet spot: docs/decisions.md D12). Each worker runs one task at a
  * time; tasks wait in a FIFO queue. `run()` never rejects: a task ends done, in error, timed out
  * or cancelled. A worker that crashes or times out is terminated and replaced, so one bad task
- * does not take the campaign down. Used by the explorer (continuations) and by `moonpool run`
- * (root seeds); what a task does is in pool-worker.ts.
+ * does not take the campaign down. Used by `moonpool run` and by the builder's `run()` (root
+ * seeds, explored or not); what a task does is in pool-worker.ts.
  */
 import { getHeapStatistics } from "node:v8";
 import { Worker, type ResourceLimits } from "node:worker_threads";
@@ -99,6 +99,15 @@ export class WorkerPool {
       this.queue.splice(i, 1);
       task.resolve({ kind: "cancelled" });
     }
+  }
+
+  /**
+   * Gives up the batch's tasks: queued ones are cancelled, and a worker running one is terminated
+   * and replaced (its result is no longer wanted, or it hangs), the task resolving as cancelled.
+   */
+  abandon(batch: object): void {
+    this.cancelQueued(batch);
+    for (const slot of this.slots) if (slot.current?.batch === batch) this.replace(slot, { kind: "cancelled" });
   }
 
   /** Cancels everything and terminates the workers. */
