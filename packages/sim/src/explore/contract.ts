@@ -95,7 +95,7 @@ export interface TimelineJob {
   readonly base: AssertionTable;
 }
 
-/** What one continuation produced (plain data: it may come from a worker thread). */
+/** What one continuation produced: its result and its table delta, merged in job order. */
 export interface TimelineOutcome<R extends TimelineResult = TimelineResult> {
   /** Discoveries included: they become frontier entries. */
   readonly result: R;

@@ -84,7 +84,7 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
     private readonly table: AssertionTable,
     /** Runs root timelines, in the campaign's table. */
     private readonly runTimeline: TimelineRunner<R>,
-    /** Runs a batch of continuations (in this thread or on a worker pool); outcomes in job order. */
+    /** Runs a batch of continuations in this thread (the caller may stop between batches); outcomes in job order. */
     private readonly runBatch: BatchRunner<R>,
   ) {}
 
