@@ -5,11 +5,9 @@
  * compared without wall-clock fields and failure stacks (a stack's text depends on the module
  * loader that compiled the code, Vitest's here and tsx's in the workers).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { SimulationReport } from "../src/index.ts";
+import { describe, expect, it } from "vitest";
 import { AssertionTable, type AssertionTableState } from "../src/chaos/assertions/index.ts";
 import { Campaign } from "../src/runner/campaign.ts";
-import { setPoolStartPolicy, type PoolStartPolicy } from "../src/runner/pool/deferred-pool.ts";
 import { lostSeedResult } from "../src/runner/pool/pool-campaign.ts";
 import {
   RootSharing,
@@ -24,6 +22,7 @@ import { WorkerPool } from "../src/runner/pool/worker-pool.ts";
 import { formatText } from "../src/runner/report-format.ts";
 import { SimulationReport as Report } from "../src/runner/report.ts";
 import { gatedSimulation } from "./fixtures/gated-explore.sim.ts";
+import { reportView, startPoolsAtOnce, withoutLoaderOrClock } from "./worker-outcomes.ts";
 
 const GATED = new URL("./fixtures/gated-explore.sim.ts", import.meta.url).href;
 const SETTINGS = {
@@ -37,29 +36,7 @@ const SETTINGS = {
   reviveRetired: false,
 };
 
-const LOADER_OR_CLOCK_FIELDS = new Set(["wallTimeMs", "totalWallTimeMs", "stack"]);
-
-function view(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(view);
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([k]) => !LOADER_OR_CLOCK_FIELDS.has(k))
-        .map(([k, v]) => [k, view(v)]),
-    );
-  }
-  return value;
-}
-const reportView = (report: SimulationReport) => view(JSON.parse(JSON.stringify(report.toJSON())));
-
-// Pools start at once here, whatever the machine's load: these tests are about what workers compute.
-let savedPolicy: PoolStartPolicy;
-beforeAll(() => {
-  savedPolicy = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0 });
-});
-afterAll(() => {
-  setPoolStartPolicy(savedPolicy);
-});
+startPoolsAtOnce();
 
 describe("root sharing: whole roots of a round on this thread and the workers", () => {
   const source = { module: GATED, export: "gatedSimulation" };
@@ -119,7 +96,7 @@ describe("root sharing: whole roots of a round on this thread and the workers", 
       expect(sharing.rootsFromWorkers, "roots 2 and 3 came from the workers").toBe(2);
       expect(sharing.rootsHere).toBe(1);
       const want = await expected(3, empty);
-      expect(view(outcomes)).toEqual(view(want));
+      expect(withoutLoaderOrClock(outcomes)).toEqual(withoutLoaderOrClock(want));
       expect(outcomes.map((o) => o.result.traceHash)).toEqual(want.map((o) => o.result.traceHash));
       // A root that failed on a worker fails only that seed, with its recipe and replay call.
       const failing = outcomes.filter((o) => !o.result.ok);
@@ -157,7 +134,7 @@ describe("root sharing: whole roots of a round on this thread and the workers", 
     expect(sharing.rootsFromWorkers).toBe(0);
     expect(sharing.rootsHedgedHere, "both roots out on the silent workers").toBe(2);
     expect(abandoned).toHaveLength(2);
-    expect(view(outcomes)).toEqual(view(await expected(3, empty)));
+    expect(withoutLoaderOrClock(outcomes)).toEqual(withoutLoaderOrClock(await expected(3, empty)));
   });
 
   it("a worker that crashes fails only its root, with the cause and the seed's replay call", async () => {
@@ -183,7 +160,9 @@ describe("root sharing: whole roots of a round on this thread and the workers", 
     expect(crashed.result.failures[0]!.message).toBe("seed 3 crashed its worker thread: the worker exited with code 1");
     expect(crashed.table, "nothing of its table came back").toBeNull();
     expect(crashed.exploration).toBeNull();
-    expect(view(outcomes.slice(0, 2))).toEqual(view((await expected(2, empty)).slice(0, 2)));
+    expect(withoutLoaderOrClock(outcomes.slice(0, 2))).toEqual(
+      withoutLoaderOrClock((await expected(2, empty)).slice(0, 2)),
+    );
     expect(formatText(reportOf(outcomes))).toContain("replay: builder.setDebugSeeds([3]).setIterations(1).run()");
   });
 
@@ -204,11 +183,11 @@ describe("root sharing: whole roots of a round on this thread and the workers", 
       const outcomes = await Promise.all(sharing.startRound([0, 1], empty));
       await sharing.stop();
       const want = await expected(2, empty);
-      expect(view(outcomes[0])).toEqual(view(want[0]));
+      expect(withoutLoaderOrClock(outcomes[0])).toEqual(withoutLoaderOrClock(want[0]));
       if (expectedEnd === "hedged") {
         // This thread explored the hung worker's root itself; the worker was terminated.
         expect(sharing.rootsHedgedHere).toBe(1);
-        expect(view(outcomes[1])).toEqual(view(want[1]));
+        expect(withoutLoaderOrClock(outcomes[1])).toEqual(withoutLoaderOrClock(want[1]));
       } else {
         // The root fails with the cause; the round and the other root go on.
         expect(outcomes[1]!.result.failures.map((f) => f.kind)).toEqual(["workerCrash"]);
@@ -284,7 +263,7 @@ describe("root sharing: whole roots of a round on this thread and the workers", 
     await sharing.stop();
     expect(order).toEqual([0, 1, 2]);
     expect(sharing.rootsStarted).toBe(3);
-    expect(view(outcomes)).toEqual(view(await expected(3, empty)));
+    expect(withoutLoaderOrClock(outcomes)).toEqual(withoutLoaderOrClock(await expected(3, empty)));
   });
 });
 

@@ -8,15 +8,16 @@
  * (file:line)" vs "at file:line"), not on what the timeline did.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { InvalidConfiguration, SimulationBuilder, type SimulationReport } from "../src/index.ts";
+import { describe, expect, it } from "vitest";
+import { InvalidConfiguration, SimulationBuilder } from "../src/index.ts";
 import { checkWorkerConfiguration } from "../src/runner/pool/worker-check.ts";
-import { DeferredPool, setPoolStartPolicy, type PoolStartPolicy } from "../src/runner/pool/deferred-pool.ts";
+import { DeferredPool, setPoolStartPolicy } from "../src/runner/pool/deferred-pool.ts";
 import { WorkerPool } from "../src/runner/pool/worker-pool.ts";
 import { configFingerprint, fingerprintDifferences } from "../src/runner/config-fingerprint.ts";
 import { SAMPLE_CLOCK_CONFIG } from "../src/world/clock-config.ts";
 import { DEFAULT_STORAGE_CONFIG } from "../src/world/storage/config.ts";
 import { gatedSimulation } from "./fixtures/gated-explore.sim.ts";
+import { reportView, startPoolsAtOnce, withoutLoaderOrClock } from "./worker-outcomes.ts";
 import { mazeSimulation } from "../../../examples/maze/maze.ts";
 
 const GATED = new URL("./fixtures/gated-explore.sim.ts", import.meta.url).href;
@@ -39,31 +40,7 @@ const gated = (workers: number, exportName = "gatedSimulation") =>
     .setDebugSeeds([1, 2, 3])
     .setIterations(3);
 
-const LOADER_OR_CLOCK_FIELDS = new Set(["wallTimeMs", "totalWallTimeMs", "stack"]);
-
-/** The report without wall-clock fields and stacks (see above). */
-function view(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(view);
-  if (value !== null && typeof value === "object") {
-    return Object.fromEntries(
-      Object.entries(value)
-        .filter(([k]) => !LOADER_OR_CLOCK_FIELDS.has(k))
-        .map(([k, v]) => [k, view(v)]),
-    );
-  }
-  return value;
-}
-const reportView = (report: SimulationReport) => view(JSON.parse(JSON.stringify(report.toJSON())));
-
-// Pools start at the first batch here, whatever the machine's load (deferred-pool.ts starts them
-// only on a spare core): these tests are about what workers compute.
-let savedPolicy: PoolStartPolicy;
-beforeAll(() => {
-  savedPolicy = setPoolStartPolicy({ minSpareCores: 0, sampleMs: 0, minWorkLeftMs: 0 });
-});
-afterAll(() => {
-  setPoolStartPolicy(savedPolicy);
-});
+startPoolsAtOnce();
 
 /** Open worker threads show up as their MessagePorts among the active resources. */
 function openPorts(): number {
@@ -80,7 +57,9 @@ describe("exploration with workers: 2", () => {
     expect(x.bugsFound).toBeGreaterThanOrEqual(1);
     expect(JSON.stringify(pooled.exploration)).toBe(JSON.stringify(inThread.exploration));
     expect(pooled.seeds.map((s) => s.traceHash)).toEqual(inThread.seeds.map((s) => s.traceHash));
-    expect(view(pooled.seeds.map((s) => s.failures))).toEqual(view(inThread.seeds.map((s) => s.failures)));
+    expect(withoutLoaderOrClock(pooled.seeds.map((s) => s.failures))).toEqual(
+      withoutLoaderOrClock(inThread.seeds.map((s) => s.failures)),
+    );
     expect(pooled.seeds.some((s) => !s.ok)).toBe(true);
     expect(reportView(pooled)).toEqual(reportView(inThread));
     // The number of workers changes speed, never the outcome: the report leaves it out.
