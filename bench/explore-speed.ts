@@ -4,20 +4,24 @@
  * (`process.cpuUsage`, less noisy than wall time on a shared machine) and by wall time.
  *
  * `npm run bench -- explore-speed` measures this checkout in this process.
+ * MOONPOOL_BENCH_SPEED_ROOTS=20 times roots 1..20, the maze part of `npm run bench -- explore`.
  * With MOONPOOL_BENCH_BASELINE=<another checkout of this repository>, it compares the two, for
  * MOONPOOL_BENCH_ROUNDS rounds (default 4), as ratios this / baseline:
- * - by default in this process, root by root, alternating which side goes first, each root after
- *   a full garbage collection (so a side pays for its own garbage): both sides see the same
- *   machine load, which on a shared machine moves more than the difference measured;
- * - with MOONPOOL_BENCH_PROCESSES=1, in alternating child processes running this file's driver
- *   (`node --import tsx bench/explore-speed.ts --driver <checkout>`), the baseline first.
+ * - by default in alternating child processes running this file's driver
+ *   (`node --import tsx bench/explore-speed.ts --driver <checkout>`), the baseline first: each
+ *   side alone in its process, as a user runs it;
+ * - with MOONPOOL_BENCH_PROCESSES=0, in this process, root by root, alternating which side goes
+ *   first, each root after a full garbage collection. Both sides then see the same machine load,
+ *   but not their own garbage collector: with both checkouts loaded, 7e3d92f let 12.6 MB survive
+ *   young collections on maze root 1 x 2,000 where it lets 48.7 MB survive alone, which hid a
+ *   1.5x difference.
  */
 import { spawnSync } from "node:child_process";
 import { constants as perfConstants, PerformanceObserver } from "node:perf_hooks";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { dirname, resolve } from "node:path";
 
-const ROOTS = 4;
+const ROOTS = rootsToTime();
 const RUNS_PER_ROOT = 2000;
 /** The explore bench's EXPLORATION settings (bench/explore.ts). */
 const EXPLORATION = {
@@ -148,6 +152,15 @@ function median(values: number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
+/** Maze roots timed: MOONPOOL_BENCH_SPEED_ROOTS (default 4); the child drivers read the same variable. */
+function rootsToTime(): number {
+  const text = process.env.MOONPOOL_BENCH_SPEED_ROOTS ?? "4";
+  const n = Number(text);
+  if (!Number.isSafeInteger(n) || n < 1 || n > 100)
+    throw new Error(`MOONPOOL_BENCH_SPEED_ROOTS '${text}': expected an integer from 1 to 100 (maze roots)`);
+  return n;
+}
+
 function rounds(): number {
   const text = process.env.MOONPOOL_BENCH_ROUNDS ?? "4";
   const n = Number(text);
@@ -247,7 +260,7 @@ async function compare(baseline: string, inProcess: boolean): Promise<Record<str
 export async function benchExploreSpeed(): Promise<Record<string, unknown>> {
   const baseline = process.env.MOONPOOL_BENCH_BASELINE;
   if (baseline !== undefined && baseline !== "")
-    return compare(resolve(baseline), process.env.MOONPOOL_BENCH_PROCESSES !== "1");
+    return compare(resolve(baseline), process.env.MOONPOOL_BENCH_PROCESSES === "0");
   return { roots: ROOTS, runsPerRoot: RUNS_PER_ROOT, ...(await measure(HERE)) };
 }
 
