@@ -126,7 +126,7 @@ async function heapPerSuspendedTask(): Promise<number> {
 }
 
 /**
- * The issue's figure: two simulated tasks exchange MESSAGES messages through the engine. A strict
+ * stepsPerSec: two simulated tasks exchange MESSAGES messages through the engine. A strict
  * ping-pong over two channels of one process: every message is one engine event (the hand-off
  * that wakes the waiting receiver), so steps per second is messages per second.
  */

@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { mazeSimulation } from "./maze.ts";
 
 describe("maze under exploration", () => {
-  it("finds the four-lock bug from a root seed within the issue's budget, and the recipe replays", async () => {
+  it("finds the four-lock bug from a root seed within 2,000 timelines (the explore bench's budget per root), and the recipe replays", async () => {
     const report = await mazeSimulation()
       .enableExploration({ workers: 0, maxRunsPerSeed: 2000, branchingFactor: 4, maxFrontier: 512, maxRecipeLen: 32 })
       .setDebugSeeds([1])
