@@ -22,19 +22,13 @@ import { WorkerPool } from "../src/runner/pool/worker-pool.ts";
 import { formatText } from "../src/runner/report-format.ts";
 import { SimulationReport as Report } from "../src/runner/report.ts";
 import { gatedSimulation } from "./fixtures/gated-explore.sim.ts";
-import { reportView, startPoolsAtOnce, withoutLoaderOrClock } from "./worker-outcomes.ts";
-
-const GATED = new URL("./fixtures/gated-explore.sim.ts", import.meta.url).href;
-const SETTINGS = {
-  maxRunsPerSeed: 300,
-  branchingFactor: 4,
-  entriesPerRound: 1,
-  maxFrontier: 64,
-  maxRecipeLen: 8,
-  stopOnFailure: false,
-  entryEnergy: 0,
-  reviveRetired: false,
-};
+import {
+  GATED,
+  GATED_SETTINGS as SETTINGS,
+  reportView,
+  startPoolsAtOnce,
+  withoutLoaderOrClock,
+} from "./worker-outcomes.ts";
 
 startPoolsAtOnce();
 

@@ -17,21 +17,16 @@ import { configFingerprint, fingerprintDifferences } from "../src/runner/config-
 import { SAMPLE_CLOCK_CONFIG } from "../src/world/clock-config.ts";
 import { DEFAULT_STORAGE_CONFIG } from "../src/world/storage/config.ts";
 import { gatedSimulation } from "./fixtures/gated-explore.sim.ts";
-import { reportView, startPoolsAtOnce, withoutLoaderOrClock } from "./worker-outcomes.ts";
+import {
+  GATED,
+  GATED_SETTINGS as SETTINGS,
+  reportView,
+  startPoolsAtOnce,
+  withoutLoaderOrClock,
+} from "./worker-outcomes.ts";
 import { mazeSimulation } from "../../../examples/maze/maze.ts";
 
-const GATED = new URL("./fixtures/gated-explore.sim.ts", import.meta.url).href;
 const MAZE = new URL("../../../examples/maze/maze.ts", import.meta.url).href;
-const SETTINGS = {
-  maxRunsPerSeed: 300,
-  branchingFactor: 4,
-  entriesPerRound: 1,
-  maxFrontier: 64,
-  maxRecipeLen: 8,
-  stopOnFailure: false,
-  entryEnergy: 0,
-  reviveRetired: false,
-};
 
 const gated = (workers: number, exportName = "gatedSimulation") =>
   gatedSimulation()

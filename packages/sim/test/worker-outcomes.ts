@@ -7,6 +7,19 @@ import { afterAll, beforeAll } from "vitest";
 import type { SimulationReport } from "../src/index.ts";
 import { setPoolStartPolicy, type PoolStartPolicy } from "../src/runner/pool/deferred-pool.ts";
 
+/** The gated fixture, as workers import it, and exploration settings both files explore it with. */
+export const GATED = new URL("./fixtures/gated-explore.sim.ts", import.meta.url).href;
+export const GATED_SETTINGS = {
+  maxRunsPerSeed: 300,
+  branchingFactor: 4,
+  entriesPerRound: 1,
+  maxFrontier: 64,
+  maxRecipeLen: 8,
+  stopOnFailure: false,
+  entryEnergy: 0,
+  reviveRetired: false,
+};
+
 const LOADER_OR_CLOCK_FIELDS = new Set(["wallTimeMs", "totalWallTimeMs", "stack"]);
 
 /** `value` without the fields that depend on the wall clock or the module loader. */
