@@ -107,10 +107,8 @@ export class Campaign {
     if (exploration !== null) return this.explore(seeds, exploration, plan.drawObserver);
     const wallStart = natives.performanceNow();
     const results: SeedResult[] = [];
-    let stopRule: CoverageStopRule | null = null;
+    const stopRule = CoverageStopRule.forPlan(seeds);
     await this.inRealm(async (guard) => {
-      if (seeds.kind === "untilStable")
-        stopRule = new CoverageStopRule(seeds.quietSeeds, seeds.maxSeeds, seeds.minSeeds ?? 0);
       for (let i = 0; i < planSize(seeds); i++) {
         const seed = seedAt(seeds, i);
         const options = { breakpoints: plan.breakpoints ?? [], drawObserver: plan.drawObserver };
@@ -122,15 +120,24 @@ export class Campaign {
         if (stopRule !== null && stopRule.afterSeed(this.table, i + 1)) break;
       }
     });
-    const rule = stopRule as CoverageStopRule | null;
+    return this.report(results, stopRule, wallStart, null);
+  }
+
+  /** The report of a campaign run in this thread (plain or exploring) since `wallStart`. */
+  private report(
+    results: SeedResult[],
+    stopRule: CoverageStopRule | null,
+    wallStart: number,
+    exploration: ExplorationReport | null,
+  ): SimulationReport {
     return new SimulationReport({
       results,
       table: this.table,
-      convergenceTimeout: rule?.convergenceTimeout ?? false,
-      saturation: rule?.saturation ?? null,
+      convergenceTimeout: stopRule?.convergenceTimeout ?? false,
+      saturation: stopRule?.saturation ?? null,
       wallTimeMs: natives.performanceNow() - wallStart,
       steppingMode: this.config.steppingMode,
-      exploration: null,
+      exploration,
     });
   }
 
@@ -148,8 +155,7 @@ export class Campaign {
     const wallStart = natives.performanceNow();
     const results: SeedResult[] = [];
     const explorations: ExplorationReport[] = [];
-    const stopRule =
-      seeds.kind === "untilStable" ? new CoverageStopRule(seeds.quietSeeds, seeds.maxSeeds, seeds.minSeeds ?? 0) : null;
+    const stopRule = CoverageStopRule.forPlan(seeds);
     const source = this.config.source;
     let timelinesHere = 0;
     let sharing: RootSharing | null = null;
@@ -212,15 +218,7 @@ export class Campaign {
     } finally {
       await pool?.close();
     }
-    return new SimulationReport({
-      results,
-      table: this.table,
-      convergenceTimeout: stopRule?.convergenceTimeout ?? false,
-      saturation: stopRule?.saturation ?? null,
-      wallTimeMs: natives.performanceNow() - wallStart,
-      steppingMode: this.config.steppingMode,
-      exploration: mergeExplorationReports(explorations),
-    });
+    return this.report(results, stopRule, wallStart, mergeExplorationReports(explorations));
   }
 
   /**

@@ -17,6 +17,7 @@
  */
 import type { AssertionTable } from "../chaos/assertions/index.ts";
 import type { PlateauSignal, SaturationReport } from "./report.ts";
+import type { SeedPlan } from "./seed-plan.ts";
 
 /** The minimum `moonpool run` spends by default before coverage may stop it (`--quick`: none). */
 export const DEFAULT_RUN_MIN_SEEDS = 500;
@@ -31,6 +32,13 @@ export class CoverageStopRule {
   saturation: SaturationReport | null = null;
   /** True when the last allowed seed ran without saturating. */
   convergenceTimeout = false;
+
+  /** The rule of a plan that runs until coverage is stable; null for a fixed plan. */
+  static forPlan(plan: SeedPlan): CoverageStopRule | null {
+    return plan.kind === "untilStable"
+      ? new CoverageStopRule(plan.quietSeeds, plan.maxSeeds, plan.minSeeds ?? 0)
+      : null;
+  }
 
   constructor(
     private readonly requiredQuietSeeds: number,

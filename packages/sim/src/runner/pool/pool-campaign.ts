@@ -150,8 +150,7 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
   const results: SeedResult[] = [];
   const indexes: number[] = [];
   const explorations: ExplorationReport[] = [];
-  const stopRule =
-    plan.kind === "untilStable" ? new CoverageStopRule(plan.quietSeeds, plan.maxSeeds, plan.minSeeds ?? 0) : null;
+  const stopRule = CoverageStopRule.forPlan(plan);
   const batch = {};
   const wallStartMs = performance.now();
   let failing = 0;
