@@ -9,6 +9,7 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { REPORTER_NAMES, type MoonpoolConfig, type ReporterName } from "./define.ts";
 import { SimulationLoadError } from "./errors.ts";
+import { writtenValue } from "./written-value.ts";
 
 export const CONFIG_FILE_NAMES = [
   "moonpool.config.ts",
@@ -44,13 +45,13 @@ function fail(file: string, message: string): never {
 
 function positiveInteger(file: string, value: unknown, what: string): number {
   if (typeof value !== "number" || !Number.isSafeInteger(value) || value < 1)
-    fail(file, `${what} must be a positive integer, got ${JSON.stringify(value)}`);
+    fail(file, `${what} must be a positive integer, got ${writtenValue(value)}`);
   return value;
 }
 
 function stringList(file: string, value: unknown, what: string): string[] {
   if (!Array.isArray(value) || !value.every((v) => typeof v === "string" && v.length > 0))
-    fail(file, `${what} must be an array of glob strings, got ${JSON.stringify(value)}`);
+    fail(file, `${what} must be an array of glob strings, got ${writtenValue(value)}`);
   return value.slice();
 }
 
@@ -109,7 +110,7 @@ export async function loadConfig(cwd: string, explicitPath?: string): Promise<Re
     if (!(REPORTER_NAMES as readonly string[]).includes(r))
       fail(file, `unknown reporter '${r}'; known reporters: ${REPORTER_NAMES.join(", ")}`);
   if (config.reportDir !== undefined && (typeof config.reportDir !== "string" || config.reportDir.length === 0))
-    fail(file, "reportDir must be a non-empty path");
+    fail(file, `reportDir must be a non-empty path, got ${writtenValue(config.reportDir)}`);
   const rootDir = configFile !== null ? path.dirname(configFile) : cwd;
   return {
     rootDir,

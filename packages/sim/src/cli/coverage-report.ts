@@ -4,8 +4,8 @@
  * source maps (v8-to-istanbul), writes `lcov.info` and an HTML view (istanbul-reports) under the
  * report folder, and summarises it per file for the text and JSON reports.
  */
-import { mkdir } from "node:fs/promises";
 import path from "node:path";
+import { ensureDir } from "./report-files.ts";
 import { fileURLToPath } from "node:url";
 import type { Profiler } from "node:inspector";
 import libCoverage, { type CoverageMap } from "istanbul-lib-coverage";
@@ -211,7 +211,7 @@ export async function writeCoverageReports(
   dir: string,
   rootDir: string,
 ): Promise<string[]> {
-  await mkdir(dir, { recursive: true });
+  await ensureDir(dir);
   const context = libReport.createContext({ dir, coverageMap: map, defaultSummarizer: "nested" });
   reports.create("lcovonly", { file: "lcov.info", projectRoot: rootDir }).execute(context);
   reports.create("html", { subdir: "html" }).execute(context);

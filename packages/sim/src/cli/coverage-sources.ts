@@ -4,10 +4,11 @@
  * and its source map with paths relative to the project root. `moonpool merge` reads the shards'
  * copies, so a merge on any checkout of the project converts exactly as the whole run did.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { ReportMergeError } from "./errors.ts";
+import { writeReportFile } from "./report-files.ts";
 
 /** A source map (version 3) as JSON. */
 export interface SourceMapJson {
@@ -80,7 +81,7 @@ export async function writeCoverageSources(dir: string, sources: CoverageSources
       .sort()
       .map((k) => [k, sources[k]!]),
   );
-  await writeFile(target, JSON.stringify({ kind: KIND, files }));
+  await writeReportFile(target, JSON.stringify({ kind: KIND, files }));
   return target;
 }
 

@@ -6,6 +6,7 @@
  */
 import { InvalidConfiguration } from "@moonpool/core";
 import type { SimulationBuilder } from "../runner/builder.ts";
+import { writtenValue } from "./written-value.ts";
 
 /**
  * Marks definitions. `Symbol.for` (not a module-local symbol) so a definition is recognised even
@@ -45,7 +46,7 @@ export function defineSimulation(spec: SimulationSpec): SimulationDefinition {
     throw new InvalidConfiguration("defineSimulation({ name, description, build }): pass an object");
   if (typeof spec.name !== "string" || !SIMULATION_NAME_PATTERN.test(spec.name)) {
     throw new InvalidConfiguration(
-      `defineSimulation: name must match ${SIMULATION_NAME_PATTERN} (letters, digits, '.', '_', '-'), got ${JSON.stringify(spec.name)}`,
+      `defineSimulation: name must match ${SIMULATION_NAME_PATTERN} (letters, digits, '.', '_', '-'), got ${writtenValue(spec.name)}`,
     );
   }
   if (typeof spec.build !== "function")

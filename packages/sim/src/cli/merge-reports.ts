@@ -14,7 +14,8 @@ import { mergeExplorationReports } from "../explore/index.ts";
 import { sortFirstReached, type FirstReached } from "../runner/pool/pool-campaign.ts";
 import type { ExplorationReport } from "../explore/index.ts";
 import { RUN_REPORT_KIND, simulationStatus, type RunReportFile, type SimulationEntry } from "./run-report.ts";
-import type { Shard } from "./shard.ts";
+import { planSize } from "./seed-plan.ts";
+import { shardRange, type Shard } from "./shard.ts";
 
 export interface NamedReport {
   readonly path: string;
@@ -45,6 +46,49 @@ interface ShardEntry {
   readonly entry: SimulationEntry;
 }
 
+/** `#0, #1, #5` (at most 20, then how many more). */
+function indexList(indexes: readonly number[]): string {
+  const shown = indexes.slice(0, 20).map((i) => `#${i}`);
+  return shown.join(", ") + (indexes.length > 20 ? ` and ${indexes.length - 20} more` : "");
+}
+
+/**
+ * Refuses a shard that does not hold exactly the seeds of its plan: its block of seed indexes
+ * (`shardRange` of the plan), each once, every one of them unless the shard says it stopped
+ * early (--bail, a signal), and then a prefix of the block, as a stopped campaign leaves.
+ */
+function checkShardSeeds(name: string, s: ShardEntry): void {
+  const where = `simulation '${name}': ${s.path} (shard ${s.shard.index}/${s.shard.count})`;
+  const again = "the report was edited or damaged: run that shard again";
+  const expected = shardRange(planSize(s.entry.plan), s.shard);
+  const block = `#${expected.start}..#${expected.end - 1}`;
+  const range = s.entry.seedIndexRange;
+  if (range.start !== expected.start || range.end !== expected.end)
+    throw new ReportMergeError(
+      `${where} says it ran seeds #${range.start}..#${range.end - 1}, but its plan gives that shard ${block}; ${again}`,
+    );
+  const seeds = (s.entry.report.seeds as readonly { index: number }[]).map((seed) => seed.index);
+  if (s.entry.report.iterations !== seeds.length)
+    throw new ReportMergeError(
+      `${where} counts ${s.entry.report.iterations} seeds but holds ${seeds.length}; ${again}`,
+    );
+  const seen = new Set<number>();
+  for (const index of seeds) {
+    if (index < expected.start || index >= expected.end)
+      throw new ReportMergeError(`${where} holds seed #${index}, outside its block ${block}; ${again}`);
+    if (seen.has(index)) throw new ReportMergeError(`${where} holds seed #${index} twice; ${again}`);
+    seen.add(index);
+  }
+  const stopped = s.entry.stoppedBy !== null;
+  const upTo = stopped ? expected.start + seeds.length : expected.end;
+  const missing: number[] = [];
+  for (let i = expected.start; i < upTo; i++) if (!seen.has(i)) missing.push(i);
+  if (missing.length > 0)
+    throw new ReportMergeError(
+      `${where} is missing ${missing.length === 1 ? "seed" : "seeds"} ${indexList(missing)} of its plan (${block}${stopped ? `, stopped by ${s.entry.stoppedBy} after ${seeds.length}` : ""}); ${again}`,
+    );
+}
+
 function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boolean): SimulationEntry {
   const count = shards[0]!.shard.count;
   for (const s of shards) {
@@ -69,6 +113,7 @@ function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boo
         `simulation '${name}': shard ${shards[i]!.shard.index}/${count} appears twice (${shards[i - 1]!.path} and ${shards[i]!.path})`,
       );
   }
+  for (const s of shards) checkShardSeeds(name, s);
   const present = new Set(shards.map((s) => s.shard.index));
   const missing = Array.from({ length: count }, (_, i) => i + 1).filter((i) => !present.has(i));
   if (missing.length > 0)
@@ -142,6 +187,12 @@ function mergeFirstReached(lists: readonly (readonly FirstReached[])[]): FirstRe
   return sortFirstReached([...first.values()]);
 }
 
+/** A signal that stopped a shard (the first by name when shards were stopped by different ones: any input order gives the same). */
+function interruptedBy(inputs: readonly NamedReport[]): Pick<RunReportFile, "interruptedBy"> {
+  const signals = inputs.flatMap((i) => (i.file.interruptedBy === undefined ? [] : [i.file.interruptedBy])).sort();
+  return signals.length === 0 ? {} : { interruptedBy: signals[0]! };
+}
+
 export function mergeRunReports(inputs: readonly NamedReport[]): RunReportFile {
   if (inputs.length === 0) throw new ReportMergeError("merge needs at least one report file");
   const why = "seeds replay only on the version they ran on; merge reports of one run";
@@ -172,6 +223,7 @@ export function mergeRunReports(inputs: readonly NamedReport[]): RunReportFile {
     v8,
     strictCoverage,
     interrupted: inputs.some((i) => i.file.interrupted),
+    ...interruptedBy(inputs),
     simulations: names.map((name) => mergeSimulation(name, byName.get(name)!, strictCoverage)),
     host: null,
   };

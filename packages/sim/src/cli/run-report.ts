@@ -8,7 +8,6 @@
  * `host` (workers, platform, cpus, wall time of the command) and every `wallTimeMs` /
  * `totalWallTimeMs` inside the simulation reports. Everything else is a function of the seeds.
  */
-import { open } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { Ajv2020, type ValidateFunction } from "ajv/dist/2020.js";
 import { PACKAGE_VERSION, REPORT_SCHEMA_VERSION, type SimulationReport } from "../runner/report.ts";
@@ -18,8 +17,10 @@ import type { CoverageEntry } from "./coverage-report.ts";
 import { ReportMergeError } from "./errors.ts";
 import type { FirstReached, StopReason } from "../runner/pool/pool-campaign.ts";
 import { readJsonFile } from "./read-json-file.ts";
+import { writeReportFile } from "./report-files.ts";
 import { replayCommand, type ReplayCommandContext } from "./replay-command.ts";
 import type { SeedPlan } from "./seed-plan.ts";
+import type { TerminationSignal } from "./termination.ts";
 import type { IndexRange, Shard } from "./shard.ts";
 
 export const RUN_REPORT_KIND = "moonpool-run";
@@ -80,8 +81,10 @@ export interface RunReportFile {
   readonly node: string;
   readonly v8: string;
   readonly strictCoverage: boolean;
-  /** True when SIGINT stopped the run: simulations not started are absent. */
+  /** True when a termination signal stopped the run: simulations not started are absent. */
   readonly interrupted: boolean;
+  /** The signal that stopped the run (SIGINT, SIGTERM or SIGHUP); absent when none did. */
+  readonly interruptedBy?: TerminationSignal;
   readonly simulations: readonly SimulationEntry[];
   /** Simulation files that failed to load (their simulations did not run); absent when none did. */
   readonly loadFailures?: readonly { readonly file: string; readonly message: string }[];
@@ -109,20 +112,23 @@ export function failureCounts(seeds: readonly Pick<SeedResult, "ok" | "failures"
 
 /**
  * The entry's status. An expected failure (a planted bug) passes when a seed failed on its own and
- * no seed was lost: a seed over its wall-clock limit is a hang, not the planted bug.
+ * no seed was lost: a seed over its wall-clock limit is a hang, not the planted bug. A shard of
+ * an expected failure (`sharded`) passes unless a seed was lost: a block of seeds without the
+ * planted bug proves nothing, and `merge` judges the whole campaign.
  */
 export function simulationStatus(
   report: SimulationReport,
   strictCoverage: boolean,
   expectFailure: boolean,
   neverEvaluatedCount = 0,
+  sharded = false,
 ): "passed" | "failed" {
   if (!expectFailure)
     return simulationFailed(report, strictCoverage) || (strictCoverage && neverEvaluatedCount > 0)
       ? "failed"
       : "passed";
   const { lost, own } = failureCounts(report.seeds);
-  return own > 0 && lost === 0 ? "passed" : "failed";
+  return (own > 0 || sharded) && lost === 0 ? "passed" : "failed";
 }
 
 /** One entry per failing timeline: each failing seed's root failures, and each exploration recipe. */
@@ -216,28 +222,17 @@ function* jsonPieces(key: string, value: unknown, indent: string): Generator<str
   yield first ? "{}" : `\n${indent}}`;
 }
 
-const WRITE_BATCH_CHARS = 1 << 20;
+function* withFinalNewline(file: RunReportFile): Generator<string> {
+  yield* runReportPieces(file);
+  yield "\n";
+}
 
-/** Writes a report file to `target` as it is serialized (the same bytes as `stringifyRunReport`). */
+/**
+ * Writes a report file to `target` as it is serialized (the same bytes as `stringifyRunReport`),
+ * atomically: a failed write leaves no half-written report under `target` (`report-files.ts`).
+ */
 export async function writeRunReport(file: RunReportFile, target: string): Promise<void> {
-  const handle = await open(target, "w");
-  try {
-    let batch: string[] = [];
-    let size = 0;
-    for (const piece of runReportPieces(file)) {
-      batch.push(piece);
-      size += piece.length;
-      if (size >= WRITE_BATCH_CHARS) {
-        await handle.write(batch.join(""));
-        batch = [];
-        size = 0;
-      }
-    }
-    batch.push("\n");
-    await handle.write(batch.join(""));
-  } finally {
-    await handle.close();
-  }
+  await writeReportFile(target, withFinalNewline(file));
 }
 
 export async function readRunReport(filePath: string): Promise<RunReportFile> {

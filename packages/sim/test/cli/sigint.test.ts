@@ -32,7 +32,7 @@ describe("SIGINT", () => {
       child.kill("SIGINT");
       const result = await done;
       expect(result.code, result.stderr).toBe(130);
-      expect(result.stderr).toContain("interrupted: stopping");
+      expect(result.stderr).toContain("interrupted by SIGINT: stopping");
       // An interrupted campaign did not run its plan: it is not counted as passed.
       expect(result.stdout).toMatch(/Simulations: 0 passed, 0 failed, 1 interrupted \(run stopped by SIGINT\)/);
       expect(result.stderr).toMatch(/○ slow {2}interrupted after [\d,]+ seeds?, 0 failing/);

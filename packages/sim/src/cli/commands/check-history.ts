@@ -4,10 +4,11 @@
  * prints the verdict and its explanation; exit 0 linearizable, 1 not linearizable, 3 unknown
  * (the time budget ran out), 2 usage.
  */
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile } from "node:fs/promises";
 import path from "node:path";
 import { colorsFor } from "../colors.ts";
 import { EXIT_FAILED, EXIT_PASSED, UsageError } from "../errors.ts";
+import { writeReportFile } from "../report-files.ts";
 import type { CliIO } from "../io.ts";
 import { parseDurationMs } from "../option-values.ts";
 import { checkLinearizability, type CheckResult } from "../../linearizability/checker.ts";
@@ -112,7 +113,7 @@ export async function checkHistoryCommand(file: string, flags: CheckHistoryFlags
   );
   if (flags.html !== undefined) {
     const out = path.resolve(io.cwd, flags.html);
-    await writeFile(out, checkResultHtml(model, result, path.basename(file)));
+    await writeReportFile(out, checkResultHtml(model, result, path.basename(file)));
     const shown = path.relative(io.cwd, out);
     io.stdout.write(`HTML: ${shown.startsWith("..") ? out : shown}\n`);
   }

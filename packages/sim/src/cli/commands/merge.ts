@@ -3,7 +3,6 @@
  * to `--output` (default: report.json in the config's report folder, `-` for stdout) and
  * optionally JUnit; exits 1 when the merged campaign failed.
  */
-import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { colorsFor } from "../colors.ts";
 import { loadConfig } from "../config-file.ts";
@@ -12,6 +11,8 @@ import type { CliIO } from "../io.ts";
 import { mergeCodeCoverage } from "../coverage-merge.ts";
 import { mergeRunReports } from "../merge-reports.ts";
 import { renderJUnit } from "../reporters/junit.ts";
+import { writeReportFile } from "../report-files.ts";
+import { escapeTerminal } from "../terminal-text.ts";
 import { statusLine } from "../reporters/text.ts";
 import { readRunReport, runReportPieces, writeRunReport, type RunReportFile } from "../run-report.ts";
 
@@ -69,15 +70,13 @@ export async function mergeCommand(files: readonly string[], flags: MergeFlags, 
     for (const warning of coverage.warnings) io.stderr.write(`warning: ${warning}\n`);
   }
   if (target === null) writePieces(io, merged);
-  else {
-    await mkdir(path.dirname(target), { recursive: true });
-    await writeRunReport(merged, target);
-  }
-  if (flags.junit !== undefined) await writeFile(path.resolve(io.cwd, flags.junit), renderJUnit(merged));
+  else await writeRunReport(merged, target);
+  if (flags.junit !== undefined) await writeReportFile(path.resolve(io.cwd, flags.junit), renderJUnit(merged));
   const c = colorsFor(io.stderr);
   for (const entry of merged.simulations) {
     io.stderr.write(statusLine(entry, c) + "\n");
-    for (const f of entry.failures) io.stderr.write(`    seed ${f.seed}: ${f.message}\n  replay: ${f.replayCommand}\n`);
+    for (const f of entry.failures)
+      io.stderr.write(`    seed ${f.seed}: ${escapeTerminal(f.message)}\n  replay: ${f.replayCommand}\n`);
   }
   for (const file of written) io.stderr.write(`wrote ${shortPath(io.cwd, file)}\n`);
   const into = target === null ? "" : ` into ${shortPath(io.cwd, target)}`;

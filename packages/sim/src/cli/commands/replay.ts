@@ -6,7 +6,6 @@
  * recorded in a JSON report instead. `--html` also writes the timeline page of the seed into the
  * report directory (or `--out`).
  */
-import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import type { TraceLevel } from "@moonpool/core";
 import { parseRecipe, RecipeParseError } from "../../engine/recipe.ts";
@@ -28,6 +27,8 @@ import { AFTER_FAILURE_MS, buildStory } from "../replay-story.ts";
 import { replayCommand } from "../replay-command.ts";
 import { renderTimelineHtml, replayTimeline, timelineFileName } from "../reporters/html/index.ts";
 import { readRunReport } from "../run-report.ts";
+import { writeReportFile } from "../report-files.ts";
+import { escapeTerminal } from "../terminal-text.ts";
 import {
   OverridesParseError,
   parseOverrides,
@@ -160,8 +161,8 @@ export async function replayCommandRun(
     const story = buildStory(events, { minLevel, actors, faults: flags.faults === true, full: flags.full === true });
     for (const line of story.lines) {
       if (line.kind === "folded") io.stdout.write(c.dim(line.text) + "\n");
-      else if (line.failure) io.stdout.write(c.red(`✗ ${line.event.format()}`) + "\n");
-      else io.stdout.write(levelColour(line.event.level, line.event.format(), c) + "\n");
+      else if (line.failure) io.stdout.write(c.red(`✗ ${escapeTerminal(line.event.format())}`) + "\n");
+      else io.stdout.write(levelColour(line.event.level, escapeTerminal(line.event.format()), c) + "\n");
     }
     if (story.cut > 0)
       io.stdout.write(
@@ -179,9 +180,8 @@ export async function replayCommandRun(
     const command = replayCommand({ configArg: flags.config ?? null }, sim.name, target.seed, target.recipe, overrides);
     const data = await replayTimeline(config, sim.name, target.seed, target.recipe, command);
     const outDir = flags.out === undefined ? fileConfig.reportDir : path.resolve(io.cwd, flags.out);
-    await mkdir(outDir, { recursive: true });
     const page = path.join(outDir, timelineFileName(sim.name, target.seed, target.recipe));
-    await writeFile(page, renderTimelineHtml(data));
+    await writeReportFile(page, renderTimelineHtml(data));
     const relative = path.relative(io.cwd, page);
     io.stderr.write(`wrote ${relative.startsWith("..") || path.isAbsolute(relative) ? page : relative}\n`);
   }
@@ -194,6 +194,6 @@ export async function replayCommandRun(
     return EXIT_PASSED;
   }
   io.stdout.write(`${c.red("FAILED")} ${timeline} ${facts}\n`);
-  for (const f of result.failures) io.stdout.write(`  ${formatFailure(f)}\n`);
+  for (const f of result.failures) io.stdout.write(`  ${escapeTerminal(formatFailure(f))}\n`);
   return EXIT_FAILED;
 }

@@ -2,10 +2,12 @@
  * `moonpool run [filter...]`: runs the selected simulations on the worker pool, one after the
  * other, and writes the chosen reports. Exit status: 0 all passed, 1 a seed failed / a safety
  * assertion was violated / a seed timed out (coverage too with --strict-coverage), 2 a usage or
- * loading error, 130 interrupted by SIGINT (after writing the report of what ran).
+ * loading error, 74 a report file could not be written, 130 / 143 / 129 stopped by SIGINT /
+ * SIGTERM / SIGHUP (after writing the report of what ran). A shard (`--shard`) of an
+ * `expectFailure` simulation that found no failure passes: only `merge` judges the campaign.
  */
 import { constants } from "node:fs";
-import { access, mkdir } from "node:fs/promises";
+import { access } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { SimulationConfig } from "../../runner/config.ts";
@@ -23,7 +25,15 @@ import {
   type DiscoveredSimulation,
   type LoadFailure,
 } from "../discovery.ts";
-import { EXIT_FAILED, EXIT_INTERRUPTED, EXIT_PASSED, EXIT_USAGE, SimulationLoadError, UsageError } from "../errors.ts";
+import {
+  EXIT_FAILED,
+  EXIT_IO,
+  EXIT_PASSED,
+  EXIT_USAGE,
+  ReportWriteError,
+  SimulationLoadError,
+  UsageError,
+} from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import {
   parseDurationMs,
@@ -52,6 +62,9 @@ import {
 import { declaredSafetyAssertions, neverEvaluated } from "../declared-assertions.ts";
 import { describePlan, planSize, resolveSeedPlan, type SeedFlags } from "../seed-plan.ts";
 import { checkShardable, parseShard, shardRange, type Shard } from "../shard.ts";
+import { ensureDir, reportWriteError } from "../report-files.ts";
+import { onTermination, signalExitCode } from "../termination.ts";
+import { escapeTerminal } from "../terminal-text.ts";
 
 export interface RunFlags {
   readonly config?: string;
@@ -116,7 +129,7 @@ function seedFlags(flags: RunFlags): SeedFlags {
 
 async function checkWritableDir(dir: string, what: string): Promise<void> {
   try {
-    await mkdir(dir, { recursive: true });
+    await ensureDir(dir);
     await access(dir, constants.W_OK);
   } catch (error) {
     throw new UsageError(
@@ -231,7 +244,7 @@ async function prepareSimulations(
   const { fileConfig, seeds, shard } = settings;
   const discovered = await discoverSimulations(fileConfig, (failure) => {
     loadFailures.push(failure);
-    io.stderr.write(colorsFor(io.stderr).red(`✗ ${formatLoadFailure(failure)}`) + "\n");
+    io.stderr.write(colorsFor(io.stderr).red(`✗ ${escapeTerminal(formatLoadFailure(failure))}`) + "\n");
   });
   let selected = selectSimulations(discovered, filters, fileConfig);
   let lastFailed: Map<string, number[]> | null = null;
@@ -297,7 +310,7 @@ function firstFailurePrinter(
       recipes.add(f.recipe ?? "");
     }
     for (const recipe of recipes) lines.push(`  replay: ${replayCommand(context, name, result.seed, recipe)}`);
-    progress.print(lines.join("\n"));
+    progress.print(escapeTerminal(lines.join("\n"), colors.isColorSupported));
   };
 }
 
@@ -364,7 +377,13 @@ async function runSimulation(
     exploreRoundRootSeeds: explore ? EXPLORE_ROUND_ROOT_SEEDS : null,
     shard,
     seedIndexRange: range,
-    status: simulationStatus(report, settings.strictCoverage, sim.definition.expectFailure, unevaluated.length),
+    status: simulationStatus(
+      report,
+      settings.strictCoverage,
+      sim.definition.expectFailure,
+      unevaluated.length,
+      shard !== null,
+    ),
     ...(unevaluated.length > 0 ? { neverEvaluated: unevaluated } : {}),
     ...(sim.definition.expectFailure ? { expectFailure: true } : {}),
     stoppedBy,
@@ -387,16 +406,14 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
 
   const errColors = colorsFor(io.stderr);
   const progress = createProgress(io.stderr, io.stderr.isTTY === true && !isCI(io.env), errColors);
-  const interrupt = new AbortController();
-  const onSigint = () => {
-    // A second Ctrl-C quits at once; the first lets the run write the report of what ran.
-    if (interrupt.signal.aborted) process.exit(EXIT_INTERRUPTED);
-    interrupt.abort();
+  // A second signal quits at once; the first lets the run write the report of what ran.
+  const interrupt = onTermination((signal) =>
     progress.print(
-      errColors.yellow("interrupted: stopping, writing the report of the seeds that ran (Ctrl-C again quits at once)"),
-    );
-  };
-  process.on("SIGINT", onSigint);
+      errColors.yellow(
+        `interrupted by ${signal}: stopping, writing the report of the seeds that ran (${signal === "SIGINT" ? "Ctrl-C" : "a second signal"} again quits at once)`,
+      ),
+    ),
+  );
   // One pool for the whole command: its workers serve every simulation's seeds.
   const poolSize = Math.max(
     1,
@@ -427,13 +444,13 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     }
   } finally {
     progress.end();
-    process.off("SIGINT", onSigint);
     await pool.close();
     await coverage?.close();
   }
 
   const wallTimeMs = performance.now() - wallStartMs;
-  const interrupted = interrupt.signal.aborted;
+  const interruptedBy = interrupt.received();
+  const interrupted = interruptedBy !== null;
   const file: RunReportFile = {
     schemaVersion: REPORT_SCHEMA_VERSION,
     kind: RUN_REPORT_KIND,
@@ -442,6 +459,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     v8: process.versions.v8,
     strictCoverage: settings.strictCoverage,
     interrupted,
+    ...(interruptedBy === null ? {} : { interruptedBy }),
     simulations: entries,
     ...(loadFailures.length > 0
       ? { loadFailures: loadFailures.map(({ relativeFile, message }) => ({ file: relativeFile, message })) }
@@ -459,10 +477,30 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     outDir: settings.outDir,
     shard: settings.shard,
     context: settings.context,
-    configs: new Map(prepared.map((p) => [p.sim.name, p.config])),
+    replays: {
+      sources: new Map(prepared.map((p) => [p.sim.name, { source: p.sim.source, overrides: p.overrides }])),
+      timeoutMs: settings.seedTimeoutMs,
+      warn: (line: string) => progress.print(errColors.yellow(line)),
+    },
   };
-  const written = (await coverage?.write(settings.outDir)) ?? [];
-  for (const name of settings.reporters) written.push(...((await REPORTERS[name].finish?.(target)) ?? []));
+  // Every reporter writes what it can: one that cannot write its file does not cost the others theirs.
+  const written: string[] = [];
+  const writeErrors: ReportWriteError[] = [];
+  const attempt = async (files: () => Promise<string[]>, what: string) => {
+    try {
+      written.push(...(await files()));
+    } catch (error) {
+      const translated = reportWriteError(what, error);
+      if (!(translated instanceof ReportWriteError)) throw error;
+      writeErrors.push(translated);
+    }
+  };
+  if (coverage !== null)
+    await attempt(async () => coverage.write(settings.outDir), path.join(settings.outDir, coverage.dirName));
+  for (const name of settings.reporters) {
+    const reporter = REPORTERS[name];
+    if (reporter.finish !== undefined) await attempt(() => reporter.finish!(target), settings.outDir);
+  }
   for (const file of written) {
     const relative = path.relative(io.cwd, file);
     io.stderr.write(`wrote ${relative.startsWith("..") || path.isAbsolute(relative) ? file : relative}\n`);
@@ -471,14 +509,17 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     loadFailures.length > 0
       ? `, ${loadFailures.length} file${loadFailures.length === 1 ? "" : "s"} failed to load`
       : "";
-  const line = summaryLine(entries, wallTimeMs, interrupted) + loadText;
+  const line = summaryLine(entries, wallTimeMs, interrupted, interruptedBy ?? undefined) + loadText;
   const outColors = colorsFor(io.stdout);
   io.stdout.write(
     (entries.some((e) => e.status === "failed") || loadFailures.length > 0
       ? outColors.red(line)
       : outColors.green(line)) + "\n",
   );
-  if (interrupted) return EXIT_INTERRUPTED;
+  for (const error of writeErrors) io.stderr.write(`moonpool: ${error.message}\n`);
+  // A missing report is the first thing to say, even of a run a signal stopped.
+  if (writeErrors.length > 0) return EXIT_IO;
+  if (interruptedBy !== null) return signalExitCode(interruptedBy);
   if (entries.some((e) => e.status === "failed")) return EXIT_FAILED;
   // The other files ran, but the command could not do all of its job.
   return loadFailures.length > 0 ? EXIT_USAGE : EXIT_PASSED;

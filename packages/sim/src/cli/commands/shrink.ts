@@ -2,15 +2,14 @@
  * `moonpool shrink <simulation> --seed S [--recipe R]`: searches for a smaller run of a failing
  * timeline that violates the same property (`runner/shrink/`), prints progress on stderr, then a
  * before/after table and the replay command of the shrunk run. Exit 0 when it printed a result
- * (even one that could not be shrunk), 2 for usage errors (a seed that passes among them), 130
- * when SIGINT stopped the search (the best run found so far is still printed).
+ * (even one that could not be shrunk), 2 for usage errors (a seed that passes among them), 130 /
+ * 143 / 129 when SIGINT / SIGTERM / SIGHUP stopped the search (the best run found so far is still
+ * printed), 74 when the `--html` page could not be written.
  */
-import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseRecipe, RecipeParseError } from "../../engine/recipe.ts";
 import { formatDuration } from "../../runner/report-format.ts";
 import type { RunSize } from "../../runner/shrink/measure.ts";
-import { parseOverrides, withOverrides } from "../../runner/shrink/overrides.ts";
 import { DEFAULT_SEED_TIMEOUT_MS } from "../../runner/pool/pool-campaign.ts";
 import { IsolatedRuns } from "../../runner/shrink/isolated-runs.ts";
 import { NothingToShrink, shrinkTimeline, type ShrinkResult } from "../../runner/shrink/shrinker.ts";
@@ -18,11 +17,15 @@ import { buildSimulationConfig } from "../build-simulation.ts";
 import { colorsFor } from "../colors.ts";
 import { loadConfig } from "../config-file.ts";
 import { discoverSimulations, findSimulation, formatLoadFailure } from "../discovery.ts";
-import { EXIT_INTERRUPTED, EXIT_PASSED, UsageError } from "../errors.ts";
+import { EXIT_PASSED, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parseDurationMs, parsePositiveInteger, parseSeed } from "../option-values.ts";
 import { replayCommand } from "../replay-command.ts";
-import { renderTimelineHtml, replayTimeline } from "../reporters/html/index.ts";
+import { writeReportFile } from "../report-files.ts";
+import { escapeTerminal } from "../terminal-text.ts";
+import { renderTimelineHtml, replayTimelineInWorker } from "../reporters/html/index.ts";
+import { WorkerPool } from "../../runner/pool/worker-pool.ts";
+import { onTermination, signalExitCode } from "../termination.ts";
 
 export interface ShrinkFlags {
   readonly config?: string;
@@ -82,15 +85,13 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
   const c = colorsFor(io.stderr);
   const out = colorsFor(io.stdout);
 
-  const interrupt = new AbortController();
-  const onSigint = () => {
-    if (interrupt.signal.aborted) process.exit(EXIT_INTERRUPTED);
-    interrupt.abort();
+  const interrupt = onTermination((signal) =>
     io.stderr.write(
-      c.yellow("interrupted: stopping after this run, printing the best run so far (Ctrl-C again quits at once)\n"),
-    );
-  };
-  process.on("SIGINT", onSigint);
+      c.yellow(
+        `interrupted by ${signal}: stopping after this run, printing the best run so far (${signal === "SIGINT" ? "Ctrl-C" : "a second signal"} again quits at once)\n`,
+      ),
+    ),
+  );
   // Each candidate runs in a worker under the per-seed time limit, as seeds of moonpool run do.
   const isolate = new IsolatedRuns(sim.source, runTimeoutMs);
   let result: ShrinkResult;
@@ -119,7 +120,6 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
     if (error instanceof NothingToShrink) throw new UsageError(error.message);
     throw error;
   } finally {
-    process.off("SIGINT", onSigint);
     await isolate.close();
   }
 
@@ -136,23 +136,34 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
       ? ""
       : `; ${result.huntRuns} of them hunting other draw sequences, ${result.huntHits} failing the same`;
   const how = `${result.runs} runs in ${formatDuration(result.wallMs)} (${stopped}${lost}${hunt})`;
-  io.stdout.write(`${out.bold(`shrunk ${sim.name} seed ${seed}`)}: ${how}, still violates "${result.property}"\n`);
+  io.stdout.write(
+    `${out.bold(`shrunk ${sim.name} seed ${seed}`)}: ${how}, still violates "${escapeTerminal(result.property)}"\n`,
+  );
   for (const line of formatShrinkSummary(result)) io.stdout.write(`${line}\n`);
   const command = replayCommand({ configArg: flags.config ?? null }, sim.name, seed, result.recipe, result.overrides);
   io.stdout.write(`replay: ${command}\n`);
   if (flags.html === true) {
-    const data = await replayTimeline(
-      withOverrides(config, parseOverrides(result.overrides)),
+    // In a worker, as the candidates ran: a shrunk run that aborts or hangs loses its page only.
+    const pool = new WorkerPool(1);
+    const data = await replayTimelineInWorker(
+      pool,
+      { source: sim.source, overrides: { explore: false }, timelineOverrides: result.overrides },
       sim.name,
       seed,
       result.recipe,
       command,
-    );
-    const outDir = flags.out === undefined ? fileConfig.reportDir : path.resolve(io.cwd, flags.out);
-    await mkdir(outDir, { recursive: true });
-    const page = path.join(outDir, `timeline-${sim.name.replace(/[^A-Za-z0-9_.-]/g, "_")}-${seed}-shrunk.html`);
-    await writeFile(page, renderTimelineHtml(data));
-    io.stderr.write(`wrote ${path.relative(io.cwd, page)}\n`);
+      runTimeoutMs,
+    ).finally(() => pool.close());
+    if (typeof data === "string") {
+      io.stderr.write(c.yellow(`html: no timeline page for the shrunk run: ${data}\n`));
+    } else {
+      const outDir = flags.out === undefined ? fileConfig.reportDir : path.resolve(io.cwd, flags.out);
+      const page = path.join(outDir, `timeline-${sim.name.replace(/[^A-Za-z0-9_.-]/g, "_")}-${seed}-shrunk.html`);
+      await writeReportFile(page, renderTimelineHtml(data));
+      io.stderr.write(`wrote ${path.relative(io.cwd, page)}\n`);
+    }
   }
-  return result.stoppedBy === "interrupted" ? EXIT_INTERRUPTED : EXIT_PASSED;
+  const signal = interrupt.received();
+  if (signal !== null && result.stoppedBy === "interrupted") return signalExitCode(signal);
+  return EXIT_PASSED;
 }

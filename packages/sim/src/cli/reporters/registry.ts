@@ -3,17 +3,17 @@
  * may print a simulation's section as soon as it has run and may write files once the run is
  * over; `run.ts` only calls them.
  */
-import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { SimulationConfig } from "../../runner/config.ts";
 import type { SimulationReport } from "../../runner/report.ts";
 import { colorEnabled } from "../colors.ts";
 import type { ReporterName } from "../define.ts";
 import type { CliIO } from "../io.ts";
 import type { ReplayCommandContext } from "../replay-command.ts";
+import { writeReportFile } from "../report-files.ts";
+import { escapeTerminal } from "../terminal-text.ts";
 import { writeRunReport, type RunReportFile, type SimulationEntry } from "../run-report.ts";
 import type { Shard } from "../shard.ts";
-import { writeHtmlReport } from "./html/index.ts";
+import { writeHtmlReport, type HtmlReplays } from "./html/index.ts";
 import { renderJUnit } from "./junit.ts";
 import { renderSimulationText } from "./text.ts";
 
@@ -23,8 +23,8 @@ export interface ReportTarget {
   readonly outDir: string;
   readonly shard: Shard | null;
   readonly context: ReplayCommandContext;
-  /** Each simulation's configuration, by name (the HTML report replays failing timelines). */
-  readonly configs: ReadonlyMap<string, SimulationConfig>;
+  /** How the HTML report replays the failing timelines it draws (in a worker, one per page). */
+  readonly replays: HtmlReplays;
 }
 
 export interface Reporter {
@@ -45,14 +45,14 @@ export const REPORTERS: Readonly<Record<ReporterName, Reporter>> = {
   text: {
     writesFiles: false,
     simulationDone(report, entry, context, io) {
-      io.stdout.write(renderSimulationText(report, entry, context, colorEnabled(io.stdout, io.env)) + "\n");
+      const colour = colorEnabled(io.stdout, io.env);
+      io.stdout.write(escapeTerminal(renderSimulationText(report, entry, context, colour), colour) + "\n");
     },
   },
   json: {
     writesFiles: true,
     async finish({ file, outDir, shard }) {
       const target = path.join(outDir, reportFileName(shard, "json"));
-      await mkdir(outDir, { recursive: true });
       await writeRunReport(file, target);
       return [target];
     },
@@ -61,14 +61,13 @@ export const REPORTERS: Readonly<Record<ReporterName, Reporter>> = {
     writesFiles: true,
     async finish({ file, outDir, shard, context }) {
       const target = path.join(outDir, reportFileName(shard, "xml").replace(/^report/, "junit"));
-      await mkdir(outDir, { recursive: true });
-      await writeFile(target, renderJUnit(file, context));
+      await writeReportFile(target, renderJUnit(file, context));
       return [target];
     },
   },
   html: {
     writesFiles: true,
     // The campaign page, plus a timeline page of the first failing timeline of each property.
-    finish: ({ file, outDir, shard, configs }) => writeHtmlReport(file, configs, outDir, reportFileName(shard, "html")),
+    finish: ({ file, outDir, shard, replays }) => writeHtmlReport(file, replays, outDir, reportFileName(shard, "html")),
   },
 };

@@ -68,6 +68,8 @@ export function statusLine(entry: SimulationEntry, c: Colors): string {
     return `${c.red("✗")} ${c.red(entry.name)}  expected to fail (expectFailure), but ${lost}: ${counts}`;
   }
   if (entry.status === "failed") return `${c.red("✗")} ${c.red(entry.name)}  ${counts}`;
+  if (entry.expectFailure === true && entry.shard !== null && r.failedRuns === 0)
+    return `${c.green("✓")} ${entry.name}  no failure in this shard (expectFailure: merge judges the campaign): ${counts}`;
   if (entry.expectFailure === true)
     return `${c.green("✓")} ${entry.name}  failed as expected (expectFailure): ${counts}`;
   // An interrupted campaign did not pass: it did not run its plan.
@@ -75,10 +77,15 @@ export function statusLine(entry: SimulationEntry, c: Colors): string {
   return `${c.green("✓")} ${entry.name}  ${counts}`;
 }
 
-export function summaryLine(entries: readonly SimulationEntry[], wallTimeMs: number, interrupted: boolean): string {
+export function summaryLine(
+  entries: readonly SimulationEntry[],
+  wallTimeMs: number,
+  interrupted: boolean,
+  signal = "SIGINT",
+): string {
   const failed = entries.filter((e) => e.status === "failed").length;
   const cut = entries.filter((e) => e.status === "passed" && e.stoppedBy === "interrupted").length;
   const passed = entries.length - failed - cut;
-  const interruptedText = interrupted ? `, ${cut} interrupted (run stopped by SIGINT)` : "";
+  const interruptedText = interrupted ? `, ${cut} interrupted (run stopped by ${signal})` : "";
   return `Simulations: ${passed} passed, ${failed} failed${interruptedText} (${formatDuration(wallTimeMs)})`;
 }

@@ -7,6 +7,8 @@ import type { SingleSeedOutcome } from "../campaign.ts";
 import type { BlockCoverage } from "../coverage/block-coverage.ts";
 import type { ConfigFingerprint } from "../config-fingerprint.ts";
 import type { SeedChaosRecord } from "../seed-chaos.ts";
+import type { SeedResult } from "../seed-result.ts";
+import type { TraceEvent } from "../../world/trace-log.ts";
 import type { ExplorationConfig } from "../../explore/config.ts";
 import type { BuildOverrides, SimulationSource } from "../simulation-source.ts";
 
@@ -30,6 +32,20 @@ export type PoolTask =
       /** Collect block coverage of the user's code under this project root (absent: none). */
       readonly coverageRoot?: string;
     }
+  /**
+   * One timeline run again for a page (`--reporter html`, `shrink --html`), never explored, with
+   * its trace events from `debug` up (kept aside below the simulation's level, so it hashes as it
+   * ran): in a worker, so a timeline that aborts, exits or hangs fails the page, not the command.
+   */
+  | {
+      readonly kind: "timeline";
+      readonly source: SimulationSource;
+      readonly overrides: BuildOverrides;
+      readonly seed: number;
+      readonly recipe: string;
+      /** A shrunk run's overrides (`formatOverrides` text), "" for none. */
+      readonly timelineOverrides: string;
+    }
   /** Loads the source and returns the fingerprint of its configuration (checked before the first timeline). */
   | { readonly kind: "fingerprint"; readonly source: SimulationSource }
   /** The generated source of the covered scripts (for the coverage report), null for one not found. */
@@ -46,6 +62,11 @@ export type PoolTaskKind = PoolTask["kind"];
 export interface PoolTaskResults {
   /** `coverage`: the seed's block coverage, present when the task asked for it. */
   readonly rootSeed: SingleSeedOutcome & { readonly coverage?: BlockCoverage };
+  /** `events`: the TraceEvents' fields (structured clone drops their class). */
+  readonly timeline: {
+    readonly result: SeedResult;
+    readonly events: readonly Pick<TraceEvent, "seq" | "timeMs" | "source" | "level" | "name" | "fields">[];
+  };
   readonly fingerprint: ConfigFingerprint;
   readonly coverageSources: Record<string, string | null>;
 }

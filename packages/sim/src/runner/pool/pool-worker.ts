@@ -5,9 +5,12 @@
  * One task at a time: a realm runs one simulation at a time.
  */
 import { parentPort } from "node:worker_threads";
+import { parseRecipe } from "../../engine/recipe.ts";
+import type { TraceEvent } from "../../world/trace-log.ts";
 import { Campaign } from "../campaign.ts";
 import { configFingerprint } from "../config-fingerprint.ts";
 import { beginSeedCoverage, endSeedCoverage, scriptSources, startCoverage } from "../coverage/collector.ts";
+import { parseOverrides, withOverrides } from "../shrink/overrides.ts";
 import { buildWithOverrides, loadSimulationBuilder } from "../simulation-source.ts";
 import type { PoolTaskMessage, PoolTaskResults, PoolTaskKind, WorkerReply } from "./messages.ts";
 
@@ -29,6 +32,17 @@ async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskK
       return configFingerprint(builder.build());
     case "coverageSources":
       return scriptSources(task.urls);
+    case "timeline": {
+      const config = withOverrides(buildWithOverrides(builder, task.overrides), parseOverrides(task.timelineOverrides));
+      let events: readonly TraceEvent[] = [];
+      const { result } = await new Campaign(config).runSingleSeed(task.seed, {
+        breakpoints: parseRecipe(task.recipe),
+        explore: false,
+        keepLevel: "debug",
+        onTrace: (all) => (events = all),
+      });
+      return { result: { ...result, discoveries: [] }, events };
+    }
     case "rootSeed": {
       const config = buildWithOverrides(builder, task.overrides);
       const campaign = new Campaign(

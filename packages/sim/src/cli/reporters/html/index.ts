@@ -1,14 +1,18 @@
 /**
  * `--reporter html` and `moonpool replay --html`: self-contained HTML pages of a campaign and of
  * single timelines. The campaign page links to a timeline page of the first failing timeline of
- * each violated property (replayed in this thread with debug-level trace events, so messages show).
+ * each violated property (replayed in a worker thread with debug-level trace events, so messages show).
  */
-import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { parseRecipe } from "../../../engine/recipe.ts";
 import { Campaign } from "../../../runner/campaign.ts";
 import type { SimulationConfig } from "../../../runner/config.ts";
-import type { TraceEvent } from "../../../world/trace-log.ts";
+import type { TaskOutcome } from "../../../runner/pool/messages.ts";
+import { WorkerPool } from "../../../runner/pool/worker-pool.ts";
+import { formatDuration } from "../../../runner/report-format.ts";
+import type { BuildOverrides, SimulationSource } from "../../../runner/simulation-source.ts";
+import { TraceEvent } from "../../../world/trace-log.ts";
+import { ensureDir, writeReportFile } from "../../report-files.ts";
 import type { RunReportFile } from "../../run-report.ts";
 import { buildCampaignData, failureGroups, type TimelineLink } from "./campaign-data.ts";
 import { renderPage } from "./page.ts";
@@ -40,7 +44,8 @@ export function renderTimelineHtml(data: TimelineData): string {
 }
 
 /**
- * Runs one timeline again in this thread and keeps its trace events from `debug` up; the debug
+ * Runs one timeline again in this thread (`moonpool replay`, itself a child process under a
+ * wall-clock limit, and tests; the reporters use `replayTimelineInWorker`) and keeps its trace events from `debug` up; the debug
  * events are kept aside, so the page's trace hash is the run's.
  */
 export async function replayTimeline(
@@ -76,38 +81,131 @@ export function timelineFileName(simulation: string, seed: number, recipe: strin
   return `timeline-${simulation.replace(/[^A-Za-z0-9_.-]/g, "_")}-${seed}${suffix}.html`;
 }
 
+/** Where a worker rebuilds a simulation to replay one of its timelines. */
+export interface TimelineSource {
+  readonly source: SimulationSource;
+  readonly overrides: BuildOverrides;
+  /** A shrunk run's overrides (`formatOverrides` text); absent: none. */
+  readonly timelineOverrides?: string;
+}
+
+/** Why a timeline replayed in a worker gave no page. */
+function lostReplay(outcome: Exclude<TaskOutcome<unknown>, { kind: "done" }>, timeoutMs: number | null): string {
+  switch (outcome.kind) {
+    case "crashed":
+      return `its replay crashed the worker (${outcome.cause})`;
+    case "timeout":
+      return `its replay ran past the wall-clock limit of ${formatDuration(timeoutMs ?? 0)}`;
+    case "error":
+      return `its replay could not run (${outcome.name}: ${outcome.message})`;
+    case "cancelled":
+      return "its replay was cancelled";
+  }
+}
+
+/**
+ * `replayTimeline` in a worker of `pool`, with the containment of a campaign seed: a timeline that
+ * aborts, exits, runs out of memory or hangs past `timeoutMs` loses its page (the reason is
+ * returned as a string) and never the command drawing it.
+ */
+export async function replayTimelineInWorker(
+  pool: WorkerPool,
+  from: TimelineSource,
+  simulation: string,
+  seed: number,
+  recipe: string,
+  replayCommand: string,
+  timeoutMs: number | null,
+): Promise<TimelineData | string> {
+  const outcome = await pool.run(
+    {
+      kind: "timeline",
+      source: from.source,
+      overrides: from.overrides,
+      seed,
+      recipe,
+      timelineOverrides: from.timelineOverrides ?? "",
+    },
+    { timeoutMs },
+  );
+  if (outcome.kind !== "done") return lostReplay(outcome, timeoutMs);
+  const { result, events } = outcome.outcome;
+  return buildTimelineData({
+    simulation,
+    seed,
+    recipe,
+    ok: result.ok,
+    simulatedTimeMs: result.simulatedTimeMs,
+    traceHash: result.traceHash,
+    replayCommand,
+    failures: result.failures,
+    events: events.map((e) => new TraceEvent(e.seq, e.timeMs, e.source, e.level, e.name, e.fields)),
+  });
+}
+
+/** How `writeHtmlReport` replays the failing timelines it draws. */
+export interface HtmlReplays {
+  /** Each simulation's source, by name (a simulation absent here gets no timeline pages). */
+  readonly sources: ReadonlyMap<string, TimelineSource>;
+  /** Wall-clock limit of one replay (the campaign's per-seed limit), or null. */
+  readonly timeoutMs: number | null;
+  /** Told about each timeline that got no page, and why. */
+  readonly warn: (line: string) => void;
+}
+
 /**
  * Writes `report.html` (named `fileName`) and the timeline pages of the first failing timeline of
- * each property into `outDir`; returns the paths written, the campaign page first.
+ * each property into `outDir`; returns the paths written, the campaign page first. The timelines
+ * are replayed in a worker thread of their own (`replayTimelineInWorker`).
  */
 export async function writeHtmlReport(
   file: RunReportFile,
-  configs: ReadonlyMap<string, SimulationConfig>,
+  replays: HtmlReplays,
   outDir: string,
   fileName: string,
 ): Promise<string[]> {
-  await mkdir(outDir, { recursive: true });
+  await ensureDir(outDir);
   const links: TimelineLink[] = [];
   const written: string[] = [];
-  for (const entry of file.simulations) {
-    const config = configs.get(entry.name);
-    if (config === undefined) continue;
-    // A seed whose worker was lost (past --timeout, or the thread died) would hang or kill this
-    // process when replayed here: it gets no timeline page. Such groups are named by failure kind.
-    const firsts = failureGroups(entry, [])
-      .filter((g) => g.property !== "timeout" && g.property !== "workerCrash")
-      .map((g) => g.timelines[0]!)
-      .slice(0, HTML_TIMELINES_PER_SIMULATION);
-    for (const t of firsts) {
-      const data = await replayTimeline(config, entry.name, t.seed, t.recipe, t.replayCommand);
-      const name = timelineFileName(entry.name, t.seed, t.recipe);
-      const target = path.join(outDir, name);
-      await writeFile(target, renderTimelineHtml(data));
-      links.push({ simulation: entry.name, seed: t.seed, recipe: t.recipe, href: name });
-      written.push(target);
+  let pool: WorkerPool | null = null;
+  try {
+    for (const entry of file.simulations) {
+      const from = replays.sources.get(entry.name);
+      if (from === undefined) continue;
+      // A seed whose worker was lost (past --timeout, or the thread died) would only lose its
+      // worker again: it gets no timeline page. Such groups are named by failure kind.
+      const firsts = failureGroups(entry, [])
+        .filter((g) => g.property !== "timeout" && g.property !== "workerCrash")
+        .map((g) => g.timelines[0]!)
+        .slice(0, HTML_TIMELINES_PER_SIMULATION);
+      for (const t of firsts) {
+        pool ??= new WorkerPool(1);
+        const data = await replayTimelineInWorker(
+          pool,
+          from,
+          entry.name,
+          t.seed,
+          t.recipe,
+          t.replayCommand,
+          replays.timeoutMs,
+        );
+        if (typeof data === "string") {
+          replays.warn(
+            `html: no timeline page for ${entry.name} seed ${t.seed}${t.recipe === "" ? "" : ` recipe "${t.recipe}"`}: ${data}`,
+          );
+          continue;
+        }
+        const name = timelineFileName(entry.name, t.seed, t.recipe);
+        const target = path.join(outDir, name);
+        await writeReportFile(target, renderTimelineHtml(data));
+        links.push({ simulation: entry.name, seed: t.seed, recipe: t.recipe, href: name });
+        written.push(target);
+      }
     }
+  } finally {
+    await pool?.close();
   }
   const target = path.join(outDir, fileName);
-  await writeFile(target, renderCampaignHtml(file, links));
+  await writeReportFile(target, renderCampaignHtml(file, links));
   return [target, ...written];
 }
