@@ -29,7 +29,7 @@ export function onTermination(onFirst: (signal: TerminationSignal) => void): Ter
   let received: TerminationSignal | null = null;
   const handlers = TERMINATION_SIGNALS.map((name) => {
     const handler = () => {
-      if (received !== null) process.exit(signalExitCode(name));
+      if (received !== null) return process.exit(signalExitCode(name));
       received = name;
       controller.abort();
       onFirst(name);

@@ -132,8 +132,9 @@ async function checkWritableDir(dir: string, what: string): Promise<void> {
     await ensureDir(dir);
     await access(dir, constants.W_OK);
   } catch (error) {
+    const cause = ((error as Error).cause ?? error) as NodeJS.ErrnoException;
     throw new UsageError(
-      `${what} '${dir}': cannot write reports there (${(error as NodeJS.ErrnoException).code ?? (error as Error).message}); pass a writable folder, e.g. --out moonpool-reports`,
+      `${what} '${dir}': cannot write reports there (${cause.code ?? cause.message}); pass a writable folder, e.g. --out moonpool-reports`,
     );
   }
 }
