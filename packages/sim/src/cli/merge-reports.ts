@@ -68,10 +68,6 @@ function checkShardSeeds(name: string, s: ShardEntry): void {
       `${where} says it ran seeds #${range.start}..#${range.end - 1}, but its plan gives that shard ${block}; ${again}`,
     );
   const seeds = (s.entry.report.seeds as readonly { index: number }[]).map((seed) => seed.index);
-  if (s.entry.report.iterations !== seeds.length)
-    throw new ReportMergeError(
-      `${where} counts ${s.entry.report.iterations} seeds but holds ${seeds.length}; ${again}`,
-    );
   const seen = new Set<number>();
   for (const index of seeds) {
     if (index < expected.start || index >= expected.end)
@@ -86,6 +82,10 @@ function checkShardSeeds(name: string, s: ShardEntry): void {
   if (missing.length > 0)
     throw new ReportMergeError(
       `${where} is missing ${missing.length === 1 ? "seed" : "seeds"} ${indexList(missing)} of its plan (${block}${stopped ? `, stopped by ${s.entry.stoppedBy} after ${seeds.length}` : ""}); ${again}`,
+    );
+  if (s.entry.report.iterations !== seeds.length)
+    throw new ReportMergeError(
+      `${where} counts ${s.entry.report.iterations} seeds but holds ${seeds.length}; ${again}`,
     );
 }
 

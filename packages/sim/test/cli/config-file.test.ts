@@ -30,3 +30,21 @@ describe("moonpool.config untilStable", () => {
     await expect(bad).rejects.toSatisfy((e) => e instanceof SimulationLoadError || e instanceof UsageError);
   });
 });
+
+describe("moonpool.config values in error messages", () => {
+  it.each([
+    ["{ iterations: NaN }", "iterations must be a positive integer, got NaN"],
+    ["{ iterations: Infinity }", "iterations must be a positive integer, got Infinity"],
+    ["{ workers: 2.5 }", "workers must be a positive integer, got 2.5"],
+    ['{ workers: "4" }', "workers must be a positive integer, got '4'"],
+    ["{ iterations: 10n }", "iterations must be a positive integer, got 10n"],
+    ['{ include: ["*.sim.ts", 3] }', "include must be an array of glob strings, got [ '*.sim.ts', 3 ]"],
+    ['{ reportDir: "" }', "reportDir must be a non-empty path, got ''"],
+  ])("%s is named as written", async (body, message) => {
+    await expect(loadConfig(await configWith(body))).rejects.toThrow(message);
+  });
+
+  it("a valid value passes", async () => {
+    expect((await loadConfig(await configWith("{ iterations: 12, workers: 3 }"))).iterations).toBe(12);
+  });
+});
