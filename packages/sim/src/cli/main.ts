@@ -57,8 +57,18 @@ Simulations defined with expectFailure: true (planted bugs) pass when a seed fai
 
 Exit status: 0 passed; 1 a seed failed, a safety assertion was violated or a seed exceeded
 --timeout (coverage gaps and until-stable's cap too with --strict-coverage); 2 usage or loading
-error, or a simulation file failed to load (the others still run); 130 interrupted by SIGINT (the
-report of the seeds that ran is still written).`;
+error, or a simulation file failed to load (the others still run); 74 a report file could not be
+written (one line names it and the errno; no half-written file is left under its name); 130, 143,
+129 stopped by SIGINT, SIGTERM, SIGHUP (the report of the seeds that ran is still written; a
+second signal quits at once). With --shard the status is the shard's: a simulation defined with
+expectFailure passes a shard in which no seed failed ('moonpool merge' judges the campaign).`;
+
+const MERGE_HELP = `
+Each shard must hold exactly the seeds of its plan (its block of seed indexes, each once) and be
+a valid report (packages/sim/report.schema.json, value ranges included).
+Exit status: 0 the merged campaign passed; 1 it failed (expectFailure simulations are judged
+here, over all shards); 2 the reports cannot be merged (missing or overlapping shards, a shard
+missing seeds of its plan, a damaged or edited report); 74 the merged report could not be written.`;
 
 export function createProgram(): Command {
   const io = processIO();
@@ -204,6 +214,7 @@ export function createProgram(): Command {
     )
     .option("-c, --config <file>", "config file (for reportDir and the project root of --coverage sources)")
     .option("--junit <file>", "also write JUnit XML")
+    .addHelpText("after", MERGE_HELP)
     .action(async (files: string[], flags: MergeFlags) => {
       process.exitCode = await mergeCommand(files, flags, io);
     });
