@@ -55,7 +55,8 @@ function indexList(indexes: readonly number[]): string {
 /**
  * Refuses a shard that does not hold exactly the seeds of its plan: its block of seed indexes
  * (`shardRange` of the plan), each once, every one of them unless the shard says it stopped
- * early (--bail, a signal), and then a prefix of the block, as a stopped campaign leaves.
+ * early (--bail, a signal) or ran until coverage was stable (`maxSeeds` is only a cap), and then
+ * a prefix of the block, as such a campaign leaves.
  */
 function checkShardSeeds(name: string, s: ShardEntry): void {
   const where = `simulation '${name}': ${s.path} (shard ${s.shard.index}/${s.shard.count})`;
@@ -76,7 +77,7 @@ function checkShardSeeds(name: string, s: ShardEntry): void {
     seen.add(index);
   }
   const stopped = s.entry.stoppedBy !== null;
-  const upTo = stopped ? expected.start + seeds.length : expected.end;
+  const upTo = stopped || s.entry.plan.kind === "untilStable" ? expected.start + seeds.length : expected.end;
   const missing: number[] = [];
   for (let i = expected.start; i < upTo; i++) if (!seen.has(i)) missing.push(i);
   if (missing.length > 0)

@@ -8,6 +8,7 @@ import { formatDuration } from "../runner/report-format.ts";
 import { colorEnabled } from "./colors.ts";
 import { EXIT_FAILED } from "./errors.ts";
 import type { CliIO } from "./io.ts";
+import { onTermination, signalExitCode } from "./termination.ts";
 
 /** Set in the child: it runs the replay itself. */
 export const REPLAY_CHILD_ENV = "MOONPOOL_REPLAY_CHILD";
@@ -28,7 +29,9 @@ export function replayInChild(limitMs: number, io: CliIO): Promise<number> {
   });
   child.stdout.pipe(io.stdout, { end: false });
   child.stderr.pipe(io.stderr, { end: false });
-  return new Promise((resolve, reject) => {
+  // A termination signal sent to this process alone (not to its process group) reaches the child too.
+  const termination = onTermination((signal) => child.kill(signal));
+  return new Promise<number>((resolve, reject) => {
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -40,6 +43,8 @@ export function replayInChild(limitMs: number, io: CliIO): Promise<number> {
     });
     child.on("close", (code) => {
       clearTimeout(timer);
+      const signal = termination.received();
+      if (signal !== null) return resolve(signalExitCode(signal));
       if (!timedOut) return resolve(code ?? EXIT_FAILED);
       io.stderr.write(
         `moonpool: the replay ran longer than its wall-clock limit of ${formatDuration(limitMs)} and was stopped: ` +
@@ -48,5 +53,5 @@ export function replayInChild(limitMs: number, io: CliIO): Promise<number> {
       );
       resolve(EXIT_FAILED);
     });
-  });
+  }).finally(() => termination.dispose());
 }

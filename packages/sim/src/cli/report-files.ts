@@ -24,9 +24,11 @@ function errnoText(error: unknown): string {
 /** The error to report for `file`: a `ReportWriteError` naming it, or `error` itself when it is not an I/O error. */
 export function reportWriteError(file: string, error: unknown, what = "cannot write"): unknown {
   if (error instanceof ReportWriteError) return error;
-  const code = (error as NodeJS.ErrnoException | null)?.code;
-  if (typeof code !== "string" || !/^E[A-Z0-9]+$/.test(code)) return error;
-  return new ReportWriteError(`${what} ${file}: ${errnoText(error)}`, { cause: error });
+  const e = error as NodeJS.ErrnoException | null;
+  if (typeof e?.code !== "string" || !/^E[A-Z0-9]+$/.test(e.code)) return error;
+  // A library's own write names its file in the error; `file` is then only the folder it wrote in.
+  const named = typeof e.path === "string" && e.path.startsWith(file) ? e.path : file;
+  return new ReportWriteError(`${what} ${named}: ${errnoText(error)}`, { cause: error });
 }
 
 /**

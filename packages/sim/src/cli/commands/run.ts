@@ -383,7 +383,7 @@ async function runSimulation(
       settings.strictCoverage,
       sim.definition.expectFailure,
       unevaluated.length,
-      shard !== null,
+      shard !== null && shard.count > 1,
     ),
     ...(unevaluated.length > 0 ? { neverEvaluated: unevaluated } : {}),
     ...(sim.definition.expectFailure ? { expectFailure: true } : {}),
@@ -479,7 +479,11 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     shard: settings.shard,
     context: settings.context,
     replays: {
-      sources: new Map(prepared.map((p) => [p.sim.name, { source: p.sim.source, overrides: p.overrides }])),
+      // A signal asks for a quick end: the campaign page lists the failures, no timeline is replayed.
+      sources:
+        interruptedBy !== null
+          ? new Map()
+          : new Map(prepared.map((p) => [p.sim.name, { source: p.sim.source, overrides: p.overrides }])),
       timeoutMs: settings.seedTimeoutMs,
       warn: (line: string) => progress.print(errColors.yellow(line)),
     },
@@ -498,7 +502,15 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
   };
   if (coverage !== null)
     await attempt(async () => coverage.write(settings.outDir), path.join(settings.outDir, coverage.dirName));
-  for (const name of settings.reporters) {
+  if (interruptedBy !== null && settings.reporters.includes("html") && entries.some((e) => e.failures.length > 0))
+    progress.print(
+      errColors.yellow(
+        `html: stopped by ${interruptedBy}, so no timeline pages were drawn (moonpool replay --html draws one)`,
+      ),
+    );
+  // The HTML report replays timelines: it goes last, after the reports that only write what ran.
+  const order = [...settings.reporters].sort((a, b) => Number(a === "html") - Number(b === "html"));
+  for (const name of order) {
     const reporter = REPORTERS[name];
     if (reporter.finish !== undefined) await attempt(() => reporter.finish!(target), settings.outDir);
   }

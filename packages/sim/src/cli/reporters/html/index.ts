@@ -44,9 +44,9 @@ export function renderTimelineHtml(data: TimelineData): string {
 }
 
 /**
- * Runs one timeline again in this thread (`moonpool replay`, itself a child process under a
- * wall-clock limit, and tests; the reporters use `replayTimelineInWorker`) and keeps its trace events from `debug` up; the debug
- * events are kept aside, so the page's trace hash is the run's.
+ * Runs one timeline again in this thread and keeps its trace events from `debug` up; the debug
+ * events are kept aside, so the page's trace hash is the run's. For `moonpool replay` (itself a
+ * child process under a wall-clock limit) and tests; the reporters use `replayTimelineInWorker`.
  */
 export async function replayTimeline(
   config: SimulationConfig,
