@@ -251,10 +251,12 @@ export async function main(argv: readonly string[]): Promise<number> {
   }
 }
 
-// `moonpool ... | head` closes the pipe early: that is not an error worth a stack trace.
+// `moonpool ... | head` closes the pipe early: that is not an error worth a stack trace. A closed
+// terminal (EIO, with the SIGHUP that stops the run) must not stop the report files being written.
 for (const stream of [process.stdout, process.stderr]) {
   stream.on("error", (error: NodeJS.ErrnoException) => {
     if (error.code === "EPIPE") process.exit(process.exitCode ?? 0);
+    if (error.code === "EIO") return;
     throw error;
   });
 }
