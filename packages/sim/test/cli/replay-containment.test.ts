@@ -50,6 +50,24 @@ describe("replays for reports run contained", () => {
     expect(await readdir(out)).toContain(`timeline-aborting-${failure.seed}.html`);
   }, 60_000);
 
+  it("moonpool replay of a seed whose code ends the process: exit 1 saying so, not the code's own status", async () => {
+    const exited = await runCli(["replay", "exiting", "--seed", "1", "--no-trace"], { cwd: ROBUSTNESS });
+    expect(exited.code, exited.stderr).toBe(1);
+    expect(exited.stderr).toContain("the replay's process exited with code 7 while the timeline ran");
+    // Seed 469527774716190 (#0 of base seed 1) aborts; 5687651646905699 (#4) does not.
+    const aborted = await runCli(["replay", "aborting", "--seed", "469527774716190", "--no-trace"], {
+      cwd: ROBUSTNESS,
+    });
+    expect(aborted.code, aborted.stderr).toBe(1);
+    expect(aborted.stderr).toContain("the replay's process was killed by SIGABRT while the timeline ran");
+    const passing = await runCli(["replay", "aborting", "--seed", "5687651646905699", "--no-trace"], {
+      cwd: ROBUSTNESS,
+    });
+    expect(passing.code, passing.stderr).toBe(0);
+    expect(passing.stdout).toMatch(/^PASSED aborting seed 5687651646905699/);
+    expect(passing.stderr).not.toContain("the replay's process");
+  }, 120_000);
+
   const pool = new WorkerPool(1);
   afterAll(() => pool.close());
 

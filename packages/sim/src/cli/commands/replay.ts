@@ -22,7 +22,7 @@ import { EXIT_FAILED, EXIT_PASSED, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parseDurationMs, parsePositiveInteger, parseSeed, parseTraceLevel } from "../option-values.ts";
 import { DEFAULT_SEED_TIMEOUT_MS } from "../../runner/pool/pool-campaign.ts";
-import { isReplayChild, replayInChild } from "../replay-watchdog.ts";
+import { isReplayChild, replayInChild, runSimulatedCode } from "../replay-watchdog.ts";
 import { AFTER_FAILURE_MS, buildStory } from "../replay-story.ts";
 import { replayCommand } from "../replay-command.ts";
 import { renderTimelineHtml, replayTimeline, timelineFileName } from "../reporters/html/index.ts";
@@ -135,16 +135,18 @@ export async function replayCommandRun(
   let events: readonly TraceEvent[] = [];
   // The highest recipe step whose reseed point a draw went past (0: the root segment only).
   let stepsReached = 0;
-  const { result } = await new Campaign(config).runSingleSeed(target.seed, {
-    breakpoints: recipe,
-    explore: false,
-    // Events below the simulation's own trace level are kept aside: the replay hashes as the run did.
-    keepLevel: minLevel,
-    onTrace: (all) => (events = all),
-    drawObserver: () => (segment) => {
-      if (segment > stepsReached) stepsReached = segment;
-    },
-  });
+  const { result } = await runSimulatedCode(() =>
+    new Campaign(config).runSingleSeed(target.seed, {
+      breakpoints: recipe,
+      explore: false,
+      // Events below the simulation's own trace level are kept aside: the replay hashes as the run did.
+      keepLevel: minLevel,
+      onTrace: (all) => (events = all),
+      drawObserver: () => (segment) => {
+        if (segment > stepsReached) stepsReached = segment;
+      },
+    }),
+  );
   if (stepsReached < recipe.length) {
     const missed = recipe[stepsReached]!;
     io.stderr.write(
@@ -178,7 +180,7 @@ export async function replayCommandRun(
   if (flags.html === true) {
     // Its own run, keeping debug events (messages) aside: the page and this output show the run's hash.
     const command = replayCommand({ configArg: flags.config ?? null }, sim.name, target.seed, target.recipe, overrides);
-    const data = await replayTimeline(config, sim.name, target.seed, target.recipe, command);
+    const data = await runSimulatedCode(() => replayTimeline(config, sim.name, target.seed, target.recipe, command));
     const outDir = flags.out === undefined ? fileConfig.reportDir : path.resolve(io.cwd, flags.out);
     const page = path.join(outDir, timelineFileName(sim.name, target.seed, target.recipe));
     await writeReportFile(page, renderTimelineHtml(data));
