@@ -7,9 +7,9 @@ import { existsSync } from "node:fs";
 import { availableParallelism } from "node:os";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
+import { writtenValue } from "./written-value.ts";
 import { REPORTER_NAMES, type MoonpoolConfig, type ReporterName } from "./define.ts";
 import { SimulationLoadError } from "./errors.ts";
-import { writtenValue } from "./written-value.ts";
 
 export const CONFIG_FILE_NAMES = [
   "moonpool.config.ts",

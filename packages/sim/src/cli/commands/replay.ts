@@ -126,7 +126,7 @@ export async function replayCommandRun(
   const minLevel = flags.level === undefined ? "info" : parseTraceLevel(flags.level);
   const fileConfig = await loadConfig(io.cwd, flags.config);
   const discovered = await discoverSimulations(fileConfig, (failure) =>
-    io.stderr.write(`${formatLoadFailure(failure)}\n`),
+    io.stderr.write(`${escapeTerminal(formatLoadFailure(failure))}\n`),
   );
   const sim = findSimulation(discovered, target.simulation);
   let config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);

@@ -78,7 +78,7 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
     flags.timeout === undefined ? DEFAULT_SEED_TIMEOUT_MS : parseDurationMs(flags.timeout, "--timeout");
   const fileConfig = await loadConfig(io.cwd, flags.config);
   const discovered = await discoverSimulations(fileConfig, (failure) =>
-    io.stderr.write(`${formatLoadFailure(failure)}\n`),
+    io.stderr.write(`${escapeTerminal(formatLoadFailure(failure))}\n`),
   );
   const sim = findSimulation(discovered, simulationArg);
   const config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);
