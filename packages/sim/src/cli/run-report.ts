@@ -20,6 +20,7 @@ import type { FirstReached, StopReason } from "../runner/pool/pool-campaign.ts";
 import { readJsonFile } from "./read-json-file.ts";
 import { replayCommand, type ReplayCommandContext } from "./replay-command.ts";
 import type { SeedPlan } from "./seed-plan.ts";
+import type { Isolation } from "../runner/isolation.ts";
 import type { IndexRange, Shard } from "./shard.ts";
 
 export const RUN_REPORT_KIND = "moonpool-run";
@@ -33,7 +34,10 @@ export interface FailureEntry {
   /** The first failure's kind (`assertion`, `workload`, `timeout` for a seed past `--timeout`, ...). */
   readonly kind: string;
   readonly message: string;
+  /** The command that replays it; "" when the failure does not replay on its own (`notReplaying`). */
   readonly replayCommand: string;
+  /** Why the failure does not replay on its own (pool/replay-check.ts); absent when it does. */
+  readonly notReplaying?: string;
 }
 
 export interface SimulationEntry {
@@ -56,6 +60,8 @@ export interface SimulationEntry {
   readonly expectFailure?: boolean;
   /** Why the campaign ended before its plan: --bail, --timeout, SIGINT; null when it ran to the end. */
   readonly stoppedBy: StopReason | null;
+  /** How seeds were kept apart (runner/isolation.ts); absent in reports older than it. */
+  readonly isolation?: Isolation;
   readonly failures: readonly FailureEntry[];
   /** The seed that first reached each sometimes-family assertion, by seed index (coverage over seeds). */
   readonly sometimesFirstReached: readonly FirstReached[];
@@ -133,7 +139,9 @@ export function failureEntries(report: SimulationReport, context: ReplayCommandC
     recipe: t.recipe,
     kind: t.failure.kind,
     message: formatFailure(t.failure),
-    replayCommand: replayCommand(context, name, t.seed, t.recipe),
+    ...(t.failure.notReplaying === undefined
+      ? { replayCommand: replayCommand(context, name, t.seed, t.recipe) }
+      : { replayCommand: "", notReplaying: t.failure.notReplaying }),
   }));
 }
 

@@ -14,6 +14,9 @@
  *   `--workers 1` and `--workers 8` explore identically. With a shard, rounds count from the
  *   shard's first seed and the first round starts from an empty table: sharded exploration
  *   depends on the shard count (not on the worker count).
+ * - Isolation (`isolation`, runner/isolation.ts): with "seed", every task gets a fresh realm
+ *   from the pool's warm workers. Every failing seed is re-run alone before it is absorbed
+ *   (replay-check.ts), so no failure is reported with a replay command that does not reproduce.
  */
 import { InvalidConfiguration } from "@moonpool/core";
 import type { SteppingMode } from "../../engine/engine.ts";
@@ -32,7 +35,9 @@ import type { SeedFailure, SeedResult } from "../seed-result.ts";
 import { NO_CHAOS_DRAWN } from "../seed-chaos.ts";
 import { seedAt, type IndexRange, type SeedPlan } from "../seed-plan.ts";
 import type { BuildOverrides, SimulationSource } from "../simulation-source.ts";
+import type { IsolationMode } from "../isolation.ts";
 import type { PoolTaskResults, TaskOutcome } from "./messages.ts";
+import { checkReplays } from "./replay-check.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
 export { EXPLORE_ROUND_ROOT_SEEDS } from "../root-rounds.ts";
@@ -79,6 +84,10 @@ export interface PoolCampaignOptions {
   readonly loadError?: (message: string) => Error;
   /** Collect block coverage of the user's code under this project root (`--coverage`). */
   readonly coverageRoot?: string;
+  /** "seed": a fresh realm per seed (per root seed when exploring); "shared": realms reused. Default "seed". */
+  readonly isolation?: IsolationMode;
+  /** Re-run every failing timeline alone before it is reported (default true). */
+  readonly replayCheck?: boolean;
 }
 
 export interface PoolCampaignResult {
@@ -163,8 +172,11 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     if (options.signal.aborted) resolve("interrupted");
     else options.signal.addEventListener("abort", () => resolve("interrupted"), { once: true });
   });
-  const submit = (index: number, baseTable: AssertionTableState | null): Promise<SeedOutcome> =>
-    pool.run(
+  const isolated = (options.isolation ?? "seed") === "seed";
+  const replayCheck = options.replayCheck !== false;
+  pool.prepare(options.source.module);
+  const submit = async (index: number, baseTable: AssertionTableState | null): Promise<SeedOutcome> => {
+    const outcome = await pool.run(
       {
         kind: "rootSeed",
         source: options.source,
@@ -172,9 +184,16 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
         seed: seedAt(plan, index),
         baseTable,
         ...coverageTask,
+        ...(replayCheck ? { recordDraws: true } : {}),
       },
-      { timeoutMs: options.seedTimeoutMs, batch },
+      { timeoutMs: options.seedTimeoutMs, batch, isolated },
     );
+    if (!replayCheck || outcome.kind !== "done" || outcome.outcome.result.ok) return outcome;
+    const { draws, ...rest } = outcome.outcome;
+    // `moonpool replay` builds the simulation without the command's exploration overrides.
+    const target = { source: options.source, overrides: { explore: false }, batch };
+    return { kind: "done", outcome: { ...rest, result: await checkReplays(pool, target, rest.result, draws) } };
+  };
 
   /** Waits for a task, or throws Stop("interrupted") on SIGINT. */
   const settle = async (pending: Promise<SeedOutcome>): Promise<SeedOutcome> => {
