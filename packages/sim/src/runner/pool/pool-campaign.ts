@@ -184,7 +184,8 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
         seed: seedAt(plan, index),
         baseTable,
         ...coverageTask,
-        ...(replayCheck ? { recordDraws: true } : {}),
+        // A root run first in a fresh realm is its own replay check: no trail needed.
+        ...(replayCheck && !isolated ? { recordDraws: true } : {}),
       },
       { timeoutMs: options.seedTimeoutMs, batch, isolated },
     );
@@ -192,7 +193,10 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     const { draws, ...rest } = outcome.outcome;
     // `moonpool replay` builds the simulation without the command's exploration overrides.
     const target = { source: options.source, overrides: { explore: false }, batch };
-    return { kind: "done", outcome: { ...rest, result: await checkReplays(pool, target, rest.result, draws) } };
+    return {
+      kind: "done",
+      outcome: { ...rest, result: await checkReplays(pool, target, rest.result, draws, isolated) },
+    };
   };
 
   /** Waits for a task, or throws Stop("interrupted") on SIGINT. */

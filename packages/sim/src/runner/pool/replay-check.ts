@@ -85,12 +85,15 @@ async function explain(
 /**
  * Checks every failing timeline of `result` (lost seeds excepted: nothing of their run came
  * back to compare) and returns the result with the failures of those that do not replay marked.
+ * `rootRanAlone`: the root timeline was the first to run in a fresh realm (isolation "seed"),
+ * which is what the check would do again, so only explored timelines (recipes) are checked.
  */
 export async function checkReplays(
   pool: WorkerPool,
   target: ReplayCheckTarget,
   result: SeedResult,
   campaignDraws: DrawTrail | undefined,
+  rootRanAlone: boolean,
 ): Promise<SeedResult> {
   if (result.ok) return result;
   const notes = new Map<string, string>();
@@ -98,7 +101,7 @@ export async function checkReplays(
   for (const failure of result.failures) {
     if (LOST_SEED_KINDS.has(failure.kind)) continue;
     const recipe = failure.recipe ?? "";
-    if (checked.has(recipe)) continue;
+    if (checked.has(recipe) || (rootRanAlone && recipe === "")) continue;
     checked.add(recipe);
     const expected = recordedHash(result, failure, recipe);
     if (expected === null) continue;
