@@ -174,7 +174,8 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
   });
   const isolated = (options.isolation ?? "seed") === "seed";
   const replayCheck = options.replayCheck !== false;
-  pool.prepare(options.source.module);
+  // Warm realms import the module ahead of coverage, which must see its top level: not with --coverage.
+  if (options.coverageRoot === undefined) pool.prepare(options.source.module);
   const submit = async (index: number, baseTable: AssertionTableState | null): Promise<SeedOutcome> => {
     const outcome = await pool.run(
       {
