@@ -21,6 +21,7 @@ import { readJsonFile } from "./read-json-file.ts";
 import { replayCommand, type ReplayCommandContext } from "./replay-command.ts";
 import type { SeedPlan } from "./seed-plan.ts";
 import type { Isolation } from "../runner/isolation.ts";
+import type { ReplayCheckCounts } from "../runner/pool/replay-check.ts";
 import type { IndexRange, Shard } from "./shard.ts";
 
 export const RUN_REPORT_KIND = "moonpool-run";
@@ -62,6 +63,8 @@ export interface SimulationEntry {
   readonly stoppedBy: StopReason | null;
   /** How seeds were kept apart (runner/isolation.ts); absent in reports older than it. */
   readonly isolation?: Isolation;
+  /** Failing seeds re-run alone before they were reported (runner/pool/replay-check.ts). */
+  readonly replayCheck?: ReplayCheckCounts;
   readonly failures: readonly FailureEntry[];
   /** The seed that first reached each sometimes-family assertion, by seed index (coverage over seeds). */
   readonly sometimesFirstReached: readonly FirstReached[];

@@ -135,6 +135,11 @@ describe("seed isolation on a module-level byte pool", () => {
         expect(f.notReplaying).toMatch(/in the campaign: draw by framer@[\d.]+ at [\d.]+ ms/);
         expect(f.notReplaying).toContain("mask-pool.sim.ts");
       }
+      expect(shared.entry.replayCheck).toEqual({
+        seedsChecked: shared.entry.report.failedRuns,
+        notReplaying: notReplaying.length,
+        seedsUnchecked: 0,
+      });
       const schema = JSON.parse(await readFile(SCHEMA_FILE, "utf8"));
       expect(validate(schema, shared.report)).toEqual([]);
     },

@@ -361,8 +361,14 @@ async function runSimulation(
       : firstFailurePrinter(sim.name, context, progress, errColors),
     ...(coverage === null ? {} : { coverageRoot: settings.fileConfig.rootDir }),
   });
-  const { report, stoppedBy, sometimesFirstReached } = outcome;
+  const { report, stoppedBy, sometimesFirstReached, replayCheck } = outcome;
   progress.end();
+  if (replayCheck !== null && replayCheck.seedsUnchecked > 0)
+    io.stderr.write(
+      errColors.yellow(
+        `${sim.name}: the first ${replayCheck.seedsChecked} failing seeds were re-run alone; ${plural(replayCheck.seedsUnchecked, "more failing seed")} were not (their replay commands are unchecked)`,
+      ) + "\n",
+    );
   const blocks = outcome.coverage;
   const codeCoverage = coverage === null || blocks === null ? null : await coverage.add(sim.source, blocks);
   const declared = await declaredSafetyAssertions(sim.file, settings.fileConfig.rootDir);
@@ -381,6 +387,7 @@ async function runSimulation(
     ...(sim.definition.expectFailure ? { expectFailure: true } : {}),
     stoppedBy,
     isolation: { mode: isolation.mode, chosen: isolation.chosen },
+    ...(replayCheck === null ? {} : { replayCheck }),
     failures: failureEntries(report, context, sim.name),
     sometimesFirstReached,
     report: report.toJSON(),

@@ -37,7 +37,7 @@ import { seedAt, type IndexRange, type SeedPlan } from "../seed-plan.ts";
 import type { BuildOverrides, SimulationSource } from "../simulation-source.ts";
 import type { IsolationMode } from "../isolation.ts";
 import type { PoolTaskResults, TaskOutcome } from "./messages.ts";
-import { checkReplays } from "./replay-check.ts";
+import { ReplayChecker, type ReplayCheckCounts } from "./replay-check.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
 export { EXPLORE_ROUND_ROOT_SEEDS } from "../root-rounds.ts";
@@ -97,6 +97,8 @@ export interface PoolCampaignResult {
   readonly sometimesFirstReached: readonly FirstReached[];
   /** The absorbed seeds' block coverage, merged in seed order; null without `coverageRoot`. */
   readonly coverage: BlockCoverage | null;
+  /** Failing seeds re-run alone, and those past the check's budget (null without `replayCheck`). */
+  readonly replayCheck: ReplayCheckCounts | null;
 }
 
 /** By seed index, then message: the same order for a whole run and for merged shards. */
@@ -176,8 +178,8 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
   const replayCheck = options.replayCheck !== false;
   // Warm realms import the module ahead of coverage, which must see its top level: not with --coverage.
   if (options.coverageRoot === undefined) pool.prepare(options.source.module);
-  const submit = async (index: number, baseTable: AssertionTableState | null): Promise<SeedOutcome> => {
-    const outcome = await pool.run(
+  const submit = (index: number, baseTable: AssertionTableState | null): Promise<SeedOutcome> =>
+    pool.run(
       {
         kind: "rootSeed",
         source: options.source,
@@ -190,21 +192,19 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
       },
       { timeoutMs: options.seedTimeoutMs, batch, isolated },
     );
-    if (!replayCheck || outcome.kind !== "done" || outcome.outcome.result.ok) return outcome;
-    const { draws, ...rest } = outcome.outcome;
-    // `moonpool replay` builds the simulation without the command's exploration overrides.
-    const target = { source: options.source, overrides: { explore: false }, batch };
-    return {
-      kind: "done",
-      outcome: { ...rest, result: await checkReplays(pool, target, rest.result, draws, isolated) },
-    };
-  };
+  // `moonpool replay` builds the simulation without the command's exploration overrides.
+  const checker = replayCheck
+    ? new ReplayChecker(pool, { source: options.source, overrides: { explore: false }, batch }, isolated)
+    : null;
 
-  /** Waits for a task, or throws Stop("interrupted") on SIGINT. */
+  /** Waits for a task (and the replay check of a failing seed, in seed order), or throws Stop("interrupted") on SIGINT. */
   const settle = async (pending: Promise<SeedOutcome>): Promise<SeedOutcome> => {
     const outcome = await Promise.race([pending, interrupted]);
     if (outcome === "interrupted") throw new Stop("interrupted");
-    return outcome;
+    if (checker === null) return outcome;
+    const checked = await Promise.race([checker.check(outcome), interrupted]);
+    if (checked === "interrupted") throw new Stop("interrupted");
+    return checked;
   };
 
   /** Records seed `index` in seed order; throws Stop when the campaign ends here. Returns false when a stop rule says so. */
@@ -283,7 +283,13 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     steppingMode: options.steppingMode,
     exploration: options.explore ? mergeExplorationReports(explorations) : null,
   });
-  return { report, stoppedBy, sometimesFirstReached: sortFirstReached([...firstReached.values()]), coverage };
+  return {
+    report,
+    stoppedBy,
+    sometimesFirstReached: sortFirstReached([...firstReached.values()]),
+    coverage,
+    replayCheck: checker?.counts() ?? null,
+  };
 }
 
 type SeedOutcome = TaskOutcome<PoolTaskResults["rootSeed"]>;

@@ -8,7 +8,7 @@
 import { drawSite, firstDrawDifference, type DrawSiteAt, type DrawTrail } from "../draw-trail.ts";
 import { LOST_SEED_KINDS, type SeedFailure, type SeedResult } from "../seed-result.ts";
 import type { BuildOverrides, SimulationSource } from "../simulation-source.ts";
-import type { ReplayCheckResult, TaskOutcome } from "./messages.ts";
+import type { PoolTaskResults, ReplayCheckResult, TaskOutcome } from "./messages.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
 export interface ReplayCheckTarget {
@@ -18,8 +18,66 @@ export interface ReplayCheckTarget {
   readonly batch: object;
 }
 
-/** Failing timelines checked in this process (tests and benchmarks read it). */
-export const replayChecks = { timelines: 0, notReplaying: 0 };
+/**
+ * Failing seeds of one campaign re-run alone at most: each costs a fresh realm (about a second of
+ * CPU, docs/decisions.md D18), and a planted bug fails hundreds. Counted in seed order, so which
+ * seeds are checked does not depend on the number of workers.
+ */
+export const MAX_REPLAY_CHECKED_SEEDS = 8;
+
+/** What a campaign's replay check did. */
+export interface ReplayCheckCounts {
+  /** Failing seeds whose timelines were re-run alone (or ran alone already: isolation "seed"). */
+  readonly seedsChecked: number;
+  /** Failing timelines that hashed differently alone. */
+  readonly notReplaying: number;
+  /** Failing seeds past `MAX_REPLAY_CHECKED_SEEDS`: their replay commands were not checked. */
+  readonly seedsUnchecked: number;
+}
+
+type SeedOutcome = TaskOutcome<PoolTaskResults["rootSeed"]>;
+
+/** The replay check of one campaign: `check` every outcome in seed order. */
+export class ReplayChecker {
+  private seedsChecked = 0;
+  private notReplaying = 0;
+  private seedsUnchecked = 0;
+
+  constructor(
+    private readonly pool: WorkerPool,
+    private readonly target: ReplayCheckTarget,
+    /** Isolation "seed": a root timeline ran first in a fresh realm, as the check would run it. */
+    private readonly rootRanAlone: boolean,
+    private readonly maxSeeds = MAX_REPLAY_CHECKED_SEEDS,
+  ) {}
+
+  async check(outcome: SeedOutcome): Promise<SeedOutcome> {
+    if (outcome.kind !== "done" || outcome.outcome.result.ok) return outcome;
+    const { draws, ...rest } = outcome.outcome;
+    const result = rest.result;
+    const needsRun = result.failures.some(
+      (f) => !LOST_SEED_KINDS.has(f.kind) && !(this.rootRanAlone && (f.recipe ?? "") === ""),
+    );
+    if (!needsRun) {
+      this.seedsChecked++;
+      return { kind: "done", outcome: rest };
+    }
+    if (this.seedsChecked >= this.maxSeeds) {
+      this.seedsUnchecked++;
+      return { kind: "done", outcome: rest };
+    }
+    this.seedsChecked++;
+    const checked = await checkReplays(this.pool, this.target, result, draws, this.rootRanAlone);
+    this.notReplaying += new Set(
+      checked.failures.filter((f) => f.notReplaying !== undefined).map((f) => f.recipe ?? ""),
+    ).size;
+    return { kind: "done", outcome: { ...rest, result: checked } };
+  }
+
+  counts(): ReplayCheckCounts {
+    return { seedsChecked: this.seedsChecked, notReplaying: this.notReplaying, seedsUnchecked: this.seedsUnchecked };
+  }
+}
 
 /** The hash the campaign recorded for the timeline of `recipe`, or null when it recorded none. */
 function recordedHash(result: SeedResult, failure: SeedFailure, recipe: string): string | null {
@@ -105,7 +163,6 @@ export async function checkReplays(
     checked.add(recipe);
     const expected = recordedHash(result, failure, recipe);
     if (expected === null) continue;
-    replayChecks.timelines++;
     const outcome = await runAlone(pool, target, result.seed, recipe, null);
     if (outcome.kind === "cancelled") continue;
     let note: string | null = null;
@@ -121,10 +178,7 @@ export async function checkReplays(
       const draws = recipe === "" ? campaignDraws : undefined;
       note = await explain(pool, target, result.seed, recipe, expected, outcome.outcome, draws);
     }
-    if (note !== null) {
-      replayChecks.notReplaying++;
-      notes.set(recipe, note);
-    }
+    if (note !== null) notes.set(recipe, note);
   }
   if (notes.size === 0) return result;
   return {
