@@ -38,7 +38,9 @@ async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskK
       const campaign = new Campaign(
         task.exploration === undefined ? config : { ...config, exploration: task.exploration },
       );
-      const recorder = task.recordDraws === true ? new DrawTrailRecorder() : null;
+      // The trail is of the root timeline run plainly: an explored root's draws are not observed.
+      const explores = (task.exploration ?? config.exploration) !== null;
+      const recorder = task.recordDraws === true && !explores ? new DrawTrailRecorder() : null;
       const outcome = await campaign.runSingleSeed(task.seed, {
         baseTable: task.baseTable,
         onChaos: (chaos) => port.postMessage({ id: task.id, kind: "chaos", chaos } satisfies WorkerReply),
