@@ -246,6 +246,9 @@ export class WorkerPool {
     if (!this.slots.includes(slot)) return;
     const retiring = slot.retiring;
     slot.retiring = false;
+    // A worker lost while importing its simulation ahead of time (process.exit at its top level):
+    // workers stop preloading it, so the module loads in a task, whose failure is then reported.
+    if (!slot.ready && slot.preloaded !== null && slot.preloaded === this.warmModule) this.warmModule = null;
     this.finish(slot, outcome);
     // A retiring worker's successor already runs: it is not replaced twice.
     this.retire(slot, !retiring);
