@@ -10,6 +10,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   storage: async () => (await import("./storage.ts")).benchStorage(),
   network: async () => (await import("./network.ts")).benchNetwork(),
   workers: async () => (await import("./workers.ts")).benchWorkers(),
+  isolation: async () => (await import("./isolation.ts")).benchIsolation(),
   checker: async () => (await import("./checker.ts")).benchChecker(),
   transport: async () => (await import("./transport.ts")).benchTransport(),
   faults: async () => (await import("./faults.ts")).benchFaults(),

@@ -64,15 +64,9 @@ export function formatLoadFailure(failure: LoadFailure): string {
   return lines.join("\n");
 }
 
-/**
- * Every simulation of the files the globs match. A file that throws while imported is passed to
- * `onLoadError` and skipped when that callback is given (else the error is thrown).
- */
-export async function discoverSimulations(
-  config: ResolvedConfig,
-  onLoadError?: (failure: LoadFailure) => void,
-): Promise<DiscoveredSimulation[]> {
-  const files = (
+/** The simulation files the config's globs match, sorted. */
+export async function simulationFiles(config: ResolvedConfig): Promise<string[]> {
+  return (
     await glob([...config.include], {
       cwd: config.rootDir,
       ignore: [...config.exclude],
@@ -80,6 +74,19 @@ export async function discoverSimulations(
       onlyFiles: true,
     })
   ).sort();
+}
+
+/**
+ * Every simulation of the files the globs match (of `only`, when given: `moonpool replay` loads
+ * just the file of its simulation). A file that throws while imported is passed to
+ * `onLoadError` and skipped when that callback is given (else the error is thrown).
+ */
+export async function discoverSimulations(
+  config: ResolvedConfig,
+  onLoadError?: (failure: LoadFailure) => void,
+  only?: string,
+): Promise<DiscoveredSimulation[]> {
+  const files = only !== undefined ? [only] : await simulationFiles(config);
   const byName = new Map<string, DiscoveredSimulation>();
   for (const file of files) {
     const relativeFile = path.relative(config.rootDir, file).split(path.sep).join("/");

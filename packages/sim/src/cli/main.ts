@@ -112,6 +112,10 @@ export function createProgram(): Command {
     .option("--base-seed <seed>", "base seed of derived seeds (same on every shard)")
     .option("-j, --workers <n>", "worker threads (default: config, else the number of cores)")
     .option(
+      "--isolation <mode>",
+      "seed: a fresh realm per seed (default with nodeRuntime()); shared: realms reused across seeds (default without)",
+    )
+    .option(
       "--explore",
       "explore every root seed in depth (exploration with default settings, unless the simulation configures it)",
     )

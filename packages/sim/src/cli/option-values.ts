@@ -20,10 +20,9 @@ export function parseSeedList(text: string): number[] {
     .filter((p) => p.length > 0);
   if (parts.length === 0)
     throw new UsageError(`--seeds '${text}': expected a comma-separated list of seeds, e.g. --seeds 1,2,3`);
-  const seeds = parts.map((p) => parseSeed(p, "--seeds"));
-  const duplicate = seeds.find((s, i) => seeds.indexOf(s) !== i);
-  if (duplicate !== undefined) throw new UsageError(`--seeds: seed ${duplicate} is listed twice`);
-  return seeds;
+  // A seed may repeat: running it twice in one campaign is how to see that it does not depend on
+  // the seeds before it (each run gets its own position #N).
+  return parts.map((p) => parseSeed(p, "--seeds"));
 }
 
 export function parsePositiveInteger(text: string, flag: string, example: string): number {

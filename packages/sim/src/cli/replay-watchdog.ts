@@ -47,8 +47,8 @@ export async function runSimulatedCode<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /** Runs this same command in a child process; its output is this one's; killed past `limitMs`. */
-export function replayInChild(limitMs: number, io: CliIO): Promise<number> {
-  const env: NodeJS.ProcessEnv = { ...io.env, [REPLAY_CHILD_ENV]: "1" };
+export function replayInChild(limitMs: number, io: CliIO, extraEnv: NodeJS.ProcessEnv = {}): Promise<number> {
+  const env: NodeJS.ProcessEnv = { ...io.env, ...extraEnv, [REPLAY_CHILD_ENV]: "1" };
   // The child writes into pipes: keep the colours this terminal would have shown.
   if (colorEnabled(io.stdout, io.env)) env.FORCE_COLOR = "1";
   const child = spawn(process.execPath, [...process.execArgv, ...process.argv.slice(1)], {

@@ -21,6 +21,8 @@ import { writeReportFile } from "./report-files.ts";
 import { replayCommand, type ReplayCommandContext } from "./replay-command.ts";
 import type { SeedPlan } from "./seed-plan.ts";
 import type { TerminationSignal } from "./termination.ts";
+import type { Isolation } from "../runner/isolation.ts";
+import type { ReplayCheckCounts } from "../runner/pool/replay-check.ts";
 import type { IndexRange, Shard } from "./shard.ts";
 
 export const RUN_REPORT_KIND = "moonpool-run";
@@ -34,7 +36,10 @@ export interface FailureEntry {
   /** The first failure's kind (`assertion`, `workload`, `timeout` for a seed past `--timeout`, ...). */
   readonly kind: string;
   readonly message: string;
+  /** The command that replays it; "" when the failure does not replay on its own (`notReplaying`). */
   readonly replayCommand: string;
+  /** Why the failure does not replay on its own (pool/replay-check.ts); absent when it does. */
+  readonly notReplaying?: string;
 }
 
 export interface SimulationEntry {
@@ -57,6 +62,10 @@ export interface SimulationEntry {
   readonly expectFailure?: boolean;
   /** Why the campaign ended before its plan: --bail, --timeout, SIGINT; null when it ran to the end. */
   readonly stoppedBy: StopReason | null;
+  /** How seeds were kept apart (runner/isolation.ts); absent in reports older than it. */
+  readonly isolation?: Isolation;
+  /** Failing seeds re-run alone before they were reported (runner/pool/replay-check.ts). */
+  readonly replayCheck?: ReplayCheckCounts;
   readonly failures: readonly FailureEntry[];
   /** The seed that first reached each sometimes-family assertion, by seed index (coverage over seeds). */
   readonly sometimesFirstReached: readonly FirstReached[];
@@ -139,7 +148,9 @@ export function failureEntries(report: SimulationReport, context: ReplayCommandC
     recipe: t.recipe,
     kind: t.failure.kind,
     message: formatFailure(t.failure),
-    replayCommand: replayCommand(context, name, t.seed, t.recipe),
+    ...(t.failure.notReplaying === undefined
+      ? { replayCommand: replayCommand(context, name, t.seed, t.recipe) }
+      : { replayCommand: "", notReplaying: t.failure.notReplaying }),
   }));
 }
 

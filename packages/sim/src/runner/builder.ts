@@ -3,6 +3,7 @@
  * call (a bad count, tags before processes) throw `InvalidConfiguration` right there; mistakes
  * of combination throw from `run()` before any seed starts.
  */
+import { checkIsolationMode, type IsolationMode } from "./isolation.ts";
 import { InvalidConfiguration, TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
 import { DEFAULT_MAX_STEPS_PER_INSTANT, type SteppingMode } from "../engine/engine.ts";
 import { GUARDED_GLOBALS } from "../engine/escape-guard.ts";
@@ -72,6 +73,7 @@ export class SimulationBuilder {
   private readonly allowed = new Set<string>();
   private consoleCapture = true;
   private virtualRuntime = false;
+  private isolationMode: IsolationMode | undefined = undefined;
   private maxStepsAtInstant = DEFAULT_MAX_STEPS_PER_INSTANT;
   private exploration: ExplorationConfig | null = null;
   private replay: { seed: number; recipe: Recipe; overrides: TimelineOverrides } | null = null;
@@ -416,6 +418,18 @@ export class SimulationBuilder {
     return this;
   }
 
+  /**
+   * How seeds on workers are kept apart (`moonpool run`, `run({ workers })`): "seed" runs every
+   * seed (every root seed when exploring) in a fresh realm, so module-level state of the
+   * simulation and its libraries never carries from one seed to the next; "shared" reuses a
+   * realm for many seeds (faster; a seed may then depend on the seeds before it, and the report
+   * says so). Default: "seed" with `nodeRuntime()`, "shared" without (docs/decisions.md).
+   */
+  isolation(mode: IsolationMode): this {
+    this.isolationMode = checkIsolationMode(mode, "isolation(mode)");
+    return this;
+  }
+
   /** Whether console.* from simulated code becomes trace events (default true). */
   captureConsole(enabled: boolean): this {
     this.consoleCapture = enabled;
@@ -541,6 +555,7 @@ export class SimulationBuilder {
         source: this.source,
         taskFailuresFailSeed: this.taskFailuresFail,
         nodeRuntime: this.virtualRuntime,
+        ...(this.isolationMode === undefined ? {} : { isolation: this.isolationMode }),
       },
       this.replay?.overrides ?? NO_OVERRIDES,
     );

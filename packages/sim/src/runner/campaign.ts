@@ -3,6 +3,7 @@
  * Owns everything that is realm-wide for the duration of `run()`: the simulation hook, the escape
  * guard, the `process.nextTick` counter and the process-level error listeners.
  */
+import { resolveIsolation } from "./isolation.ts";
 import { InvalidConfiguration, installSimulationHook, uninstallSimulationHook } from "@moonpool/core";
 import { EscapeGuard } from "../engine/escape-guard.ts";
 import { natives } from "../engine/natives.ts";
@@ -258,6 +259,7 @@ export class Campaign {
         steppingMode: this.config.steppingMode,
         bail: false,
         seedTimeoutMs: null,
+        isolation: resolveIsolation(this.config).mode,
         signal: new AbortController().signal,
       });
       return report;

@@ -1,4 +1,5 @@
 /** The validated configuration a `SimulationBuilder` produces; read by the seed runner. */
+import type { IsolationMode } from "./isolation.ts";
 import type { TracePrinting } from "./trace-printing.ts";
 import type { TraceLevel } from "@moonpool/core";
 import type { SteppingMode } from "../engine/engine.ts";
@@ -93,6 +94,12 @@ export interface SimulationConfig {
   readonly taskFailuresFailSeed?: boolean;
   /** Simulated code's timers, clocks and randomness are virtual instead of escapes (`nodeRuntime()`). */
   readonly nodeRuntime?: boolean;
+  /**
+   * Where seeds run on workers (`isolation()`): "seed", a fresh realm per seed (per root seed
+   * when exploring); "shared", realms reused across seeds. Absent: "seed" with `nodeRuntime()`,
+   * "shared" without (runner/isolation.ts).
+   */
+  readonly isolation?: IsolationMode;
   /** A shrunk run's departures from the seed's own chaos and sizes (`runner/shrink/overrides.ts`); absent: none. */
   readonly overrides?: TimelineOverrides;
 }

@@ -121,7 +121,9 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
       }
       const result = report.seeds.find((r) => r.seed === first.seed);
       if (result !== undefined) out.push(`  chaos: ${describeSeedChaos(result.chaos)}`);
-      out.push(`  ${hint(first.seed, first.recipe)}`);
+      // A failure that hashed differently alone gets no replay command: it would not reproduce.
+      if (f.notReplaying !== undefined) for (const line of f.notReplaying.split("\n")) out.push(c.yellow(`  ${line}`));
+      else out.push(`  ${hint(first.seed, first.recipe)}`);
       const others = group.timelines.slice(1).map((t) => t.seed);
       if (others.length > 0) out.push(`  ${plural(others.length, "other seed")}: ${rerun(others)}`);
     }

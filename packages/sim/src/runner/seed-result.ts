@@ -36,6 +36,11 @@ export interface SeedFailure {
   readonly recipe?: string;
   /** For failures found by exploration: the trace hash of the failing timeline (`recipe`'s). */
   readonly traceHash?: string;
+  /**
+   * Set when the failure's timeline, run alone the way `moonpool replay` runs it, hashed
+   * differently: why, and where the runs part. Such a failure has no replay command.
+   */
+  readonly notReplaying?: string;
 }
 
 import type { Discovery } from "../chaos/assertions/index.ts";

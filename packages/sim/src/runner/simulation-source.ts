@@ -112,22 +112,32 @@ function builderFromExport(value: unknown, source: SimulationSource): Simulation
 const loadedModules = new Map<string, Record<string, unknown>>();
 
 /**
+ * Imports a simulation module once per thread, module-level randomness on the fixed load stream
+ * (a warm pool worker imports its simulation this way before its first task).
+ */
+export async function importSimulationModule(module: string): Promise<Record<string, unknown>> {
+  let loaded = loadedModules.get(module);
+  if (loaded === undefined) {
+    loaded = (await loadWithFixedRandomness(() => import(module))) as Record<string, unknown>;
+    loadedModules.set(module, loaded);
+  }
+  return loaded;
+}
+
+/**
  * Imports the source's module (once per thread) and returns a fresh builder. The
  * builder records the source it came from, so a simulation that explores with workers validates
  * wherever it is built.
  */
 export async function loadSimulationBuilder(source: SimulationSource): Promise<SimulationBuilder> {
   const where = describeSource(source);
-  let module = loadedModules.get(source.module);
-  if (module === undefined) {
-    try {
-      module = (await loadWithFixedRandomness(() => import(source.module))) as Record<string, unknown>;
-    } catch (error) {
-      throw new InvalidConfiguration(`${where}: the module failed to load: ${(error as Error).message}`, {
-        cause: error,
-      });
-    }
-    loadedModules.set(source.module, module);
+  let module: Record<string, unknown>;
+  try {
+    module = await importSimulationModule(source.module);
+  } catch (error) {
+    throw new InvalidConfiguration(`${where}: the module failed to load: ${(error as Error).message}`, {
+      cause: error,
+    });
   }
   if (!(source.export in module)) {
     const names = Object.keys(module).sort();

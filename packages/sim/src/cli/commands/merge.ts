@@ -76,7 +76,9 @@ export async function mergeCommand(files: readonly string[], flags: MergeFlags, 
   for (const entry of merged.simulations) {
     io.stderr.write(statusLine(entry, c) + "\n");
     for (const f of entry.failures)
-      io.stderr.write(`    seed ${f.seed}: ${escapeTerminal(f.message)}\n  replay: ${f.replayCommand}\n`);
+      io.stderr.write(
+        `    seed ${f.seed}: ${escapeTerminal(f.message)}\n  ${f.notReplaying === undefined ? `replay: ${f.replayCommand}` : f.notReplaying}\n`,
+      );
   }
   for (const file of written) io.stderr.write(`wrote ${shortPath(io.cwd, file)}\n`);
   const into = target === null ? "" : ` into ${shortPath(io.cwd, target)}`;

@@ -25,6 +25,7 @@ import { DEFAULT_SEED_TIMEOUT_MS } from "../../runner/pool/pool-campaign.ts";
 import { isReplayChild, replayInChild, runSimulatedCode } from "../replay-watchdog.ts";
 import { AFTER_FAILURE_MS, buildStory } from "../replay-story.ts";
 import { replayCommand } from "../replay-command.ts";
+import { REPLAY_FILE_ENV, simulationFileOf } from "../replay-file.ts";
 import { renderTimelineHtml, replayTimeline, timelineFileName } from "../reporters/html/index.ts";
 import { readRunReport } from "../run-report.ts";
 import { writeReportFile } from "../report-files.ts";
@@ -79,7 +80,7 @@ interface Target {
   readonly recipe: string;
 }
 
-async function targetFromReport(flags: ReplayFlags, io: CliIO): Promise<Target> {
+async function targetFromReport(flags: ReplayFlags, io: CliIO | null): Promise<Target> {
   const file = await readRunReport(flags.from!);
   const failures = file.simulations.flatMap((s) =>
     s.failures.map((f) => ({ simulation: s.name, seed: f.seed, recipe: f.recipe })),
@@ -87,10 +88,24 @@ async function targetFromReport(flags: ReplayFlags, io: CliIO): Promise<Target> 
   if (failures.length === 0) throw new UsageError(`--from ${flags.from}: the report records no failure to replay`);
   const n = flags.failure === undefined ? 1 : parsePositiveInteger(flags.failure, "--failure", "1");
   if (n > failures.length) throw new UsageError(`--failure ${n}: the report records ${failures.length} failure(s)`);
-  io.stderr.write(`replaying failure ${n} of ${failures.length} recorded in ${flags.from}\n`);
+  io?.stderr.write(`replaying failure ${n} of ${failures.length} recorded in ${flags.from}\n`);
   const warning = versionMismatchWarning(file);
-  if (warning !== null) io.stderr.write(`warning: ${warning}\n`);
+  if (warning !== null) io?.stderr.write(`warning: ${warning}\n`);
   return failures[n - 1]!;
+}
+
+/**
+ * The one file the replay child loads, or null when the simulation cannot be told yet (a bad
+ * flag, an unknown name): the child then reports the problem the way it always did.
+ */
+async function replayFileFor(simulationArg: string | undefined, flags: ReplayFlags, io: CliIO): Promise<string | null> {
+  try {
+    const name = flags.from !== undefined ? (await targetFromReport(flags, null)).simulation : simulationArg;
+    if (name === undefined) return null;
+    return await simulationFileOf(await loadConfig(io.cwd, flags.config), name);
+  } catch {
+    return null;
+  }
 }
 
 export async function replayCommandRun(
@@ -100,7 +115,8 @@ export async function replayCommandRun(
 ): Promise<number> {
   if (!isReplayChild(io)) {
     const limitMs = flags.timeout === undefined ? DEFAULT_SEED_TIMEOUT_MS : parseDurationMs(flags.timeout, "--timeout");
-    return replayInChild(limitMs, io);
+    const file = await replayFileFor(simulationArg, flags, io);
+    return replayInChild(limitMs, io, file === null ? {} : { [REPLAY_FILE_ENV]: file });
   }
   let target: Target;
   if (flags.from !== undefined) {
@@ -125,8 +141,11 @@ export async function replayCommandRun(
   }
   const minLevel = flags.level === undefined ? "info" : parseTraceLevel(flags.level);
   const fileConfig = await loadConfig(io.cwd, flags.config);
-  const discovered = await discoverSimulations(fileConfig, (failure) =>
-    io.stderr.write(`${escapeTerminal(formatLoadFailure(failure))}\n`),
+  // Only the simulation's own file, as in a run's worker (replay-file.ts).
+  const discovered = await discoverSimulations(
+    fileConfig,
+    (failure) => io.stderr.write(`${escapeTerminal(formatLoadFailure(failure))}\n`),
+    io.env[REPLAY_FILE_ENV],
   );
   const sim = findSimulation(discovered, target.simulation);
   let config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);

@@ -44,6 +44,8 @@ import {
   parseUntilStable,
 } from "../option-values.ts";
 import { WorkerPool } from "../../runner/pool/worker-pool.ts";
+import { isolationFlag } from "../isolation-flag.ts";
+import { resolveIsolation, sharedIsolationNote } from "../../runner/isolation.ts";
 import { DEFAULT_SEED_TIMEOUT_MS, EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../../runner/pool/pool-campaign.ts";
 import { createProgress, type ProgressDisplay as Progress } from "../progress.ts";
 import { CampaignCoverage } from "../coverage-report.ts";
@@ -95,6 +97,8 @@ export interface RunFlags {
   readonly quick?: boolean;
   /** Code coverage of the system under test: a plateau signal and lcov/HTML reports. */
   readonly coverage?: boolean;
+  /** `--isolation seed|shared`: overrides every simulation's own setting. */
+  readonly isolation?: string;
 }
 
 /** Failing seeds per simulation recorded in a JSON report (what `--last-failed` reruns). */
@@ -155,6 +159,8 @@ interface RunSettings {
   /** `--explore-total-budget`: timelines for all root seeds together, or null. */
   readonly exploreTotal: number | null;
   readonly context: ReplayCommandContext;
+  /** `--isolation`, or null: each simulation's own (runner/isolation.ts). */
+  readonly isolation: ReturnType<typeof isolationFlag>;
 }
 
 /**
@@ -218,6 +224,7 @@ async function runSettings(flags: RunFlags, io: CliIO): Promise<RunSettings> {
     },
     exploreTotal: exploreTotal ?? null,
     context: { configArg: flags.config ?? null },
+    isolation: isolationFlag(flags.isolation),
   };
 }
 
@@ -308,7 +315,8 @@ function firstFailurePrinter(
     const recipes = new Set<string>();
     for (const f of result.failures) {
       lines.push(`    ${formatFailure(f)}`);
-      recipes.add(f.recipe ?? "");
+      if (f.notReplaying !== undefined) lines.push(...f.notReplaying.split("\n").map((l) => `  ${l}`));
+      else recipes.add(f.recipe ?? "");
     }
     for (const recipe of recipes) lines.push(`  replay: ${replayCommand(context, name, result.seed, recipe)}`);
     progress.print(escapeTerminal(lines.join("\n"), colors.isColorSupported));
@@ -342,6 +350,9 @@ async function runSimulation(
     timelinesPerSeed: explore ? config.exploration!.maxRunsPerSeed : null,
   });
   const errColors = colorsFor(io.stderr);
+  const isolation = resolveIsolation(config, settings.isolation);
+  const sharedNote = sharedIsolationNote(isolation);
+  if (sharedNote !== null) progress.print(errColors.yellow(`${sim.name}: ${sharedNote}`));
   // A seed past --timeout is a failed seed (printed by onFailure); the campaign goes on.
   const outcome = await runPoolCampaign(pool, {
     name: sim.name,
@@ -354,6 +365,7 @@ async function runSimulation(
     bail: bailAfter !== null,
     bailAfter: bailAfter === null ? undefined : Math.max(1, bailAfter - failingSoFar),
     seedTimeoutMs: settings.seedTimeoutMs,
+    isolation: isolation.mode,
     signal,
     loadError: (message) => new SimulationLoadError(message),
     onProgress: (p) => progress.update(p),
@@ -363,8 +375,14 @@ async function runSimulation(
       : firstFailurePrinter(sim.name, context, progress, errColors),
     ...(coverage === null ? {} : { coverageRoot: settings.fileConfig.rootDir }),
   });
-  const { report, stoppedBy, sometimesFirstReached } = outcome;
+  const { report, stoppedBy, sometimesFirstReached, replayCheck } = outcome;
   progress.end();
+  if (replayCheck !== null && replayCheck.seedsUnchecked > 0)
+    io.stderr.write(
+      errColors.yellow(
+        `${sim.name}: the first ${replayCheck.seedsChecked} failing seeds were re-run alone; ${plural(replayCheck.seedsUnchecked, "more failing seed")} were not (their replay commands are unchecked)`,
+      ) + "\n",
+    );
   const blocks = outcome.coverage;
   const codeCoverage = coverage === null || blocks === null ? null : await coverage.add(sim.source, blocks);
   const declared = await declaredSafetyAssertions(sim.file, settings.fileConfig.rootDir);
@@ -388,6 +406,8 @@ async function runSimulation(
     ...(unevaluated.length > 0 ? { neverEvaluated: unevaluated } : {}),
     ...(sim.definition.expectFailure ? { expectFailure: true } : {}),
     stoppedBy,
+    isolation: { mode: isolation.mode, chosen: isolation.chosen },
+    ...(replayCheck === null ? {} : { replayCheck }),
     failures: failureEntries(report, context, sim.name),
     sometimesFirstReached,
     report: report.toJSON(),

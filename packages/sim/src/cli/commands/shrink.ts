@@ -12,6 +12,7 @@ import { formatDuration } from "../../runner/report-format.ts";
 import type { RunSize } from "../../runner/shrink/measure.ts";
 import { DEFAULT_SEED_TIMEOUT_MS } from "../../runner/pool/pool-campaign.ts";
 import { IsolatedRuns } from "../../runner/shrink/isolated-runs.ts";
+import { resolveIsolation } from "../../runner/isolation.ts";
 import { NothingToShrink, shrinkTimeline, type ShrinkResult } from "../../runner/shrink/shrinker.ts";
 import { buildSimulationConfig } from "../build-simulation.ts";
 import { colorsFor } from "../colors.ts";
@@ -93,7 +94,8 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
     ),
   );
   // Each candidate runs in a worker under the per-seed time limit, as seeds of moonpool run do.
-  const isolate = new IsolatedRuns(sim.source, runTimeoutMs);
+  // With isolation "seed", a fresh realm per candidate: module state cannot carry between them.
+  const isolate = new IsolatedRuns(sim.source, runTimeoutMs, resolveIsolation(config).mode === "seed");
   let result: ShrinkResult;
   try {
     io.stderr.write(`shrinking ${sim.name} seed ${seed}${recipe === "" ? "" : ` recipe "${recipe}"`}\n`);

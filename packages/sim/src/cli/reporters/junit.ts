@@ -51,7 +51,8 @@ function groupText(entry: SimulationEntry, group: FailureGroup, context: ReplayC
     for (const line of codeFrame(first.location)) lines.push(`    ${line}`);
   }
   lines.push(`  recipe: ${first.recipe === "" ? "(the root timeline)" : `"${first.recipe}"`}`);
-  lines.push(`  replay: ${replayCommand(context, entry.name, first.seed, first.recipe)}`);
+  if (f.notReplaying !== undefined) lines.push(...f.notReplaying.split("\n").map((l) => `  ${l}`));
+  else lines.push(`  replay: ${replayCommand(context, entry.name, first.seed, first.recipe)}`);
   const others = group.timelines.slice(1).map((t) => t.seed);
   if (others.length > 0)
     lines.push(`  ${plural(others.length, "other seed")}: ${rerunCommand(context, entry.name, others)}`);

@@ -10,6 +10,7 @@ import type { SeedChaosRecord } from "../seed-chaos.ts";
 import type { SeedResult } from "../seed-result.ts";
 import type { TraceEvent } from "../../world/trace-log.ts";
 import type { ExplorationConfig } from "../../explore/config.ts";
+import type { DrawTrail } from "../draw-trail.ts";
 import type { BuildOverrides, SimulationSource } from "../simulation-source.ts";
 
 export type PoolTask =
@@ -31,6 +32,21 @@ export type PoolTask =
       readonly exploration?: ExplorationConfig;
       /** Collect block coverage of the user's code under this project root (absent: none). */
       readonly coverageRoot?: string;
+      /** Keep the draw trail of the root timeline, returned when the seed fails (the replay check). */
+      readonly recordDraws?: boolean;
+    }
+  /**
+   * One timeline run the way `moonpool replay` runs it (seed and recipe, no exploration), in a
+   * fresh realm: the replay check of a failure (runner/pool/replay-check.ts).
+   */
+  | {
+      readonly kind: "replayCheck";
+      readonly source: SimulationSource;
+      readonly overrides: BuildOverrides;
+      readonly seed: number;
+      readonly recipe: string;
+      /** Capture the JavaScript stack of this sim draw (null: none). */
+      readonly stackAtDraw: number | null;
     }
   /**
    * One timeline run again for a page (`--reporter html`, `shrink --html`), never explored, with
@@ -58,10 +74,23 @@ export type PoolTask =
 
 export type PoolTaskKind = PoolTask["kind"];
 
+/** A timeline run alone (the replay check). */
+export interface ReplayCheckResult {
+  readonly traceHash: string;
+  readonly ok: boolean;
+  readonly draws: DrawTrail;
+  /** The stack of draw `stackAtDraw`, when asked for and reached. */
+  readonly stack?: string;
+}
+
 /** What each kind of task produces. */
 export interface PoolTaskResults {
-  /** `coverage`: the seed's block coverage, present when the task asked for it. */
-  readonly rootSeed: SingleSeedOutcome & { readonly coverage?: BlockCoverage };
+  /**
+   * `coverage`: the seed's block coverage, present when the task asked for it; `draws`: the root
+   * timeline's draw trail, present when asked for and the seed failed.
+   */
+  readonly rootSeed: SingleSeedOutcome & { readonly coverage?: BlockCoverage; readonly draws?: DrawTrail };
+  readonly replayCheck: ReplayCheckResult;
   /** `events`: the TraceEvents' fields (structured clone drops their class). */
   readonly timeline: {
     readonly result: SeedResult;

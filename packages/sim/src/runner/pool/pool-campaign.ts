@@ -14,6 +14,9 @@
  *   `--workers 1` and `--workers 8` explore identically. With a shard, rounds count from the
  *   shard's first seed and the first round starts from an empty table: sharded exploration
  *   depends on the shard count (not on the worker count).
+ * - Isolation (`isolation`, runner/isolation.ts): with "seed", every task gets a fresh realm
+ *   from the pool's warm workers. Every failing seed is re-run alone before it is absorbed
+ *   (replay-check.ts), so no failure is reported with a replay command that does not reproduce.
  */
 import { InvalidConfiguration } from "@moonpool/core";
 import type { SteppingMode } from "../../engine/engine.ts";
@@ -32,7 +35,9 @@ import type { SeedFailure, SeedResult } from "../seed-result.ts";
 import { NO_CHAOS_DRAWN } from "../seed-chaos.ts";
 import { seedAt, type IndexRange, type SeedPlan } from "../seed-plan.ts";
 import type { BuildOverrides, SimulationSource } from "../simulation-source.ts";
+import type { IsolationMode } from "../isolation.ts";
 import type { PoolTaskResults, TaskOutcome } from "./messages.ts";
+import { ReplayChecker, type ReplayCheckCounts } from "./replay-check.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
 export { EXPLORE_ROUND_ROOT_SEEDS } from "../root-rounds.ts";
@@ -79,6 +84,10 @@ export interface PoolCampaignOptions {
   readonly loadError?: (message: string) => Error;
   /** Collect block coverage of the user's code under this project root (`--coverage`). */
   readonly coverageRoot?: string;
+  /** "seed": a fresh realm per seed (per root seed when exploring); "shared": realms reused. Default "seed". */
+  readonly isolation?: IsolationMode;
+  /** Re-run every failing timeline alone before it is reported (default true). */
+  readonly replayCheck?: boolean;
 }
 
 export interface PoolCampaignResult {
@@ -88,6 +97,8 @@ export interface PoolCampaignResult {
   readonly sometimesFirstReached: readonly FirstReached[];
   /** The absorbed seeds' block coverage, merged in seed order; null without `coverageRoot`. */
   readonly coverage: BlockCoverage | null;
+  /** Failing seeds re-run alone, and those past the check's budget (null without `replayCheck`). */
+  readonly replayCheck: ReplayCheckCounts | null;
 }
 
 /** By seed index, then message: the same order for a whole run and for merged shards. */
@@ -163,6 +174,10 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     if (options.signal.aborted) resolve("interrupted");
     else options.signal.addEventListener("abort", () => resolve("interrupted"), { once: true });
   });
+  const isolated = (options.isolation ?? "seed") === "seed";
+  const replayCheck = options.replayCheck !== false;
+  // Warm realms import the module ahead of coverage, which must see its top level: not with --coverage.
+  if (options.coverageRoot === undefined) pool.prepare(options.source.module);
   const submit = (index: number, baseTable: AssertionTableState | null): Promise<SeedOutcome> =>
     pool.run(
       {
@@ -172,15 +187,24 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
         seed: seedAt(plan, index),
         baseTable,
         ...coverageTask,
+        // A root run first in a fresh realm is its own replay check: no trail needed.
+        ...(replayCheck && !isolated ? { recordDraws: true } : {}),
       },
-      { timeoutMs: options.seedTimeoutMs, batch },
+      { timeoutMs: options.seedTimeoutMs, batch, isolated },
     );
+  // `moonpool replay` builds the simulation without the command's exploration overrides.
+  const checker = replayCheck
+    ? new ReplayChecker(pool, { source: options.source, overrides: { explore: false }, batch }, isolated)
+    : null;
 
-  /** Waits for a task, or throws Stop("interrupted") on SIGINT. */
+  /** Waits for a task (and the replay check of a failing seed, in seed order), or throws Stop("interrupted") on SIGINT. */
   const settle = async (pending: Promise<SeedOutcome>): Promise<SeedOutcome> => {
     const outcome = await Promise.race([pending, interrupted]);
     if (outcome === "interrupted") throw new Stop("interrupted");
-    return outcome;
+    if (checker === null) return outcome;
+    const checked = await Promise.race([checker.check(outcome), interrupted]);
+    if (checked === "interrupted") throw new Stop("interrupted");
+    return checked;
   };
 
   /** Records seed `index` in seed order; throws Stop when the campaign ends here. Returns false when a stop rule says so. */
@@ -259,7 +283,13 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     steppingMode: options.steppingMode,
     exploration: options.explore ? mergeExplorationReports(explorations) : null,
   });
-  return { report, stoppedBy, sometimesFirstReached: sortFirstReached([...firstReached.values()]), coverage };
+  return {
+    report,
+    stoppedBy,
+    sometimesFirstReached: sortFirstReached([...firstReached.values()]),
+    coverage,
+    replayCheck: checker?.counts() ?? null,
+  };
 }
 
 type SeedOutcome = TaskOutcome<PoolTaskResults["rootSeed"]>;

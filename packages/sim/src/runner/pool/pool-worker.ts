@@ -1,17 +1,20 @@
 /**
  * The pool worker: for every task it loads the simulation from its source (the module is
- * imported once, the builder is built afresh each time, so no state carries from one task to
- * the next whichever worker ran the previous one) and runs it with `Campaign.runSingleSeed`.
+ * imported once per worker, the builder is built afresh each time) and runs it with
+ * `Campaign.runSingleSeed`. Module-level state of the simulation and its libraries carries from
+ * task to task in one worker, so an isolated task gets a worker of its own (worker-pool.ts);
+ * a warm worker imports its simulation module (`workerData.preload`) before saying it is ready.
  * One task at a time: a realm runs one simulation at a time.
  */
-import { parentPort } from "node:worker_threads";
+import { parentPort, workerData } from "node:worker_threads";
 import { parseRecipe } from "../../engine/recipe.ts";
 import type { TraceEvent } from "../../world/trace-log.ts";
+import { DrawTrailRecorder } from "../draw-trail.ts";
 import { Campaign } from "../campaign.ts";
 import { configFingerprint } from "../config-fingerprint.ts";
 import { beginSeedCoverage, endSeedCoverage, scriptSources, startCoverage } from "../coverage/collector.ts";
 import { parseOverrides, withOverrides } from "../shrink/overrides.ts";
-import { buildWithOverrides, loadSimulationBuilder } from "../simulation-source.ts";
+import { buildWithOverrides, importSimulationModule, loadSimulationBuilder } from "../simulation-source.ts";
 import type { PoolTaskMessage, PoolTaskResults, PoolTaskKind, WorkerReply } from "./messages.ts";
 
 if (parentPort === null) throw new Error("pool-worker.ts runs inside a worker thread (see worker-pool.ts)");
@@ -48,12 +51,33 @@ async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskK
       const campaign = new Campaign(
         task.exploration === undefined ? config : { ...config, exploration: task.exploration },
       );
+      // The trail is of the root timeline run plainly: an explored root's draws are not observed.
+      const explores = (task.exploration ?? config.exploration) !== null;
+      const recorder = task.recordDraws === true && !explores ? new DrawTrailRecorder() : null;
       const outcome = await campaign.runSingleSeed(task.seed, {
         baseTable: task.baseTable,
         onChaos: (chaos) => port.postMessage({ id: task.id, kind: "chaos", chaos } satisfies WorkerReply),
+        ...(recorder === null ? {} : { drawObserver: recorder.observer }),
       });
       const coverage = coverageRoot === undefined ? {} : { coverage: await endSeedCoverage(coverageRoot) };
-      return { ...outcome, result: { ...outcome.result, discoveries: [] }, ...coverage };
+      const draws = recorder !== null && !outcome.result.ok ? { draws: recorder.trail() } : {};
+      return { ...outcome, result: { ...outcome.result, discoveries: [] }, ...coverage, ...draws };
+    }
+    case "replayCheck": {
+      // As `moonpool replay` builds and runs it: the recipe's timeline, no exploration.
+      const config = buildWithOverrides(builder, task.overrides);
+      const recorder = new DrawTrailRecorder(task.stackAtDraw);
+      const { result } = await new Campaign(config).runSingleSeed(task.seed, {
+        breakpoints: parseRecipe(task.recipe),
+        explore: false,
+        drawObserver: recorder.observer,
+      });
+      return {
+        traceHash: result.traceHash,
+        ok: result.ok,
+        draws: recorder.trail(),
+        ...(recorder.stack === undefined ? {} : { stack: recorder.stack }),
+      };
     }
   }
 }
@@ -71,4 +95,8 @@ let queue: Promise<void> = Promise.resolve();
 port.on("message", (task: PoolTaskMessage) => {
   queue = queue.then(async () => port.postMessage(await runTask(task)));
 });
+// A warm worker imports its simulation first: the task that takes it starts at once. A module that
+// fails to load is reported by the task (loadSimulationBuilder imports it again and throws).
+const preload = (workerData as { preload?: string | null } | null)?.preload ?? null;
+if (preload !== null) await importSimulationModule(preload).catch(() => {});
 port.postMessage({ kind: "ready" } satisfies WorkerReply);

@@ -5,6 +5,11 @@
  * or cancelled. A worker that crashes or times out is terminated and replaced, so one bad task
  * does not take the campaign down. Used by `moonpool run` and by the builder's `run()` (root
  * seeds, explored or not); what a task does is in pool-worker.ts.
+ *
+ * A task run `isolated` gets a fresh realm: a worker that has run nothing yet, with only that
+ * task's simulation module imported ahead of time, retired once the task ends. Its successor is
+ * spawned as soon as it takes the task, so the next isolated task finds a warm realm
+ * (docs/decisions.md, seed isolation).
  */
 import { getHeapStatistics } from "node:v8";
 import { Worker, type ResourceLimits } from "node:worker_threads";
@@ -32,12 +37,18 @@ export interface RunOptions {
   readonly timeoutMs?: number | null;
   /** Tasks sharing a batch object can be cancelled together (`cancelQueued`). */
   readonly batch?: object;
+  /**
+   * Run in a fresh realm: a worker that ran no task before and imported no other simulation
+   * module, retired after this task (seed isolation; what the task's module is: `prepare`).
+   */
+  readonly isolated?: boolean;
 }
 
 interface PendingTask {
   readonly message: PoolTaskMessage;
   readonly timeoutMs: number | null;
   readonly batch: object | null;
+  readonly isolated: boolean;
   readonly resolve: (outcome: TaskOutcome<unknown>) => void;
 }
 
@@ -50,6 +61,12 @@ interface Slot {
   startedMs: number;
   /** The chaos the running root seed drew (reported if it then hangs or crashes). */
   chaos: SeedChaosRecord | null;
+  /** The realm is as spawned: no task ran in it yet (only `preloaded` was imported). */
+  fresh: boolean;
+  /** The simulation module the worker imported ahead of any task, or null. */
+  readonly preloaded: string | null;
+  /** Runs an isolated task and is terminated when it ends; its successor is already spawned. */
+  retiring: boolean;
 }
 
 export class WorkerPool {
@@ -59,6 +76,8 @@ export class WorkerPool {
   private readonly lowPriority: boolean;
   private nextId = 1;
   private closed = false;
+  /** The simulation module fresh workers import ahead of their first task (`prepare`). */
+  private warmModule: string | null = null;
 
   constructor(
     readonly size: number,
@@ -73,6 +92,19 @@ export class WorkerPool {
     for (let i = 0; i < size; i++) this.slots.push(this.spawn());
   }
 
+  /**
+   * Fresh workers import `module` ahead of their first task from now on, so an isolated task
+   * of that simulation starts at once; idle fresh workers that imported another module are
+   * replaced (a fresh realm holds only its own simulation's module).
+   */
+  prepare(module: string): void {
+    if (this.closed || this.warmModule === module) return;
+    this.warmModule = module;
+    for (const slot of [...this.slots]) {
+      if (slot.fresh && slot.current === null && slot.preloaded !== module) this.retire(slot, true);
+    }
+  }
+
   /** Queues a task. */
   run<K extends PoolTaskKind>(
     task: Extract<PoolTask, { kind: K }>,
@@ -85,6 +117,7 @@ export class WorkerPool {
         message,
         timeoutMs: options.timeoutMs ?? null,
         batch: options.batch ?? null,
+        isolated: options.isolated ?? false,
         resolve: resolve as (outcome: TaskOutcome<unknown>) => void,
       });
       this.pump();
@@ -116,7 +149,7 @@ export class WorkerPool {
     this.closed = true;
     for (const task of this.queue.splice(0)) task.resolve({ kind: "cancelled" });
     await Promise.all(
-      this.slots.map(async (slot) => {
+      this.slots.splice(0).map(async (slot) => {
         if (slot.timer !== null) clearTimeout(slot.timer);
         slot.current?.resolve({ kind: "cancelled" });
         slot.current = null;
@@ -127,11 +160,22 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
+    const preloaded = this.warmModule;
     const worker = new Worker(BOOTSTRAP_URL, {
       resourceLimits: this.resourceLimits,
-      workerData: { lowPriority: this.lowPriority },
+      workerData: { lowPriority: this.lowPriority, preload: preloaded },
     });
-    const slot: Slot = { worker, ready: false, current: null, timer: null, startedMs: 0, chaos: null };
+    const slot: Slot = {
+      worker,
+      ready: false,
+      current: null,
+      timer: null,
+      startedMs: 0,
+      chaos: null,
+      fresh: true,
+      preloaded,
+      retiring: false,
+    };
     worker.on("message", (reply: WorkerReply) => {
       if (reply.kind === "ready") {
         slot.ready = true;
@@ -183,23 +227,38 @@ export class WorkerPool {
     const task = slot.current;
     slot.current = null;
     task?.resolve(outcome);
+    // An isolated task's realm is used up: its successor was spawned when it started.
+    if (slot.retiring) this.retire(slot, false);
+  }
+
+  /** Terminates a worker; `replace`: spawn a successor in its place (else it already has one). */
+  private retire(slot: Slot, replace: boolean): void {
+    const index = this.slots.indexOf(slot);
+    if (index < 0) return;
+    detach(slot.worker);
+    void slot.worker.terminate();
+    if (replace) this.slots[index] = this.spawn();
+    else this.slots.splice(index, 1);
   }
 
   private replace(slot: Slot, outcome: TaskOutcome<unknown>): void {
     if (this.closed) return;
-    const index = this.slots.indexOf(slot);
-    if (index < 0) return;
+    if (!this.slots.includes(slot)) return;
+    const retiring = slot.retiring;
+    slot.retiring = false;
+    // A worker lost while importing its simulation ahead of time (process.exit at its top level):
+    // workers stop preloading it, so the module loads in a task, whose failure is then reported.
+    if (!slot.ready && slot.preloaded !== null && slot.preloaded === this.warmModule) this.warmModule = null;
     this.finish(slot, outcome);
-    detach(slot.worker);
-    void slot.worker.terminate();
-    this.slots[index] = this.spawn();
+    // A retiring worker's successor already runs: it is not replaced twice.
+    this.retire(slot, !retiring);
     this.pump();
   }
 
   /** Workers started and without a task, less the tasks waiting: how many could start a task now. */
   get available(): number {
     let free = 0;
-    for (const slot of this.slots) if (slot.ready && slot.current === null) free++;
+    for (const slot of this.slots) if (slot.ready && slot.current === null && !slot.retiring) free++;
     return Math.max(0, free - this.queue.length);
   }
 
@@ -209,11 +268,26 @@ export class WorkerPool {
   }
 
   private pump(): void {
-    for (const slot of this.slots) {
+    for (const slot of [...this.slots]) {
       if (this.queue.length === 0) return;
+      // Spare realms wait warm: never more tasks at once than the pool's size.
+      if (this.slots.filter((s) => s.current !== null).length >= this.size) return;
       if (!slot.ready || slot.current !== null) continue;
+      // Tasks start in queue order: an isolated one waits for a fresh realm of its module.
+      const head = this.queue[0]!;
+      if (head.isolated && !(slot.fresh && isRealmFor(slot, head.message))) {
+        // An idle used realm cannot serve it: a fresh one takes its place, unless one is coming.
+        if (!this.slots.some((other) => other.fresh && other.current === null && isRealmFor(other, head.message)))
+          this.retire(slot, true);
+        continue;
+      }
       const task = this.queue.shift()!;
       slot.current = task;
+      slot.fresh = false;
+      if (task.isolated) {
+        slot.retiring = true;
+        this.slots.push(this.spawn());
+      }
       slot.startedMs = performance.now();
       slot.chaos = null;
       if (task.timeoutMs !== null) {
@@ -226,6 +300,11 @@ export class WorkerPool {
       slot.worker.postMessage(task.message);
     }
   }
+}
+
+/** Whether the slot's preloaded module (if any) is the task's simulation module. */
+function isRealmFor(slot: Slot, message: PoolTaskMessage): boolean {
+  return slot.preloaded === null || ("source" in message && message.source.module === slot.preloaded);
 }
 
 /**

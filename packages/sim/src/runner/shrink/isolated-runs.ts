@@ -2,7 +2,9 @@
  * Shrink candidates run in a worker thread, each under a wall-clock limit: a candidate stuck in
  * synchronous code (a state the original run never reached) costs one run, not the search. The
  * worker is terminated at the limit (termination stops synchronous code too) and a fresh one
- * takes the next candidate.
+ * takes the next candidate. With `freshRealmPerRun` (seed isolation "seed", runner/isolation.ts)
+ * every candidate gets a worker of its own, the next one started as soon as a run ends, so no
+ * module state carries from one candidate to the next.
  */
 import { Worker } from "node:worker_threads";
 import type { SimulationSource } from "../simulation-source.ts";
@@ -40,6 +42,8 @@ export class IsolatedRuns {
     private readonly source: SimulationSource,
     /** Wall-clock limit of one run, worker start included. */
     readonly timeoutMs: number,
+    /** A fresh worker for every run. */
+    private readonly freshRealmPerRun = false,
   ) {}
 
   /** The worker, started (and its module loading) if there is none. */
@@ -72,9 +76,11 @@ export class IsolatedRuns {
       const settle = (outcome: IsolatedOutcome, lost: boolean) => {
         clearTimeout(timer);
         worker.off("message", onMessage).off("error", onError).off("exit", onExit);
-        if (lost && this.worker === worker) {
+        if ((lost || this.freshRealmPerRun) && this.worker === worker) {
           this.worker = null;
           void worker.terminate();
+          // The next candidate's realm loads while the shrinker looks at this outcome.
+          if (!lost) this.start();
         }
         resolve(outcome);
       };

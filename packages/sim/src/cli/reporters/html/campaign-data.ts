@@ -121,7 +121,8 @@ export function failureGroups(entry: SimulationEntry, links: readonly TimelineLi
       index: failure.index,
       recipe: failure.recipe,
       message: failure.message,
-      replayCommand: failure.replayCommand,
+      // A failure that does not replay on its own has no command: the page shows why instead.
+      replayCommand: failure.notReplaying?.split("\n")[0] ?? failure.replayCommand,
       timelineHref: link?.href ?? null,
     });
   }
