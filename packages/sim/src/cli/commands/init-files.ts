@@ -1,7 +1,9 @@
 /** What `moonpool init` writes: a config and one small simulation that passes as written. */
 
-export const INIT_CONFIG_FILE = "moonpool.config.ts";
-export const INIT_SIMULATION_FILE = "simulations/ping-pong.sim.ts";
+// \`.mts\`: an ES module whatever the package's \`type\` (npm 11's \`npm init -y\` writes "commonjs",
+// with which a \`.ts\` file would load as CommonJS and fail).
+export const INIT_CONFIG_FILE = "moonpool.config.mts";
+export const INIT_SIMULATION_FILE = "simulations/ping-pong.sim.mts";
 export const INIT_SCRIPT_NAME = "simulate";
 export const INIT_SCRIPT = "moonpool run";
 
