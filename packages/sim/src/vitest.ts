@@ -5,7 +5,8 @@
  * it imports nothing from Vitest.
  */
 import { SimulationFailed, type SimulationReport } from "./runner/report.ts";
-import { formatFailure, type SeedResult } from "./runner/seed-result.ts";
+import { formatFailure } from "./runner/seed-result.ts";
+import { groupFailures } from "./runner/failure-groups.ts";
 import { SimulationBuilder } from "./runner/builder.ts";
 import { isSimulationDefinition, type SimulationDefinition } from "./cli/define.ts";
 import { InvalidConfiguration } from "@moonpool/core";
@@ -44,12 +45,20 @@ function userFrames(stack: string | undefined): string[] {
   return (stack ?? "").split("\n").filter((line) => /^\s+at /.test(line) && !OWN_FRAME.test(line));
 }
 
-function pinHint(failed: SeedResult): string {
-  const recipe = failed.failures.find((f) => f.recipe !== undefined)?.recipe;
-  const options =
-    recipe === undefined ? `{ seed: ${failed.seed} }` : `{ seed: ${failed.seed}, recipe: ${JSON.stringify(recipe)} }`;
-  return `Pin it as a regression test: runSimulationTest(simulation, ${options})`;
+/** The test options that pin a timeline, in the syntax the failure prints everywhere. */
+function pinOptions(seed: number, recipe = ""): string {
+  return recipe.length === 0 ? `{ seed: ${seed} }` : `{ seed: ${seed}, recipe: ${JSON.stringify(recipe)} }`;
 }
+
+/**
+ * The report's replay lines in this helper's syntax, so the headline and the report name the same
+ * seed the same way (the report's defaults are builder calls; the CLI prints commands).
+ */
+const TEST_HINTS = {
+  replayHint: (seed: number, recipe?: string) => `pin it: runSimulationTest(simulation, ${pinOptions(seed, recipe)})`,
+  rerunHint: (seeds: readonly number[]) =>
+    `seeds ${seeds.join(", ")}, each pinned as runSimulationTest(simulation, { seed })`,
+};
 
 /** The error a failed report throws: summary first, the whole report after, the user's frames as its stack. */
 export function simulationTestError(
@@ -59,19 +68,23 @@ export function simulationTestError(
   const coverageGap = report.coverageViolations.length > 0 || report.convergenceTimeout;
   const coverageFailed = options.strictCoverage === true && coverageGap;
   if (report.passed && !coverageFailed) return null;
-  const failed = report.seeds.find((s) => !s.ok);
+  // The seed the report recommends: the earliest failure of the first failure group.
+  const earliest = groupFailures(report)[0]?.timelines[0];
+  const failed = earliest === undefined ? undefined : report.seeds.find((s) => s.seed === earliest.seed);
   const lines: string[] = [];
-  if (failed !== undefined) {
+  if (earliest !== undefined && failed !== undefined) {
     lines.push(`seed ${failed.seed} failed (${report.failedRuns} of ${report.iterations} seeds failed)`);
     for (const failure of failed.failures) lines.push(`  ${formatFailure(failure)}`);
-    lines.push(pinHint(failed));
+    lines.push(
+      `Pin it as a regression test: runSimulationTest(simulation, ${pinOptions(failed.seed, earliest.recipe)})`,
+    );
   } else if (report.assertionViolations.length > 0) {
     lines.push(`safety assertions violated: ${report.assertionViolations.join("; ")}`);
   } else {
     const gaps = report.coverageViolations.join("; ");
     lines.push(`coverage: ${gaps.length > 0 ? gaps : "until-stable stopped at its cap"}`);
   }
-  const error = new SimulationFailed(`${lines.join("\n")}\n\n${report.toString()}`);
+  const error = new SimulationFailed(`${lines.join("\n")}\n\n${report.toString(TEST_HINTS)}`);
   const frames = userFrames(failed?.failures.find((f) => f.stack !== undefined)?.stack);
   if (frames.length > 0) error.stack = `${error.name}: ${lines[0]}\n${frames.join("\n")}`;
   return error;

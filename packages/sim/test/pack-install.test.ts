@@ -1,28 +1,47 @@
 /**
- * What a user gets from `npm i -D @moonpool/sim`: both packages are packed (building dist/) and
- * their tarballs installed into a fresh project outside this repository (copies, no symlinks back
- * into it; their own dependencies come from the npm registry). There the package must import under
- * plain Node, type-check under a strict compiler that also checks its declarations, and run
- * `moonpool init`, `moonpool run` and `.mjs` and `.ts` simulations.
+ * HEAVY (packs both packages, runs three npm installs and a browser): what a user gets from
+ * `npm i -D @moonpool/sim`. The tarballs are installed into three projects outside this repository
+ * (copies, no symlinks back into it; their own dependencies come from the npm registry), each made
+ * by plain `npm init -y`: unmodified (npm 11 writes `"type": "commonjs"`), with `"type": "module"`,
+ * and with a tsconfig.json from `tsc --init`. In each, without touching package.json: `init`, `run`
+ * with every reporter (the HTML page opens in Chromium without a console error), `replay`,
+ * `shrink --html`, `merge`, `check-history` and a Vitest test through `@moonpool/sim/vitest`, each
+ * with its documented exit status. The first project also checks the tarballs' contents, plain
+ * Node imports and a strict type check of every entry.
  */
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, readFile, realpath, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { chromium, type BrowserContext } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 const npm = process.platform === "win32" ? "npm.cmd" : "npm";
 const npx = process.platform === "win32" ? "npx.cmd" : "npx";
-/** The repository's own compiler checks the installed project (installing it again would only cost time). */
+/** The repository's own compiler checks the installed projects (installing it again would only cost time). */
 const tsc = path.join(path.dirname(createRequire(import.meta.url).resolve("typescript/package.json")), "bin", "tsc");
+const CHROMIUM = process.env.MOONPOOL_CHROMIUM ?? "/usr/bin/chromium";
+const hasBrowser = existsSync(CHROMIUM);
+if (!hasBrowser) {
+  console.warn(
+    `pack-install: not opening the HTML pages: no browser at ${CHROMIUM} (apt-get install -y chromium, or set MOONPOOL_CHROMIUM)`,
+  );
+}
 
 interface Packed {
   readonly name: string;
   readonly filename: string;
   readonly files: readonly { path: string }[];
+}
+
+interface Result {
+  readonly code: number;
+  readonly stdout: string;
+  readonly stderr: string;
 }
 
 /** The environment without npm's per-script variables (`npm test` sets them; they would leak into the installs). */
@@ -36,15 +55,29 @@ function cleanEnv(): NodeJS.ProcessEnv {
   return env;
 }
 
-function run(command: string, args: readonly string[], cwd: string): Promise<{ stdout: string; stderr: string }> {
+/** Runs a command to its end; its exit status is the caller's to check. */
+function exec(command: string, args: readonly string[], cwd: string): Promise<Result> {
   return new Promise((resolve, reject) => {
     execFile(command, args, { cwd, env: cleanEnv(), maxBuffer: 64 * 1024 * 1024 }, (error, stdout, stderr) => {
-      const what = `${command} ${args.join(" ")} (in ${cwd})`;
-      if (error) reject(new Error(`${what} failed: ${error.message}\n${stdout}\n${stderr}`));
-      else resolve({ stdout, stderr });
+      if (error !== null && typeof error.code !== "number") reject(error);
+      else resolve({ code: error === null ? 0 : (error.code as number), stdout, stderr });
     });
   });
 }
+
+/** Runs a command that must succeed. */
+async function run(command: string, args: readonly string[], cwd: string): Promise<Result> {
+  const result = await exec(command, args, cwd);
+  if (result.code !== 0) {
+    throw new Error(
+      `${command} ${args.join(" ")} (in ${cwd}) exited ${result.code}\n${result.stdout}\n${result.stderr}`,
+    );
+  }
+  return result;
+}
+
+/** `npx moonpool ...`, exit status and output. */
+const moonpool = (args: readonly string[], cwd: string): Promise<Result> => exec(npx, ["moonpool", ...args], cwd);
 
 const MJS_SIMULATION = `import { SimulationBuilder, assertAlways, assertSometimes, defineSimulation }
   from "@moonpool/sim";
@@ -64,6 +97,31 @@ export const counter = defineSimulation({
       },
     })),
 });
+`;
+
+/** Fails in about one seed in four: what replay and shrink work on. */
+const PLANTED_SIMULATION = `import { SimulationBuilder, assertAlways, defineSimulation, type SimContext } from "@moonpool/sim";
+
+export const planted = defineSimulation({
+  name: "planted",
+  description: "an always-assertion that fails in about one seed in four",
+  build: () =>
+    new SimulationBuilder().workloadFactory(() => ({
+      name: "writer",
+      async run(ctx: SimContext) {
+        for (let i = 0; i < 5; i++) await ctx.time.sleep(ctx.random.randomRange(1, 50));
+        assertAlways(ctx.random.randomRatio() >= 0.25, "writes are never corrupt");
+      },
+    })),
+});
+`;
+
+/** The README's Vitest example (the `.mjs` specifier is how TypeScript names the `.mts` file). */
+const VITEST_TEST = `import { test } from "vitest";
+import { runSimulationTest } from "@moonpool/sim/vitest";
+import { pingPong } from "./simulations/ping-pong.sim.mjs";
+
+test("ping-pong", () => runSimulationTest(pingPong));
 `;
 
 /** Imports every entry and uses the user API with its types: checked with skipLibCheck off. */
@@ -110,47 +168,103 @@ const STRICT_TSCONFIG = {
     skipLibCheck: false,
     noEmit: true,
   },
-  include: ["*.ts", "simulations/**/*.ts", "moonpool.config.ts"],
+  include: ["*.mts", "simulations/**/*.mts", "moonpool.config.mts"],
 };
 
-// Packing builds both packages and the install may fetch their dependencies: generous limits.
-describe("the packed packages, installed into a fresh project", { timeout: 240_000 }, () => {
-  let work = "";
+const GOOD_HISTORY = `[{:process 0, :type :invoke, :f :write, :value 1}
+{:process 1, :type :invoke, :f :read, :value nil}
+{:process 0, :type :ok, :f :write, :value 1}
+{:process 1, :type :ok, :f :read, :value 0}]`;
+const BAD_HISTORY = `[{:process 0, :type :invoke, :f :write, :value 1}
+{:process 0, :type :ok, :f :write, :value 1}
+{:process 1, :type :invoke, :f :read, :value nil}
+{:process 1, :type :ok, :f :read, :value 0}]`;
+
+type Kind = "commonjs" | "module" | "typescript";
+const KINDS: readonly Kind[] = ["commonjs", "module", "typescript"];
+
+let work = "";
+let tarballs: string[] = [];
+let packed: Packed[] = [];
+let browser: BrowserContext | null = null;
+let browserProfile = "";
+
+/** Opens a report page from disk and returns the console errors and page errors it produced. */
+async function browserErrors(file: string): Promise<string[]> {
+  if (browser === null) return [];
+  const page = await browser.newPage();
+  const errors: string[] = [];
+  page.on("console", (message) => {
+    if (message.type() === "error") errors.push(message.text());
+  });
+  page.on("pageerror", (error) => errors.push(error.message));
+  await page.goto(pathToFileURL(file).href);
+  await page.waitForSelector("body[data-ready=true]", { timeout: 60_000 });
+  await page.close();
+  return errors;
+}
+
+beforeAll(async () => {
+  work = await realpath(await mkdtemp(path.join(os.tmpdir(), "moonpool-pack-")));
+  const workspaces = ["-w", "packages/core", "-w", "packages/sim"];
+  const { stdout } = await run(npm, ["pack", "--json", "--pack-destination", work, ...workspaces], repoRoot);
+  packed = JSON.parse(stdout.slice(stdout.indexOf("["))) as Packed[];
+  tarballs = packed.map((p) => path.join(work, p.filename));
+  if (hasBrowser) {
+    browserProfile = await mkdtemp(path.join(os.tmpdir(), "moonpool-pack-chromium-"));
+    browser = await chromium.launchPersistentContext(browserProfile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
+    });
+  }
+}, 300_000);
+
+afterAll(async () => {
+  await browser?.close();
+  if (browserProfile !== "") await rm(browserProfile, { recursive: true, force: true });
+  if (work !== "") await rm(work, { recursive: true, force: true });
+});
+
+it("tarballs hold dist/ with the HTML report's assets, README, LICENSE, no test and no TypeScript source", () => {
+  expect(packed.map((p) => p.name).sort()).toEqual(["@moonpool/core", "@moonpool/sim"]);
+  for (const { files } of packed) {
+    const paths = files.map((f) => f.path);
+    const expected = ["README.md", "LICENSE", "package.json", "dist/index.js", "dist/index.d.ts"];
+    expect(paths).toEqual(expect.arrayContaining(expected));
+    expect(paths.filter((p) => /(^|\/)test\/|\.test\.|\.spec\./.test(p))).toEqual([]);
+    expect(paths.filter((p) => p.endsWith(".ts") && !p.endsWith(".d.ts"))).toEqual([]);
+  }
+  const sim = packed.find((p) => p.name === "@moonpool/sim")!.files.map((f) => f.path);
+  const entries = ["dist/api.js", "dist/tuning.d.ts", "dist/internal.d.ts", "dist/vitest.js"];
+  const bin = ["bin/moonpool.mjs", "dist/cli/main.js", "dist/runner/pool/worker-bootstrap.mjs"];
+  const assets = ["style.css", "campaign.js", "common.js", "timeline.js"].map(
+    (f) => `dist/cli/reporters/html/assets/${f}`,
+  );
+  expect(sim).toEqual(expect.arrayContaining(["report.schema.json", ...entries, ...bin, ...assets]));
+});
+
+// Packing builds both packages and the installs may fetch dependencies: generous limits.
+describe.each(KINDS)("installed into a %s project made by npm init -y", { timeout: 300_000 }, (kind) => {
   let project = "";
-  let packed: Packed[] = [];
+  let manifestBeforeInit = "";
 
   beforeAll(async () => {
-    work = await realpath(await mkdtemp(path.join(os.tmpdir(), "moonpool-pack-")));
-    const workspaces = ["-w", "packages/core", "-w", "packages/sim"];
-    const { stdout } = await run(npm, ["pack", "--json", "--pack-destination", work, ...workspaces], repoRoot);
-    packed = JSON.parse(stdout.slice(stdout.indexOf("["))) as Packed[];
-    project = path.join(work, "project");
+    project = path.join(work, kind);
     await mkdir(project);
-    const manifest = { name: "user-project", private: true, type: "module" };
-    await writeFile(path.join(project, "package.json"), `${JSON.stringify(manifest, null, 2)}\n`);
-    const tarballs = packed.map((p) => path.join(work, p.filename));
+    await run(npm, ["init", "-y"], project);
+    if (kind === "module") await run(npm, ["pkg", "set", "type=module"], project);
+    if (kind === "typescript") await run(process.execPath, [tsc, "--init"], project);
     const { devDependencies } = JSON.parse(await readFile(path.join(repoRoot, "package.json"), "utf8"));
-    const nodeTypes = `@types/node@${devDependencies["@types/node"]}`;
-    await run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "-D", ...tarballs, nodeTypes], project);
+    const extras = [`vitest@${devDependencies.vitest}`, `@types/node@${devDependencies["@types/node"]}`];
+    await run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "-D", ...tarballs, ...extras], project);
+    manifestBeforeInit = await readFile(path.join(project, "package.json"), "utf8");
   }, 300_000);
 
-  afterAll(async () => {
-    if (work !== "") await rm(work, { recursive: true, force: true });
-  });
-
-  it("tarballs hold dist/, README, LICENSE (and the report schema), no test and no TypeScript source", () => {
-    expect(packed.map((p) => p.name).sort()).toEqual(["@moonpool/core", "@moonpool/sim"]);
-    for (const { files } of packed) {
-      const paths = files.map((f) => f.path);
-      const expected = ["README.md", "LICENSE", "package.json", "dist/index.js", "dist/index.d.ts"];
-      expect(paths).toEqual(expect.arrayContaining(expected));
-      expect(paths.filter((p) => /(^|\/)test\/|\.test\.|\.spec\./.test(p))).toEqual([]);
-      expect(paths.filter((p) => p.endsWith(".ts") && !p.endsWith(".d.ts"))).toEqual([]);
-    }
-    const sim = packed.find((p) => p.name === "@moonpool/sim")!.files.map((f) => f.path);
-    const entries = ["dist/api.js", "dist/tuning.d.ts", "dist/internal.d.ts", "dist/vitest.js"];
-    const bin = ["bin/moonpool.mjs", "dist/cli/main.js", "dist/runner/pool/worker-bootstrap.mjs"];
-    expect(sim).toEqual(expect.arrayContaining(["report.schema.json", ...entries, ...bin]));
+  it("npm init -y wrote the package type under test", () => {
+    const { type } = JSON.parse(manifestBeforeInit) as { type?: string };
+    // npm 11 writes "commonjs"; older npm writes no type, which Node reads as CommonJS too.
+    expect(type ?? "commonjs").toBe(kind === "module" ? "module" : "commonjs");
   });
 
   it("installs as copies inside the project, not links into the repository", async () => {
@@ -161,7 +275,62 @@ describe("the packed packages, installed into a fresh project", { timeout: 240_0
     }
   });
 
-  it("imports under plain Node, every entry", async () => {
+  it("moonpool init writes .mts files and only adds the simulate script to package.json", async () => {
+    const init = await moonpool(["init"], project);
+    expect(init.code, init.stderr).toBe(0);
+    expect(init.stdout).toContain("moonpool.config.mts: created");
+    expect(init.stdout).toContain("simulations/ping-pong.sim.mts: created");
+    const manifest = JSON.parse(await readFile(path.join(project, "package.json"), "utf8"));
+    const before = JSON.parse(manifestBeforeInit);
+    expect(manifest).toEqual({ ...before, scripts: { ...before.scripts, simulate: "moonpool run" } });
+    const again = await moonpool(["init"], project);
+    expect(again.stdout).toContain("moonpool.config.mts: exists, kept as it is");
+  });
+
+  it("moonpool run with every reporter: text, json, junit and an HTML page that opens without errors", async () => {
+    const args = ["run", "ping-pong", "--seeds", "1,2,3", "-j", "1", "-r", "text,json,junit,html", "--out", "all"];
+    const result = await moonpool(args, project);
+    expect(result.code, result.stderr).toBe(0);
+    expect(result.stdout + result.stderr).toContain("Simulations: 1 passed, 0 failed");
+    const report = JSON.parse(await readFile(path.join(project, "all", "report.json"), "utf8"));
+    expect(report.simulations[0].report.seeds.map((s: { seed: number }) => s.seed)).toEqual([1, 2, 3]);
+    expect(await readFile(path.join(project, "all", "junit.xml"), "utf8")).toContain(
+      '<testcase classname="simulations/ping-pong.sim.mts" name="ping-pong"',
+    );
+    const html = path.join(project, "all", "report.html");
+    expect(await readFile(html, "utf8")).toContain("<style>");
+    expect(await browserErrors(html)).toEqual([]);
+  });
+
+  it("npm run simulate runs every simulation: init's, a .mjs one and (TypeScript) a typed one", async () => {
+    await writeFile(path.join(project, "simulations", "counter.sim.mjs"), MJS_SIMULATION);
+    const typed = kind === "typescript";
+    if (typed) {
+      await writeFile(path.join(project, "typed-use.mts"), TYPED_USE);
+      await writeFile(
+        path.join(project, "simulations", "typed.sim.mts"),
+        `export { typed } from "../typed-use.mjs";\n`,
+      );
+    }
+    const result = await exec(npm, ["run", "simulate", "--", "-j", "1"], project);
+    expect(result.code, result.stderr).toBe(0);
+    const output = result.stdout + result.stderr;
+    for (const name of ["ping-pong", "counter-mjs", ...(typed ? ["typed-ts"] : [])])
+      expect(output).toMatch(new RegExp(`✓ ${name} `));
+    expect(output).toContain(`Simulations: ${typed ? 3 : 2} passed, 0 failed`);
+  });
+
+  it.runIf(kind === "typescript")(
+    "type-checks: tsc --init's settings, then strict nodenext with skipLibCheck off",
+    async () => {
+      await writeFile(path.join(project, "ping-pong.test.mts"), VITEST_TEST);
+      await run(process.execPath, [tsc, "-p", "tsconfig.json", "--noEmit"], project);
+      await writeFile(path.join(project, "tsconfig.strict.json"), `${JSON.stringify(STRICT_TSCONFIG, null, 2)}\n`);
+      await run(process.execPath, [tsc, "-p", "tsconfig.strict.json"], project);
+    },
+  );
+
+  it.runIf(kind === "commonjs")("imports under plain Node, every entry", async () => {
     const script = `const m = await import("@moonpool/sim");
       for (const entry of ["tuning", "internal", "vitest"]) await import("@moonpool/sim/" + entry);
       const core = await import("@moonpool/core");
@@ -170,23 +339,56 @@ describe("the packed packages, installed into a fresh project", { timeout: 240_0
     expect(stdout.trim()).toBe("function function function");
   });
 
-  it("type-checks strictly (skipLibCheck off, nodenext) with every entry and moonpool init's files", async () => {
-    await run(npx, ["moonpool", "init"], project);
-    await writeFile(path.join(project, "typed-use.ts"), TYPED_USE);
-    await writeFile(path.join(project, "tsconfig.json"), `${JSON.stringify(STRICT_TSCONFIG, null, 2)}\n`);
-    await run(process.execPath, [tsc, "-p", "tsconfig.json"], project);
+  it("a failing seed: run exits 1, replay exits 1, shrink --html exits 0 and its page opens", async () => {
+    await writeFile(path.join(project, "simulations", "planted.sim.mts"), PLANTED_SIMULATION);
+    const seeds = Array.from({ length: 12 }, (_, i) => i + 1).join(",");
+    const failing = await moonpool(
+      ["run", "planted", "--seeds", seeds, "-j", "1", "-r", "json", "--out", "f"],
+      project,
+    );
+    expect(failing.code, failing.stderr).toBe(1);
+    const report = JSON.parse(await readFile(path.join(project, "f", "report.json"), "utf8"));
+    const seed = report.simulations[0].report.seeds.find((s: { ok: boolean }) => !s.ok).seed as number;
+    const replay = await moonpool(["replay", "planted", "--seed", String(seed), "--no-trace"], project);
+    expect(replay.code, replay.stderr).toBe(1);
+    expect(replay.stdout).toContain('assertAlways("writes are never corrupt") failed');
+    const shrinkArgs = ["shrink", "planted", "--seed", String(seed), "--max-runs", "20", "--html", "--out", "s"];
+    const shrink = await moonpool(shrinkArgs, project);
+    expect(shrink.code, shrink.stderr).toBe(0);
+    expect(shrink.stdout).toMatch(/^replay: npx moonpool replay planted /m);
+    const page = path.join(project, "s", `timeline-planted-${seed}-shrunk.html`);
+    expect(existsSync(page)).toBe(true);
+    expect(await browserErrors(page)).toEqual([]);
   });
 
-  it("moonpool init, then moonpool run passes: the init simulation, a typed .ts one and a .mjs one", async () => {
-    const init = await run(npx, ["moonpool", "init"], project); // again: keeps every file
-    expect(init.stdout).toContain("moonpool.config.ts: exists, kept as it is");
-    await writeFile(path.join(project, "simulations", "counter.sim.mjs"), MJS_SIMULATION);
-    await writeFile(path.join(project, "simulations", "typed.sim.ts"), `export { typed } from "../typed-use.ts";\n`);
-    const { stdout, stderr } = await run(npx, ["moonpool", "run"], project);
-    const output = stdout + stderr;
-    for (const name of ["ping-pong", "counter-mjs", "typed-ts"]) expect(output).toMatch(new RegExp(`✓ ${name} `));
-    expect(output).toContain("Simulations: 3 passed, 0 failed");
-    const script = JSON.parse(await readFile(path.join(project, "package.json"), "utf8")).scripts.simulate;
-    expect(script).toBe("moonpool run");
+  it("two shards merged: exit 0, the seeds of both", async () => {
+    const shard = (i: number) =>
+      moonpool(["run", "ping-pong", "--seeds", "1,2,3,4", "-j", "1", "-r", "json", "--shard", `${i}/2`], project);
+    for (const i of [1, 2]) expect((await shard(i)).code).toBe(0);
+    const shards = [1, 2].map((i) => `moonpool-reports/report.shard-${i}-of-2.json`);
+    const merged = await moonpool(["merge", ...shards, "-o", "merged.json"], project);
+    expect(merged.code, merged.stderr).toBe(0);
+    const report = JSON.parse(await readFile(path.join(project, "merged.json"), "utf8"));
+    const mergedSeeds = report.simulations[0].report.seeds.map((s: { seed: number }) => s.seed);
+    expect(mergedSeeds).toEqual([1, 2, 3, 4]);
+  });
+
+  it("check-history: 0 linearizable, 1 not linearizable, 2 for input that is not a history", async () => {
+    await writeFile(path.join(project, "good.edn"), GOOD_HISTORY);
+    await writeFile(path.join(project, "bad.edn"), BAD_HISTORY);
+    await writeFile(path.join(project, "broken.edn"), "[{:process 0 :type}]");
+    const check = (file: string) => moonpool(["check-history", file, "--model", "register", "--initial", "0"], project);
+    expect((await check("good.edn")).code).toBe(0);
+    expect((await check("bad.edn")).code).toBe(1);
+    const broken = await check("broken.edn");
+    expect(broken.code).toBe(2);
+    expect(broken.stderr.trim().split("\n")).toHaveLength(1);
+  });
+
+  it("a Vitest test through @moonpool/sim/vitest passes (npx vitest run exits 0)", async () => {
+    await writeFile(path.join(project, "ping-pong.test.mts"), VITEST_TEST);
+    const result = await exec(npx, ["vitest", "run"], project);
+    expect(result.code, result.stdout + result.stderr).toBe(0);
+    expect(result.stdout).toMatch(/Tests\s+1 passed/);
   });
 });

@@ -48,6 +48,34 @@ describe("runSimulationTest (@moonpool/sim/vitest)", () => {
     expect(firstFrame).toContain(`vitest-helper.test.ts:${failingLine}:`);
   });
 
+  it("names one seed in one syntax: the headline pins the seed the report recommends (the earliest failure)", async () => {
+    // Every seed fails, each at the simulated time its first draw says: the earliest is not seed #0.
+    const lateOrEarly = () =>
+      new SimulationBuilder()
+        .setBaseSeed(3)
+        .setIterations(6)
+        .workloadFactory(() => ({
+          name: "writer",
+          async run(ctx: SimContext) {
+            await ctx.time.sleep(ctx.random.randomRange(1, 1_000));
+            assertAlways(false, "writes are never lost");
+          },
+        }));
+    const error = await failureOf(runSimulationTest(lateOrEarly));
+    const headline = Number(/^seed (\d+) failed/.exec(error.message)![1]);
+    const earliest = Number(/earliest: seed (\d+) \(#(\d+)\)/.exec(error.message)![1]);
+    const index = Number(/earliest: seed \d+ \(#(\d+)\)/.exec(error.message)![1]);
+    expect(index).toBeGreaterThan(0); // the campaign's first seed is not its earliest failure
+    expect(headline).toBe(earliest);
+    expect(error.message).toContain(
+      `Pin it as a regression test: runSimulationTest(simulation, { seed: ${headline} })`,
+    );
+    expect(error.message).toContain(`pin it: runSimulationTest(simulation, { seed: ${headline} })`);
+    expect(error.message).toContain("each pinned as runSimulationTest(simulation, { seed })");
+    expect(error.message).not.toContain("builder.");
+    expect(error.message).not.toContain("npx moonpool");
+  });
+
   it("pins a failing seed: the same seed fails the same way, alone", async () => {
     const first = await failureOf(runSimulationTest(flakyWriter));
     const seed = Number(/seed (\d+) failed/.exec(first.message)![1]);

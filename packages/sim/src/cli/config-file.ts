@@ -10,6 +10,7 @@ import { pathToFileURL } from "node:url";
 import { writtenValue } from "./written-value.ts";
 import { REPORTER_NAMES, type MoonpoolConfig, type ReporterName } from "./define.ts";
 import { SimulationLoadError } from "./errors.ts";
+import { commonJsHint } from "./module-format.ts";
 
 export const CONFIG_FILE_NAMES = [
   "moonpool.config.ts",
@@ -76,7 +77,10 @@ export async function loadConfig(cwd: string, explicitPath?: string): Promise<Re
     try {
       loaded = (await import(pathToFileURL(configFile).href)) as Record<string, unknown>;
     } catch (error) {
-      throw new SimulationLoadError(`${configFile} failed to load: ${(error as Error).message}`, { cause: error });
+      const hint = commonJsHint(configFile, error);
+      throw new SimulationLoadError(`${configFile} failed to load: ${(error as Error).message}${hint}`, {
+        cause: error,
+      });
     }
     const value = loaded.default;
     if (value === null || typeof value !== "object") fail(configFile, "must `export default defineConfig({ ... })`");

@@ -1,30 +1,42 @@
 /**
- * Safety assertions written in a simulation's source but never evaluated by any seed. Assertion
- * sites register on their first call, so a site no seed reached is absent from the report, and a
- * broken workload (zero operations acknowledged) can pass without a single check. The CLI reads
- * the simulation file and the files it imports by relative path, finds every `assertAlways(...)`
- * and `assertAlways<Comparison>(...)` whose message is a string literal, and lists those the
- * campaign never called.
+ * Assertions written in a simulation's source but never reached by any seed. Assertion sites
+ * register on their first call, so a site no seed reached is absent from the report: a broken
+ * workload (zero operations acknowledged) can pass without a single check, and a sometimes that
+ * never ran looks like no gap at all. The CLI reads the simulation file and the files it imports by
+ * relative path, finds every assertion call whose message is a string literal, and lists those the
+ * campaign never called. `assertUnreachable` and `assertAlwaysOrUnreachable` are left out: never
+ * reaching them is how they pass.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
+import type { AssertionKind } from "../chaos/assertions/shapes.ts";
 
 export interface DeclaredAssertion {
   readonly message: string;
+  /** The kind the report's assertion table gives the site. */
+  readonly kind: AssertionKind;
   /** Relative to the project root, with the 1-based line of the call. */
   readonly where: string;
 }
 
-/** The argument holding the message, per always-family function (`assertAlwaysOrUnreachable` may never run). */
-const MESSAGE_ARGUMENT: Readonly<Record<string, number>> = {
-  assertAlways: 1,
-  assertAlwaysGreaterThan: 2,
-  assertAlwaysGreaterThanOrEqualTo: 2,
-  assertAlwaysLessThan: 2,
-  assertAlwaysLessThanOrEqualTo: 2,
+const NUMERIC = ["GreaterThan", "GreaterThanOrEqualTo", "LessThan", "LessThanOrEqualTo"] as const;
+
+/** Per assertion function: its kind, and the argument holding the message. */
+const SITES: Readonly<Record<string, { readonly kind: AssertionKind; readonly messageArgument: number }>> = {
+  assertAlways: { kind: "always", messageArgument: 1 },
+  assertSometimes: { kind: "sometimes", messageArgument: 1 },
+  assertReachable: { kind: "reachable", messageArgument: 0 },
+  assertSometimesAll: { kind: "sometimesAll", messageArgument: 0 },
+  assertSometimesEach: { kind: "sometimesEach", messageArgument: 0 },
+  ...Object.fromEntries(
+    NUMERIC.flatMap((c) => [
+      [`assertAlways${c}`, { kind: "numericAlways", messageArgument: 2 }],
+      [`assertSometimes${c}`, { kind: "numericSometimes", messageArgument: 2 }],
+    ]),
+  ),
 };
 
-const CALL = /\b(assertAlways(?:GreaterThan|GreaterThanOrEqualTo|LessThan|LessThanOrEqualTo)?)\s*\(/g;
+const CALL = /\b(assert[A-Za-z]+)\s*\(/g;
 const IMPORT =
   /(?:import|export)\s[^'"]*?from\s*["'](\.{1,2}\/[^"']+)["']|import\s*\(\s*["'](\.{1,2}\/[^"']+)["']\s*\)/g;
 const STRING_LITERAL = /^\s*(["'])((?:\\.|(?!\1).)*)\1\s*$/s;
@@ -70,19 +82,27 @@ export function assertionsInSource(text: string, where: (line: number) => string
   const found: DeclaredAssertion[] = [];
   for (const match of text.matchAll(CALL)) {
     const open = match.index + match[0].length - 1;
-    const args = callArguments(text, open);
-    const literal = args?.[MESSAGE_ARGUMENT[match[1]!]!];
+    const site = SITES[match[1]!];
+    if (site === undefined) continue;
+    const literal = callArguments(text, open)?.[site.messageArgument];
     const message = literal === undefined ? null : unquote(literal);
     if (message === null) continue;
     const line = text.slice(0, match.index).split("\n").length;
-    found.push({ message, where: where(line) });
+    found.push({ message, kind: site.kind, where: where(line) });
   }
   return found;
 }
 
 async function resolveImport(from: string, specifier: string): Promise<string | null> {
   const base = path.resolve(path.dirname(from), specifier);
-  const candidates = [base, base.replace(/\.js$/, ".ts"), `${base}.ts`, path.join(base, "index.ts")];
+  // TypeScript's spellings: `./x.js` names x.ts, `./x.mjs` names x.mts.
+  const candidates = [
+    base,
+    base.replace(/\.js$/, ".ts"),
+    base.replace(/\.mjs$/, ".mts"),
+    `${base}.ts`,
+    path.join(base, "index.ts"),
+  ];
   for (const candidate of candidates) {
     try {
       await readFile(candidate);
@@ -94,8 +114,8 @@ async function resolveImport(from: string, specifier: string): Promise<string | 
   return null;
 }
 
-/** Every always-family assertion with a literal message in `file` and the files it imports relatively. */
-export async function declaredSafetyAssertions(file: string, rootDir: string): Promise<DeclaredAssertion[]> {
+/** Every assertion with a literal message in `file` and the files it imports relatively. */
+export async function declaredAssertions(file: string, rootDir: string): Promise<DeclaredAssertion[]> {
   const seen = new Set<string>();
   const queue = [file];
   const found: DeclaredAssertion[] = [];
@@ -121,7 +141,7 @@ export async function declaredSafetyAssertions(file: string, rootDir: string): P
   return [...byMessage.values()];
 }
 
-/** The declared safety assertions no seed evaluated (`evaluated`: the messages in the report's table). */
+/** The declared assertions no seed reached (`evaluated`: the messages in the report's table and buckets). */
 export function neverEvaluated(
   declared: readonly DeclaredAssertion[],
   evaluated: ReadonlySet<string>,

@@ -8,6 +8,7 @@ import { pathToFileURL } from "node:url";
 import { glob } from "tinyglobby";
 import { isSimulationDefinition, type SimulationDefinition } from "./define.ts";
 import { SimulationLoadError, UnknownSimulation } from "./errors.ts";
+import { commonJsHint } from "./module-format.ts";
 import type { ResolvedConfig } from "./config-file.ts";
 import type { SimulationSource } from "../runner/simulation-source.ts";
 import { codeFrame, formatLocation, userLocation, type SourceLocation } from "../runner/source-location.ts";
@@ -36,7 +37,8 @@ export async function loadSimulationFile(file: string): Promise<ExportedDefiniti
   try {
     module = (await loadWithFixedRandomness(() => import(pathToFileURL(file).href))) as Record<string, unknown>;
   } catch (error) {
-    throw new SimulationLoadError(`${file} failed to load: ${(error as Error).message}`, { cause: error });
+    const message = `${file} failed to load: ${(error as Error).message}${commonJsHint(file, error)}`;
+    throw new SimulationLoadError(message, { cause: error });
   }
   const found: ExportedDefinition[] = [];
   for (const [exportName, value] of Object.entries(module)) {
@@ -98,7 +100,7 @@ export async function discoverSimulations(
       const cause = error.cause instanceof Error ? error.cause : error;
       onLoadError({
         relativeFile,
-        message: cause.message,
+        message: cause.message + commonJsHint(file, cause),
         location: userLocation(cause.stack) ?? loadErrorLocation(cause, file),
       });
       continue;
@@ -152,7 +154,7 @@ export function selectSimulations(
 ): DiscoveredSimulation[] {
   if (all.length === 0) {
     throw new UnknownSimulation(
-      `no simulation files found under ${config.rootDir} matching ${config.include.join(", ")}${config.configFile === null ? " (no moonpool.config.ts here: the defaults apply)" : ` (from ${config.configFile})`}`,
+      `no simulation files found under ${config.rootDir} matching ${config.include.join(", ")}${config.configFile === null ? " (no moonpool.config.{ts,mts,js,mjs} here: the defaults apply)" : ` (from ${config.configFile})`}`,
     );
   }
   if (filters.length === 0) return all.slice();

@@ -22,7 +22,7 @@ const RUN_HELP = `
 Seeds: --seed and --seeds run exactly those seeds; --iterations N runs N seeds derived from the
 base seed (the simulation's debug seeds first); --until-stable QUIET,MAX runs seeds until QUIET
 consecutive seeds reach no new sometimes-assertion or sometimesEach bucket (at most MAX, at least
-MIN). Without these flags the simulation's own builder settings apply, then moonpool.config.ts,
+MIN). Without these flags the simulation's own builder settings apply, then the moonpool config,
 then until-stable 10,1000,500 (--quick: 10,1000 without the 500-seed minimum). The report says
 in one line why the campaign stopped.
 The base seed is --base-seed, else the simulation's setBaseSeed, else the wall clock (printed).
@@ -81,7 +81,7 @@ export function createProgram(): Command {
 
   program
     .command("init")
-    .description("set this folder up: moonpool.config.ts, a first simulation, a simulate script (never overwrites)")
+    .description("set this folder up: moonpool.config.mts, a first simulation, a simulate script (never overwrites)")
     .action(async () => {
       process.exitCode = await initCommand(io);
     });

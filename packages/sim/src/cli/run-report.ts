@@ -56,8 +56,11 @@ export interface SimulationEntry {
   /** Seed indexes this entry was to run; `report.seeds[].index` says which ran. */
   readonly seedIndexRange: IndexRange;
   readonly status: "passed" | "failed";
-  /** Safety assertions in the simulation's source that no seed evaluated; absent when none. */
-  readonly neverEvaluated?: readonly { readonly message: string; readonly where: string }[];
+  /**
+   * Assertions of every kind in the simulation's source that no seed reached (unreachable-family
+   * ones aside); absent when none. `kind` is absent in reports written before it was recorded.
+   */
+  readonly neverEvaluated?: readonly { readonly message: string; readonly kind?: string; readonly where: string }[];
   /** The simulation fails on purpose: `status` is "passed" when a seed failed, "failed" when none did. */
   readonly expectFailure?: boolean;
   /** Why the campaign ended before its plan: --bail, --timeout, SIGINT; null when it ran to the end. */

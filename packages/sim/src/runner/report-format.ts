@@ -62,7 +62,16 @@ export interface RenderOptions {
   readonly seedLinesMax?: number;
   /** What reruns a list of seeds (default: `rerunHint`, the builder calls). */
   readonly rerunHint?: (seeds: readonly number[]) => string;
+  /**
+   * Assertions declared in the source that no seed reached (the CLI scans the files): listed in
+   * the assertion table as MISS and counted in the sometimes/reachable total, since a site registers
+   * only when first called and would otherwise be invisible.
+   */
+  readonly unreached?: readonly { readonly message: string; readonly kind: string; readonly where: string }[];
 }
+
+/** The kinds the saturation gate counts as sometimes/reachable sites. */
+const GATED_KINDS: ReadonlySet<string> = new Set(["sometimes", "reachable", "numericSometimes", "sometimesAll"]);
 
 /** The builder calls that rerun exactly these seeds (the CLI prints `moonpool run --seeds` instead). */
 export function rerunHint(seeds: readonly number[]): string {
@@ -152,8 +161,9 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
       STATUS_ORDER.indexOf(a.status) - STATUS_ORDER.indexOf(b.status) ||
       (a.message < b.message ? -1 : a.message > b.message ? 1 : 0),
   );
-  if (details.length > 0) {
-    out.push(header(`Assertions (${details.length})`));
+  const unreached = options.unreached ?? [];
+  if (details.length + unreached.length > 0) {
+    out.push(header(`Assertions (${details.length + unreached.length})`));
     for (const d of details) {
       const status =
         d.status === "PASS"
@@ -163,6 +173,8 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
             : c.yellow(pretty ? "○ MISS" : "MISS");
       out.push(`${status}  [${d.kind}]  "${d.message}"  ${detailStats(d)}`);
     }
+    for (const u of unreached)
+      out.push(`${c.yellow(pretty ? "○ MISS" : "MISS")}  [${u.kind}]  "${u.message}"  never reached (${u.where})`);
   }
   if (report.assertionViolations.length > 0) {
     out.push(header("Assertion Violations"));
@@ -197,7 +209,9 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
       gaps > 0 ? ` · ${gaps} coverage gap${gaps === 1 ? "" : "s"} outside the gate (see Coverage Gaps)` : "";
     const stableWhat =
       s.signals?.includes("codeCoverage") === true ? "code and assertion coverage" : "assertion coverage";
-    const hitText = `${s.sometimesHit}/${s.sometimesTotal} sometimes/reachable hit`;
+    const unreachedGated = unreached.filter((u) => GATED_KINDS.has(u.kind)).length;
+    const neverText = unreachedGated > 0 ? ` (${unreachedGated} never reached)` : "";
+    const hitText = `${s.sometimesHit}/${s.sometimesTotal + unreachedGated} sometimes/reachable hit${neverText}`;
     out.push(
       `${state}: ${hitText} · ${stableWhat} stable for ${s.plateauSeeds} seeds (needs ${s.requiredQuietSeeds})${gapNote}`,
     );

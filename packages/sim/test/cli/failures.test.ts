@@ -77,15 +77,15 @@ describe("failures people can act on", () => {
   it("a safety assertion no seed evaluated is listed; --strict-coverage fails on it", async () => {
     const section = all.stdout.split("never-checked (never-checked.sim.ts)")[1]!.split("\ntask-failure (")[0]!;
     expect(section).toContain(
-      "--- Never Evaluated: 1 safety assertion no seed reached (--strict-coverage fails on them) ---",
+      "--- Never Evaluated: 1 declared assertion no seed reached (--strict-coverage fails on them) ---",
     );
-    expect(section).toContain('- "every acknowledged write is durable" (never-checked.sim.ts:13)');
+    expect(section).toContain('- [always] "every acknowledged write is durable" (never-checked.sim.ts:13)');
     expect(section).not.toContain('- "the writer finished"');
     expect(all.stderr).toMatch(/✓ never-checked {2}6 seeds/);
     const json = await readJson(path.join(out, "report.json"));
     const entry = json.simulations.find((s: any) => s.name === "never-checked");
     expect(entry.neverEvaluated).toEqual([
-      { message: "every acknowledged write is durable", where: "never-checked.sim.ts:13" },
+      { message: "every acknowledged write is durable", kind: "always", where: "never-checked.sim.ts:13" },
     ]);
     expect("neverEvaluated" in json.simulations.find((s: any) => s.name === "type-error")).toBe(false);
     const strict = await runCli(["run", "never-checked", "--base-seed", "1", "--strict-coverage"], {
@@ -115,7 +115,7 @@ describe("failures people can act on", () => {
     expect(merged.code, merged.stderr).toBe(0);
     const entry = (await readJson(path.join(dir, "merged.json"))).simulations[0];
     expect(entry.neverEvaluated).toEqual([
-      { message: "every acknowledged write is durable", where: "never-checked.sim.ts:13" },
+      { message: "every acknowledged write is durable", kind: "always", where: "never-checked.sim.ts:13" },
     ]);
   });
 

@@ -1,7 +1,9 @@
 /** What `moonpool init` writes: a config and one small simulation that passes as written. */
 
-export const INIT_CONFIG_FILE = "moonpool.config.ts";
-export const INIT_SIMULATION_FILE = "simulations/ping-pong.sim.ts";
+// \`.mts\`: an ES module whatever the package's \`type\` (npm 11's \`npm init -y\` writes "commonjs",
+// with which a \`.ts\` file would load as CommonJS and fail).
+export const INIT_CONFIG_FILE = "moonpool.config.mts";
+export const INIT_SIMULATION_FILE = "simulations/ping-pong.sim.mts";
 export const INIT_SCRIPT_NAME = "simulate";
 export const INIT_SCRIPT = "moonpool run";
 
@@ -17,8 +19,9 @@ export default defineConfig({
 export const INIT_SIMULATION = `/**
  * Two processes talking over the simulated network: a pinger sends numbered pings, a ponger
  * echoes them back. The network misbehaves on purpose (delays, failed connects, closed
- * connections), so the pinger reconnects; an invariant checks every answer after every step.
- * Run it with \`npx moonpool run\`; replay a failing seed with the command its report prints.
+ * connections, flipped bits), so the pinger checksums its pings and reconnects; an invariant
+ * checks every answer after every step. Run it with \`npx moonpool run\`; replay a failing seed
+ * with the command its report prints.
  */
 import {
   FramedConnection,
@@ -28,7 +31,9 @@ import {
   TraceCursor,
   assertAlways,
   assertSometimes,
+  decodeChecksummedJson,
   defineSimulation,
+  encodeChecksummedJson,
   isAbortError,
   type Invariant,
   type Process,
@@ -37,8 +42,6 @@ import {
 } from "@moonpool/sim";
 
 const PORT = 7000;
-const encoder = new TextEncoder();
-const decoder = new TextDecoder();
 
 /** Network trouble the simulation injects on purpose: retry, do not fail. */
 function isNetworkTrouble(error: unknown): boolean {
@@ -83,10 +86,13 @@ class Pinger implements Process {
         try {
           for (let inARow = 1; !ctx.shutdown.aborted; inARow++) {
             seq++;
-            await conn.send(encoder.encode(String(seq)));
+            await conn.send(encodeChecksummedJson({ seq }));
             const pong = await ctx.time.timeout(1_000, conn.recv());
             if (pong === null) break; // closed by the peer: reconnect
-            ctx.trace.info("pong", { sent: seq, received: Number(decoder.decode(pong)) });
+            // The network flips bits on purpose: a checksum tells a corrupted echo from a wrong one.
+            const echoed = decodeChecksummedJson<{ seq: number }>(pong);
+            if (echoed === null) break; // corrupted on the way: drop the connection, as for a lost pong
+            ctx.trace.info("pong", { sent: seq, received: echoed.seq });
             assertSometimes(inARow >= 10, "ten pongs on one connection");
             await ctx.time.sleep(ctx.random.randomRange(10, 200));
           }

@@ -61,7 +61,7 @@ import {
   type RunReportFile,
   type SimulationEntry,
 } from "../run-report.ts";
-import { declaredSafetyAssertions, neverEvaluated } from "../declared-assertions.ts";
+import { declaredAssertions, neverEvaluated } from "../declared-assertions.ts";
 import { describePlan, planSize, resolveSeedPlan, type SeedFlags } from "../seed-plan.ts";
 import { checkShardable, parseShard, shardRange, type Shard } from "../shard.ts";
 import { ensureDir, reportWriteError } from "../report-files.ts";
@@ -385,8 +385,9 @@ async function runSimulation(
     );
   const blocks = outcome.coverage;
   const codeCoverage = coverage === null || blocks === null ? null : await coverage.add(sim.source, blocks);
-  const declared = await declaredSafetyAssertions(sim.file, settings.fileConfig.rootDir);
-  const unevaluated = neverEvaluated(declared, new Set(report.assertionDetails.map((d) => d.message)));
+  const declared = await declaredAssertions(sim.file, settings.fileConfig.rootDir);
+  const reached = [...report.assertionDetails, ...report.bucketSummaries].map((d) => d.message);
+  const unevaluated = neverEvaluated(declared, new Set(reached));
   const entry: SimulationEntry = {
     name: sim.name,
     description: sim.description,

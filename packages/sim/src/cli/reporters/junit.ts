@@ -35,7 +35,8 @@ function campaignFailureLines(entry: SimulationEntry, report: SimulationReport):
   if (entry.expectFailure === true && report.failedRuns === 0)
     lines.push("expected to fail (expectFailure: true), but no seed failed");
   for (const v of report.coverageViolations) lines.push(`coverage gap: ${v}`);
-  for (const a of entry.neverEvaluated ?? []) lines.push(`never evaluated: "${a.message}" (${a.where})`);
+  for (const a of entry.neverEvaluated ?? [])
+    lines.push(`never evaluated: [${a.kind ?? "always"}] "${a.message}" (${a.where})`);
   if (report.convergenceTimeout) lines.push("until-stable hit its seed cap without saturating");
   return lines;
 }

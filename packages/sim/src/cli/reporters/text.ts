@@ -20,15 +20,16 @@ export function renderSimulationText(
     replayHint: replayHintFor(context, entry.name),
     rerunHint: (seeds: readonly number[]) => `rerun: ${rerunCommand(context, entry.name, seeds)}`,
     seedLinesMax: TEXT_SEED_LINES_MAX,
+    unreached: (entry.neverEvaluated ?? []).map((a) => ({ ...a, kind: a.kind ?? "always" })),
   };
   const body = colour ? formatPretty(report, options) : formatText(report, options);
   const expected = entry.expectFailure === true ? " — expected to fail (expectFailure: true)" : "";
   const lines = [`${entry.name} (${entry.file})${expected}`, body.trimEnd()];
   if (entry.neverEvaluated !== undefined) {
     lines.push(
-      `--- Never Evaluated: ${plural(entry.neverEvaluated.length, "safety assertion")} no seed reached (--strict-coverage fails on them) ---`,
+      `--- Never Evaluated: ${plural(entry.neverEvaluated.length, "declared assertion")} no seed reached (--strict-coverage fails on them) ---`,
     );
-    for (const a of entry.neverEvaluated) lines.push(`- "${a.message}" (${a.where})`);
+    for (const a of entry.neverEvaluated) lines.push(`- [${a.kind ?? "always"}] "${a.message}" (${a.where})`);
   }
   if (entry.coverage !== undefined) lines.push(...coverageText(entry.coverage));
   return lines.join("\n") + "\n";

@@ -156,7 +156,7 @@ export function buildCampaignData(file: RunReportFile, links: readonly TimelineL
           eventsProcessed: s.eventsProcessed,
           wallTimeMs: s.wallTimeMs,
         })),
-        assertionDetails: r.assertionDetails,
+        assertionDetails: [...(r.assertionDetails as Record<string, unknown>[]), ...neverReachedRows(entry)],
         bucketSummaries: r.bucketSummaries,
         assertionViolations: r.assertionViolations,
         coverageViolations: r.coverageViolations,
@@ -168,4 +168,25 @@ export function buildCampaignData(file: RunReportFile, links: readonly TimelineL
       };
     }),
   };
+}
+
+/**
+ * The assertions declared in the source that no seed reached, as MISS rows of the coverage table
+ * (a site registers only when first called, so the campaign's own table cannot have them).
+ */
+function neverReachedRows(entry: SimulationEntry): Record<string, unknown>[] {
+  return (entry.neverEvaluated ?? []).map((a) => ({
+    message: a.message,
+    kind: a.kind ?? "always",
+    comparison: null,
+    functionName: null,
+    passCount: 0,
+    failCount: 0,
+    watermark: null,
+    frontier: null,
+    propositions: null,
+    status: "MISS",
+    firstFailure: null,
+    neverReached: a.where,
+  }));
 }

@@ -75,6 +75,7 @@
           (total ? ((100 * d.passCount) / total).toFixed(1) : "0.0") +
           "%)";
       }
+      if (d.neverReached) figures = "never reached (" + d.neverReached + ")";
       var watermark = d.watermark === null || d.watermark === undefined ? "" : String(d.watermark);
       var first = sim.sometimesFirstReached.filter(function (r) {
         return r.message === d.message;
