@@ -20,6 +20,16 @@ describe("grpc-service example", () => {
     }
   });
 
+  it("seed 6851682615475367 passes: a GOAWAY read with the server's SETTINGS no longer leaves a dead session ready", {
+    timeout: 300_000,
+  }, async () => {
+    // Before HTTP/2 reads were handed over frame by frame, grpc-js marked this seed's reconnected
+    // channel ready after its GOAWAY, and its calls retried without end (docs/node-runtime.md).
+    const report = await grpcServiceSimulation().setDebugSeeds([6851682615475367]).setIterations(1).run();
+    expect(report.failedRuns, report.toString()).toBe(0);
+    expect(report.seeds[0]!.eventsProcessed).toBeGreaterThan(0);
+  });
+
   it("finds the planted stale cache, and its seed replays to the same trace hash", { timeout: 300_000 }, async () => {
     const report = await grpcServiceSimulation({ staleCache: true }).setBaseSeed(1).setIterations(5).run();
     expect(report.failedRuns).toBeGreaterThan(0);

@@ -8,9 +8,10 @@ import { createRequire, syncBuiltinESMExports } from "node:module";
 import { nativeOf } from "../../engine/escape-guard.ts";
 import { currentNodeHost, markNodeUser, processOf, useNativeHttp2 } from "./ambient.ts";
 import { recordOwner } from "./between-steps.ts";
+import { Http2FrameBoundaries } from "./http2-frames.ts";
 import { simulatedTimeouts } from "./http2-timeouts.ts";
 import { simConnect } from "./install.ts";
-import type { NodeNetHost } from "./socket.ts";
+import { type NodeNetHost, SimSocket } from "./socket.ts";
 
 type AnyFunction = (...args: any[]) => any;
 type Http2Module = typeof import("node:http2");
@@ -23,12 +24,30 @@ function patch(target: object, key: string, make: (previous: AnyFunction) => Any
   Object.defineProperty(target, key, { configurable: true, writable: true, enumerable, value: make(previous) });
 }
 
-/** `http2.connect(authority[, options][, listener])` with a simulated socket unless the caller brings one. */
+/** Has a simulated socket hand its reads to the session one frame at a time (`http2-frames.ts`). */
+function inFrames(socket: unknown, side: "client" | "server"): void {
+  if (!(socket instanceof SimSocket)) return;
+  const frames = new Http2FrameBoundaries(side);
+  socket.splitReads((chunk) => frames.split(chunk));
+}
+
+/**
+ * `http2.connect(authority[, options][, listener])` with a simulated socket unless the caller brings
+ * one (`@grpc/grpc-js` connects its own through `net.connect`); either way it reads frame by frame.
+ */
 function simConnectArgs(host: NonNullable<ReturnType<typeof currentNodeHost>>, args: unknown[]): unknown[] {
   const [authority, second, third] = args;
   const options = second !== null && typeof second === "object" ? (second as Record<string, unknown>) : {};
   const listener = typeof second === "function" ? second : third;
-  if (options.createConnection !== undefined) return args;
+  const own = options.createConnection;
+  if (typeof own === "function") {
+    const createConnection = function createConnection(this: unknown, ...connectArgs: unknown[]) {
+      const socket = (own as AnyFunction).apply(this, connectArgs) as unknown;
+      inFrames(socket, "client");
+      return socket;
+    };
+    return [authority, { ...options, createConnection }, listener];
+  }
   const target = authority instanceof URL ? authority : new URL(String(authority));
   if (target.protocol !== "http:") {
     throw new Http2TlsInSimulation(
@@ -37,7 +56,11 @@ function simConnectArgs(host: NonNullable<ReturnType<typeof currentNodeHost>>, a
     );
   }
   const port = target.port === "" ? 80 : Number(target.port);
-  const createConnection = () => simConnect(host, [{ host: target.hostname, port }]);
+  const createConnection = () => {
+    const socket = simConnect(host, [{ host: target.hostname, port }]);
+    inFrames(socket, "client");
+    return socket;
+  };
   return [authority, { ...options, createConnection }, listener];
 }
 
@@ -118,6 +141,8 @@ export function installNodeHttp2(): void {
         if (host === null) return previous.apply(this, args);
         useNativeHttp2();
         const server = nativeOf(previous).apply(this, args) as import("node:http2").Http2Server;
+        // Before Node's own 'connection' listener wraps the socket into a session.
+        server.prependListener("connection", (socket: unknown) => inFrames(socket, "server"));
         server.prependListener("session", (session: object) => adopt(session, host));
         server.prependListener("stream", (stream: import("node:http2").ServerHttp2Stream) => {
           adopt(stream, host);

@@ -66,6 +66,8 @@ export class SimSocket extends Duplex {
   private timeoutGeneration = 0;
   private lastActivityMs = 0;
   private hadError = false;
+  /** Cuts what one read returns into parts handed over one `nextTick` apart (`splitReads`). */
+  private splitRead: ((chunk: Buffer) => Buffer[]) | null = null;
 
   constructor(
     /** The simulated process this socket belongs to. */
@@ -158,6 +160,15 @@ export class SimSocket extends Duplex {
     this.lastActivityMs = this.host.time.now();
   }
 
+  /**
+   * Hands each read over in the parts `split` cuts it into, the next part only after the microtask
+   * and `nextTick` queues of the previous one drained (what a native socket's HTTP/2 session gives
+   * between frames: `http2-frames.ts`).
+   */
+  splitReads(split: (chunk: Buffer) => Buffer[]): void {
+    this.splitRead = split;
+  }
+
   override _read(): void {
     if (this.reading) return;
     this.reading = true;
@@ -174,8 +185,16 @@ export class SimSocket extends Duplex {
             return;
           }
           this.bytesRead += chunk.length;
-          if (this.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length))) pump();
-          else this.reading = false;
+          const bytes = Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length);
+          const parts = this.splitRead === null ? [bytes] : this.splitRead(bytes);
+          const deliver = (index: number): void => {
+            if (this.destroyed) return;
+            const more = this.push(parts[index]);
+            if (index + 1 < parts.length) process.nextTick(deliver, index + 1);
+            else if (more) pump();
+            else this.reading = false;
+          };
+          deliver(0);
         },
         (error: unknown) => {
           this.reading = false;
