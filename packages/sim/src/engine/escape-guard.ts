@@ -13,10 +13,13 @@
  * `console.*` is captured per run: test runners replace the console object between files.
  */
 import { createRequire, syncBuiltinESMExports } from "node:module";
+import path from "node:path";
 import { format, promisify } from "node:util";
 import { SimulationEscape } from "@moonpool/core";
 // Taken first: the engine and runner keep the native functions, never the wrappers.
 import "./natives.ts";
+import { freshSeedEnv, installMachineWrappers, readableInSimulation } from "./machine-wrappers.ts";
+import { installFixedZoneAndLocale, utcConstructorArgs, utcToString } from "./fixed-locale.ts";
 import { type GuardedGlobal, IO_ENTRY_POINTS, REPLACEMENT } from "./guarded-globals.ts";
 
 export { GUARDED_GLOBALS, type GuardedGlobal } from "./guarded-globals.ts";
@@ -195,6 +198,7 @@ function wrapClass<T extends object>(name: GuardedGlobal, native: T, call: strin
       return Reflect.apply(target as AnyFunction, thisArg, args);
     },
   });
+  wrappedNatives.set(wrapped as AnyFunction, native as AnyFunction);
   return wrapped;
 }
 
@@ -226,6 +230,18 @@ function wrapGetter(target: object, key: string, name: GuardedGlobal, call: stri
   });
 }
 
+/**
+ * True while simulated code runs: a seed's step, code Node runs between steps for a simulated
+ * process, or simulation modules loading. Such code sees the fixed time zone and locale.
+ */
+function inSimulatedCode(): boolean {
+  if (loading !== null) return true;
+  if (active === null) return false;
+  if (active.armed) return true;
+  if (active.adoptBetweenSteps === null) return false;
+  return runAdopted(() => active !== null && active.armed);
+}
+
 /** True while a seed's simulated code runs (a guard is installed and armed). */
 export function simulationArmed(): boolean {
   return active !== null && active.armed;
@@ -247,7 +263,9 @@ export function installEscapeWrappers(): void {
   const NativeDate = Date;
   const GuardedDate: DateConstructor = new Proxy(NativeDate, {
     construct(target, args, newTarget): object {
-      if (args.length === 0) {
+      if (args.length > 0) {
+        if (inSimulatedCode()) args = utcConstructorArgs(args);
+      } else {
         args = runAdopted(() => {
           if (active === null || !active.armed) return args;
           const virtual = active.virtual?.implementation("Date.now");
@@ -263,7 +281,7 @@ export function installEscapeWrappers(): void {
         if (active !== null && active.armed) {
           // `Date()` ignores its arguments and formats the current time like `new Date().toString()`.
           const virtual = active.virtual?.implementation("Date.now");
-          if (virtual !== undefined) return new target(virtual(undefined, []) as number).toString();
+          if (virtual !== undefined) return utcToString(new target(virtual(undefined, []) as number));
           active.intercept("Date", "Date");
         }
         return Reflect.apply(target, thisArg, args);
@@ -271,9 +289,7 @@ export function installEscapeWrappers(): void {
     },
   });
   patchProperty(globalThis, "Date", GuardedDate);
-  for (const key of ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"])
-    wrapMethod(NativeDate.prototype, key, "Date.toLocaleString", `Date.prototype.${key}`);
-  patchProperty(Intl, "DateTimeFormat", wrapClass("Intl.DateTimeFormat", Intl.DateTimeFormat, "Intl.DateTimeFormat"));
+  installFixedZoneAndLocale(inSimulatedCode, patchProperty);
 
   const perf = (require("node:perf_hooks") as typeof import("node:perf_hooks")).performance;
   for (const target of new Set([perf, globalThis.performance])) {
@@ -362,8 +378,33 @@ export function installEscapeWrappers(): void {
     const flags = args[1];
     const readOnly =
       flags === undefined || flags === "r" || flags === "rs" || flags === "sr" || flags === fs.constants.O_RDONLY;
-    if (!readOnly && active !== null && active.armed) active.intercept("fs", "fs.openSync");
+    runAdopted(() => {
+      if (active === null || !active.armed) return;
+      if (!readOnly || !readableInSimulation(path.resolve(String(args[0])), projectRoot))
+        active.intercept("fs", "fs.openSync");
+    });
     return openSync.apply(this, args);
+  });
+  const projectRoot = process.cwd();
+  installMachineWrappers({
+    patch: patchProperty,
+    method: wrapMethod,
+    getter: wrapGetter,
+    klass: wrapClass,
+    when(target, key, name, call, escapes) {
+      const native = (target as Record<string, unknown>)[key];
+      if (typeof native !== "function") return;
+      const checked = function checked(this: unknown, ...args: any[]) {
+        runAdopted(() => {
+          if (active !== null && active.armed && escapes(args)) active.intercept(name, call);
+        });
+        return (native as AnyFunction).apply(this, args);
+      };
+      wrappedNatives.set(checked, native as AnyFunction);
+      patchProperty(target, key, checked);
+    },
+    simulatedActor: () => runAdopted(() => (active !== null && active.armed ? active.actorName() : null)),
+    seedEnv: () => active!.seedEnv(),
   });
   // Sockets made without the module functions (`new net.Socket().connect(...)`, `server.listen`).
   const net = require("node:net") as typeof import("node:net");
@@ -409,6 +450,7 @@ export class EscapeGuard {
    */
   adoptBetweenSteps: (() => (() => void) | null) | null = null;
   private consolePatches: Patch[] = [];
+  private env: Record<string, string> | null = null;
   private installed = false;
 
   constructor(
@@ -436,6 +478,22 @@ export class EscapeGuard {
     );
     this.sink.escaped(error);
     throw error;
+  }
+
+  /** The actor whose code is running (for values fixed per actor, such as `process.pid`). */
+  actorName(): string {
+    return this.sink.currentActor();
+  }
+
+  /** Starts a seed: its simulated code gets a fresh, empty `process.env`. */
+  startSeed(): void {
+    this.env = freshSeedEnv();
+  }
+
+  /** The `process.env` simulated code of the running seed sees. */
+  seedEnv(): Record<string, string> {
+    this.env ??= freshSeedEnv();
+    return this.env;
   }
 
   /** Makes this the guard the wrappers consult (one campaign per realm) and captures the console. */

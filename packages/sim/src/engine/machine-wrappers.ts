@@ -1,0 +1,217 @@
+/**
+ * The escape guard's wrappers for what the machine leaks beyond clocks, timers and randomness:
+ * its environment (`process.env`, `process.pid`), its files, fresh realms (`vm`), native key
+ * generators, heap and resource statistics, DNS resolvers and `Temporal.Now`. Installed by
+ * `installEscapeWrappers` with its own wrapping primitives; see docs/node-runtime.md.
+ */
+import { createRequire } from "node:module";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import type { GuardedGlobal } from "./guarded-globals.ts";
+
+/** The wrapping primitives of `escape-guard.ts`. */
+export interface WrapKit {
+  patch(target: object, key: string, value: unknown): void;
+  method(target: object, key: string, name: GuardedGlobal, call: string): void;
+  getter(target: object, key: string, name: GuardedGlobal, call: string): void;
+  klass<T extends object>(name: GuardedGlobal, native: T, call: string): T;
+  /** Wraps `target[key]` so that a call for which `escapes(args)` holds fails the seed. */
+  when(target: object, key: string, name: GuardedGlobal, call: string, escapes: (args: any[]) => boolean): void;
+  /** The actor whose code runs now when it is simulated code of a running seed (after adopting), else null. */
+  simulatedActor(): string | null;
+  /** The environment simulated code of the running seed sees. */
+  seedEnv(): Record<string, string>;
+}
+
+/** `process.pid` of simulated code: fixed by the actor's name (FNV-1a), so it replays everywhere. */
+export function fixedPid(actor: string): number {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < actor.length; i++) hash = Math.imul(hash ^ actor.charCodeAt(i), 0x01000193) >>> 0;
+  return 1000 + (hash % 30_000);
+}
+
+/** `process.ppid` of simulated code. */
+export const FIXED_PPID = 1;
+
+/** A fresh, empty `process.env` for one seed: values become strings on assignment, as Node's. */
+export function freshSeedEnv(): Record<string, string> {
+  return new Proxy({} as Record<string, string>, {
+    set(target, key, value) {
+      if (typeof key === "symbol") return Reflect.set(target, key, value);
+      target[key] = String(value);
+      return true;
+    },
+    defineProperty(target, key, descriptor) {
+      if (typeof key !== "symbol" && "value" in descriptor)
+        descriptor = { ...descriptor, value: String(descriptor.value) };
+      return Reflect.defineProperty(target, key, descriptor);
+    },
+  });
+}
+
+/** A property of `process` that simulated code reads as `simulated(actor)`, everything else natively. */
+function fixedProcessProperty(kit: WrapKit, key: string, simulated: (actor: string) => unknown): void {
+  const original = Object.getOwnPropertyDescriptor(process, key);
+  if (original === undefined) return;
+  let value = original.value;
+  const read = original.get ?? (() => value);
+  Object.defineProperty(process, key, {
+    configurable: true,
+    enumerable: original.enumerable ?? true,
+    get() {
+      const actor = kit.simulatedActor();
+      return actor !== null ? simulated(actor) : read.call(process);
+    },
+    set(next: unknown) {
+      if (original.set !== undefined) original.set.call(process, next);
+      else if (original.writable) value = next;
+    },
+  });
+}
+
+/** A path argument (string, Buffer, URL) as an absolute path, or null for a file descriptor. */
+function pathOf(arg: unknown): string | null {
+  if (typeof arg === "number") return null;
+  if (arg instanceof URL) return arg.protocol === "file:" ? fileURLToPath(arg) : String(arg);
+  return path.resolve(String(arg));
+}
+
+/** This package's own directory (its sources load lazily in a repository checkout too). */
+const PACKAGE_ROOT = path.resolve(fileURLToPath(new URL("../../", import.meta.url)));
+
+/**
+ * Directories simulated code may read synchronously: the project (the working directory the run
+ * started in), every `node_modules` (Node's module loader reads sources with `fs.readFileSync`
+ * when code `require`s lazily) and this package. Files there belong to the checkout, which a
+ * replay has too; anything else is the machine's.
+ */
+export function readableInSimulation(file: string, projectRoot: string): boolean {
+  const inside = (root: string) => file === root || file.startsWith(root.endsWith(path.sep) ? root : root + path.sep);
+  return inside(projectRoot) || inside(PACKAGE_ROOT) || file.split(path.sep).includes("node_modules");
+}
+
+/** Synchronous reads checked against `readableInSimulation`, by the position of their path argument. */
+const FS_READS = [
+  "readFileSync",
+  "statSync",
+  "lstatSync",
+  "readdirSync",
+  "existsSync",
+  "accessSync",
+  "realpathSync",
+  "readlinkSync",
+  "opendirSync",
+  "statfsSync",
+];
+
+const HEAP_STATISTICS = [
+  "getHeapStatistics",
+  "getHeapSpaceStatistics",
+  "getHeapCodeStatistics",
+  "getHeapSnapshot",
+  "writeHeapSnapshot",
+  "queryObjects",
+  "takeCoverage",
+  "stopCoverage",
+];
+
+export function installMachineWrappers(kit: WrapKit): void {
+  const require = createRequire(import.meta.url);
+
+  // The environment and the process's identity: fixed for simulated code, real for the runner.
+  const processEnv = Object.getOwnPropertyDescriptor(process, "env")!;
+  let realEnv = processEnv.value as NodeJS.ProcessEnv;
+  Object.defineProperty(process, "env", {
+    configurable: true,
+    enumerable: true,
+    get: () => (kit.simulatedActor() !== null ? kit.seedEnv() : realEnv),
+    set: (next: NodeJS.ProcessEnv) => {
+      realEnv = next;
+    },
+  });
+  fixedProcessProperty(kit, "pid", fixedPid);
+  fixedProcessProperty(kit, "ppid", () => FIXED_PPID);
+  for (const key of ["getuid", "geteuid", "getgid", "getegid", "getgroups"])
+    kit.method(process, key, "os", `process.${key}`);
+  kit.method(process, "umask", "os", "process.umask");
+  for (const key of ["constrainedMemory", "availableMemory"])
+    kit.method(process, key, "process.memoryUsage", `process.${key}`);
+  kit.method(process, "getActiveResourcesInfo", "process.cpuUsage", "process.getActiveResourcesInfo");
+  if (process.report !== undefined)
+    for (const key of ["getReport", "writeReport"]) kit.method(process.report, key, "os", `process.report.${key}`);
+
+  const os = require("node:os") as Record<string, unknown>;
+  for (const key of ["homedir", "tmpdir", "release", "version", "machine", "getPriority", "setPriority"])
+    kit.method(os, key, "os", `os.${key}`);
+  const nav = (globalThis as { navigator?: object }).navigator;
+  if (nav !== undefined) kit.getter(nav, "hardwareConcurrency", "os", "navigator.hardwareConcurrency");
+
+  // Files of the machine (reads inside the project and node_modules stay open, see above).
+  const fs = require("node:fs") as typeof import("node:fs") & Record<string, unknown>;
+  const projectRoot = process.cwd();
+  const outside = (args: any[]) => {
+    const file = pathOf(args[0]);
+    return file !== null && !readableInSimulation(file, projectRoot);
+  };
+  for (const key of FS_READS) kit.when(fs, key, "fs", `fs.${key}`, outside);
+  // `realpathSync.native` hangs off the function: carried over to the wrapper, wrapped as well.
+  const realpathNative = { native: fs.realpathSync.native };
+  kit.when(realpathNative, "native", "fs", "fs.realpathSync.native", outside);
+  kit.when(fs, "realpathSync", "fs", "fs.realpathSync", outside);
+  Object.assign(fs.realpathSync, realpathNative);
+
+  // Fresh realms: their globals are not wrapped, so `Math.random()` there is the machine's.
+  const vm = require("node:vm") as typeof import("node:vm") & Record<string, unknown>;
+  for (const key of ["createContext", "runInNewContext", "runInContext", "measureMemory"])
+    kit.method(vm, key, key === "measureMemory" ? "process.memoryUsage" : "vm", `vm.${key}`);
+  for (const key of ["runInNewContext", "runInContext"])
+    kit.method(vm.Script.prototype, key, "vm", `vm.Script.prototype.${key}`);
+  const shadowRealm = (globalThis as { ShadowRealm?: object }).ShadowRealm;
+  if (shadowRealm !== undefined) kit.patch(globalThis, "ShadowRealm", kit.klass("vm", shadowRealm, "ShadowRealm"));
+
+  // Native key generators draw from OpenSSL's generator, not from the seed.
+  const crypto = require("node:crypto") as typeof import("node:crypto") & Record<string, unknown>;
+  kit.method(crypto.ECDH.prototype, "generateKeys", "crypto.generateKeyPair", "crypto.ECDH.prototype.generateKeys");
+  for (const Class of [crypto.DiffieHellman, crypto.DiffieHellmanGroup])
+    kit.method(Class.prototype, "generateKeys", "crypto.generateKeyPair", "crypto.DiffieHellman.prototype.generateKeys");
+  kit.when(crypto, "createDiffieHellman", "crypto.generateKeyPair", "crypto.createDiffieHellman", (args) => {
+    return typeof args[0] === "number";
+  });
+  kit.method(crypto, "publicEncrypt", "crypto.generateKeyPair", "crypto.publicEncrypt");
+  kit.method(crypto, "secureHeapUsed", "process.memoryUsage", "crypto.secureHeapUsed");
+
+  const v8 = require("node:v8") as Record<string, unknown>;
+  for (const key of HEAP_STATISTICS) kit.method(v8, key, "v8.heap", `v8.${key}`);
+
+  // A resolver of its own sends real queries to the machine's name servers.
+  for (const module of ["node:dns", "node:dns/promises"]) {
+    const dns = require(module) as Record<string, unknown>;
+    const label = module === "node:dns" ? "dns" : "dns.promises";
+    if (typeof dns.Resolver === "function")
+      kit.patch(dns, "Resolver", kit.klass("dns", dns.Resolver as object, `${label}.Resolver`));
+    for (const key of ["getServers", "setServers"]) kit.method(dns, key, "dns", `${label}.${key}`);
+  }
+
+  const perf = (require("node:perf_hooks") as typeof import("node:perf_hooks")).performance as unknown as Record<
+    string,
+    unknown
+  >;
+  for (const target of new Set([perf, globalThis.performance as unknown as Record<string, unknown>])) {
+    for (const key of ["eventLoopUtilization", "toJSON", "getEntries", "getEntriesByName", "getEntriesByType"])
+      kit.method(target, key, "performance.mark", `performance.${key}`);
+    kit.getter(target, "nodeTiming", "performance.mark", "performance.nodeTiming");
+  }
+  const perfHooks = require("node:perf_hooks") as Record<string, unknown>;
+  kit.method(perfHooks, "monitorEventLoopDelay", "performance.mark", "perf_hooks.monitorEventLoopDelay");
+
+  // `Temporal` (behind a flag in some Node majors): `Temporal.Now` reads the real clock and zone.
+  const temporal = (globalThis as { Temporal?: { Now?: Record<string, unknown> } }).Temporal;
+  if (temporal?.Now !== undefined) {
+    for (const key of Object.getOwnPropertyNames(temporal.Now)) {
+      if (typeof temporal.Now[key] === "function") kit.method(temporal.Now, key, "Temporal", `Temporal.Now.${key}`);
+    }
+  }
+
+  const websocket = (globalThis as { WebSocket?: object }).WebSocket;
+  if (websocket !== undefined) kit.patch(globalThis, "WebSocket", kit.klass("WebSocket", websocket, "WebSocket"));
+}
