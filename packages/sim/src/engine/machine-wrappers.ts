@@ -173,7 +173,12 @@ export function installMachineWrappers(kit: WrapKit): void {
   const crypto = require("node:crypto") as typeof import("node:crypto") & Record<string, unknown>;
   kit.method(crypto.ECDH.prototype, "generateKeys", "crypto.generateKeyPair", "crypto.ECDH.prototype.generateKeys");
   for (const Class of [crypto.DiffieHellman, crypto.DiffieHellmanGroup])
-    kit.method(Class.prototype, "generateKeys", "crypto.generateKeyPair", "crypto.DiffieHellman.prototype.generateKeys");
+    kit.method(
+      Class.prototype,
+      "generateKeys",
+      "crypto.generateKeyPair",
+      "crypto.DiffieHellman.prototype.generateKeys",
+    );
   kit.when(crypto, "createDiffieHellman", "crypto.generateKeyPair", "crypto.createDiffieHellman", (args) => {
     return typeof args[0] === "number";
   });
@@ -183,13 +188,18 @@ export function installMachineWrappers(kit: WrapKit): void {
   const v8 = require("node:v8") as Record<string, unknown>;
   for (const key of HEAP_STATISTICS) kit.method(v8, key, "v8.heap", `v8.${key}`);
 
-  // A resolver of its own sends real queries to the machine's name servers.
+  // A resolver of its own sends real queries to the machine's name servers (making one is harmless:
+  // grpc-js makes one for every channel, and resolves IP targets without it).
   for (const module of ["node:dns", "node:dns/promises"]) {
-    const dns = require(module) as Record<string, unknown>;
+    const dns = require(module) as Record<string, unknown> & { Resolver: { prototype: object } };
     const label = module === "node:dns" ? "dns" : "dns.promises";
-    if (typeof dns.Resolver === "function")
-      kit.patch(dns, "Resolver", kit.klass("dns", dns.Resolver as object, `${label}.Resolver`));
-    for (const key of ["getServers", "setServers"]) kit.method(dns, key, "dns", `${label}.${key}`);
+    const prototype = dns.Resolver.prototype as Record<string, unknown>;
+    for (const key of Object.getOwnPropertyNames(prototype)) {
+      if (key !== "constructor" && typeof prototype[key] === "function")
+        kit.method(prototype, key, "dns", `${label}.Resolver.prototype.${key}`);
+    }
+    kit.method(Object.getPrototypeOf(prototype), "getServers", "dns", `${label}.Resolver.prototype.getServers`);
+    kit.method(dns, "getServers", "dns", `${label}.getServers`);
   }
 
   const perf = (require("node:perf_hooks") as typeof import("node:perf_hooks")).performance as unknown as Record<

@@ -81,8 +81,8 @@ const PROBES: [string, () => unknown][] = [
   ["crypto.createDiffieHellman", () => createDiffieHellman(512)],
   ["v8.getHeapStatistics", () => v8.getHeapStatistics()],
   ["v8.getHeapSpaceStatistics", () => v8.getHeapSpaceStatistics()],
-  ["dns.Resolver", () => new dns.Resolver()],
-  ["dns.promises.Resolver", () => new dns.promises.Resolver()],
+  ["dns.Resolver.prototype.resolve4", () => new dns.Resolver().resolve4("localhost", () => {})],
+  ["dns.promises.Resolver.prototype.resolve", () => new dns.promises.Resolver().resolve("localhost")],
   ["dns.getServers", () => dns.getServers()],
   ["performance.eventLoopUtilization", () => performance.eventLoopUtilization()],
 ];
