@@ -19,7 +19,7 @@ import { SimulationEscape } from "@moonpool/core";
 // Taken first: the engine and runner keep the native functions, never the wrappers.
 import "./natives.ts";
 import { freshSeedEnv, installMachineWrappers, readableInSimulation } from "./machine-wrappers.ts";
-import { installFixedZoneAndLocale, utcConstructorArgs, utcToString } from "./fixed-locale.ts";
+import { fixedLocaleNatives, installFixedZoneAndLocale, utcConstructorArgs, utcToString } from "./fixed-locale.ts";
 import { type GuardedGlobal, IO_ENTRY_POINTS, REPLACEMENT } from "./guarded-globals.ts";
 
 export { GUARDED_GLOBALS, type GuardedGlobal } from "./guarded-globals.ts";
@@ -132,11 +132,30 @@ export function runAdopted<T>(run: () => T): T {
 const wrappedNatives = new WeakMap<AnyFunction, AnyFunction>();
 
 /**
+ * True for a function the escape guard put in place of a native one (a guard, a virtual answer, a
+ * fixed zone or locale, a fixed `process` property's getter): for the test that enumerates Node's
+ * globals and builtin modules.
+ */
+export function isEscapeWrapper(value: unknown): boolean {
+  return (
+    typeof value === "function" && (wrappedNatives.has(value as AnyFunction) || fixedLocaleNatives.has(value as object))
+  );
+}
+
+/**
  * The native function behind a guard wrapper (or `fn` itself): for simulated modules that take over a
  * guarded entry point for registered processes and must call the real implementation on their behalf.
  */
 export function nativeOf<F extends AnyFunction>(fn: F): F {
   return (wrappedNatives.get(fn) as F | undefined) ?? fn;
+}
+
+/**
+ * Records a simulated module's takeover of a guarded entry point (it serves registered processes
+ * and calls `previous`, the guard, for everything else) as one of the guard's wrappers.
+ */
+export function markTakeover(takeover: AnyFunction, previous: AnyFunction): void {
+  wrappedNatives.set(takeover, nativeOf(previous));
 }
 
 /** A wrapper that hands the call to the active guard while a seed runs. */
@@ -167,7 +186,7 @@ function wrapFunction(name: GuardedGlobal, native: AnyFunction, call: string = n
 
 /** `clear*` for timers that may be virtual: a virtual one is cancelled by its own method. */
 function wrapClear(native: AnyFunction): AnyFunction {
-  return function clear(this: unknown, timer: unknown) {
+  const clear = function clear(this: unknown, timer: unknown) {
     if (typeof timer === "object" && timer !== null && CLEAR_VIRTUAL_TIMER in timer) {
       (timer as { [CLEAR_VIRTUAL_TIMER](): void })[CLEAR_VIRTUAL_TIMER]();
       return;
@@ -180,6 +199,8 @@ function wrapClear(native: AnyFunction): AnyFunction {
     if (cleared) return;
     return native.call(this, timer);
   };
+  wrappedNatives.set(clear, native);
+  return clear;
 }
 
 /** The same for a class: `new` and plain calls are both checked, statics and `instanceof` keep working. */
@@ -214,20 +235,18 @@ function wrapGetter(target: object, key: string, name: GuardedGlobal, call: stri
     owner = Object.getPrototypeOf(owner);
   if (descriptor === undefined) return;
   const read = descriptor.get !== undefined ? descriptor.get : () => descriptor!.value;
-  Object.defineProperty(target, key, {
-    configurable: true,
-    enumerable: descriptor.enumerable ?? false,
-    get(this: unknown) {
-      return runAdopted(() => {
-        if (active !== null && active.armed) {
-          const virtual = active.virtual?.implementation(call);
-          if (virtual !== undefined) return virtual(this, []);
-          active.intercept(name, call);
-        }
-        return read.call(this);
-      });
-    },
-  });
+  const get = function (this: unknown) {
+    return runAdopted(() => {
+      if (active !== null && active.armed) {
+        const virtual = active.virtual?.implementation(call);
+        if (virtual !== undefined) return virtual(this, []);
+        active.intercept(name, call);
+      }
+      return read.call(this);
+    });
+  };
+  wrappedNatives.set(get, read);
+  Object.defineProperty(target, key, { configurable: true, enumerable: descriptor.enumerable ?? false, get });
 }
 
 /**
@@ -288,6 +307,7 @@ export function installEscapeWrappers(): void {
       });
     },
   });
+  wrappedNatives.set(GuardedDate, NativeDate);
   patchProperty(globalThis, "Date", GuardedDate);
   installFixedZoneAndLocale(inSimulatedCode, patchProperty);
 
@@ -362,6 +382,7 @@ export function installEscapeWrappers(): void {
     ["randomFill", "crypto.randomFill"],
     ["randomFillSync", "crypto.randomFill"],
     ["pseudoRandomBytes", "crypto.randomBytes"],
+    ["randomUUIDv7", "crypto.randomUUID"],
   ];
   for (const [key, name] of cryptoFns) wrapMethod(nodeCrypto, key, name, `crypto.${key}`);
   // node:crypto's own `getRandomValues` and `subtle` are fixed getters that read webcrypto's, patched above.
@@ -374,7 +395,7 @@ export function installEscapeWrappers(): void {
   // Opening for reading stays open like the other synchronous reads; opening for writing is guarded.
   const fs = require("node:fs") as typeof import("node:fs");
   const openSync = fs.openSync;
-  patchProperty(fs, "openSync", function guardedOpenSync(this: unknown, ...args: Parameters<typeof openSync>) {
+  const guardedOpenSync = function guardedOpenSync(this: unknown, ...args: Parameters<typeof openSync>) {
     const flags = args[1];
     const readOnly =
       flags === undefined || flags === "r" || flags === "rs" || flags === "sr" || flags === fs.constants.O_RDONLY;
@@ -384,7 +405,9 @@ export function installEscapeWrappers(): void {
         active.intercept("fs", "fs.openSync");
     });
     return openSync.apply(this, args);
-  });
+  };
+  wrappedNatives.set(guardedOpenSync, openSync);
+  patchProperty(fs, "openSync", guardedOpenSync);
   const projectRoot = process.cwd();
   installMachineWrappers({
     patch: patchProperty,
@@ -405,6 +428,7 @@ export function installEscapeWrappers(): void {
     },
     simulatedActor: () => runAdopted(() => (active !== null && active.armed ? active.actorName() : null)),
     seedEnv: () => active!.seedEnv(),
+    mark: (fn) => wrappedNatives.set(fn, fn),
   });
   // Sockets made without the module functions (`new net.Socket().connect(...)`, `server.listen`).
   const net = require("node:net") as typeof import("node:net");

@@ -199,6 +199,16 @@ export function installFixedZoneAndLocale(inSimulation: () => boolean, patch: Pa
     fn.call(self, args[0], fixedLocales(args[1]), ...args.slice(2)),
   );
 
+  // Temporal (behind a flag in some Node majors) formats through Intl's defaults too.
+  const temporal = (globalThis as { Temporal?: Record<string, { prototype?: object } | undefined> }).Temporal;
+  for (const Class of Object.values(temporal ?? {})) {
+    const prototype = Class?.prototype;
+    if (prototype === undefined || !Object.hasOwn(prototype, "toLocaleString")) continue;
+    wrap(prototype, "toLocaleString", (self, args, fn) =>
+      fn.call(self, fixedLocales(args[0]), Class === temporal!.Instant ? withFixedZone(args[1]) : args[1]),
+    );
+  }
+
   const intl = Intl as unknown as Record<string, AnyFunction | undefined>;
   for (const name of [
     "DateTimeFormat",

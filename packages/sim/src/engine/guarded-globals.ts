@@ -30,6 +30,8 @@ export const GUARDED_GLOBALS = [
   "crypto.subtle",
   "crypto.generateKeyPair",
   "v8.heap",
+  // Work finished on Node's thread pool or V8's background threads (async crypto, zlib, wasm compile).
+  "crypto.async",
   // Fresh realms (`vm` contexts, ShadowRealm): their globals are not wrapped.
   "vm",
   "Temporal",
@@ -80,6 +82,8 @@ export const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
   "crypto.generateKeyPair":
     "keys made once outside the simulation and passed in (ecdh.setPrivateKey with bytes from ctx.random for ECDH)",
   "v8.heap": "nothing: the real heap does not replay",
+  "crypto.async":
+    "the synchronous form (pbkdf2Sync, scryptSync, hkdfSync, deflateSync, new WebAssembly.Module): the callback would arrive on the real event loop, outside simulated time",
   vm: "code run in this realm (vm.runInThisContext, new Function), whose globals the simulation controls",
   Temporal: "ctx.time.now() (Temporal.Instant.fromEpochMilliseconds) with an explicit time zone",
   WebSocket: 'the "ws" library from a simulated process (it runs over the simulated node:http)',
@@ -108,6 +112,12 @@ const DNS_QUERIES = [
   "resolve4",
   "resolve6",
   "resolveAny",
+  "resolveCaa",
+  "resolveNaptr",
+  "resolvePtr",
+  "resolveSoa",
+  "resolveTlsa",
+  "setServers",
   "resolveCname",
   "resolveMx",
   "resolveNs",

@@ -21,6 +21,8 @@ export interface WrapKit {
   simulatedActor(): string | null;
   /** The environment simulated code of the running seed sees. */
   seedEnv(): Record<string, string>;
+  /** Records `fn` as one of the guard's wrappers (`isEscapeWrapper`). */
+  mark(fn: (...args: any[]) => unknown): void;
 }
 
 /** `process.pid` of simulated code: fixed by the actor's name (FNV-1a), so it replays everywhere. */
@@ -55,13 +57,15 @@ function fixedProcessProperty(kit: WrapKit, key: string, simulated: (actor: stri
   if (original === undefined) return;
   let value = original.value;
   const read = original.get ?? (() => value);
+  const get = () => {
+    const actor = kit.simulatedActor();
+    return actor !== null ? simulated(actor) : read.call(process);
+  };
+  kit.mark(get);
   Object.defineProperty(process, key, {
     configurable: true,
     enumerable: original.enumerable ?? true,
-    get() {
-      const actor = kit.simulatedActor();
-      return actor !== null ? simulated(actor) : read.call(process);
-    },
+    get,
     set(next: unknown) {
       if (original.set !== undefined) original.set.call(process, next);
       else if (original.writable) value = next;
@@ -121,10 +125,12 @@ export function installMachineWrappers(kit: WrapKit): void {
   // The environment and the process's identity: fixed for simulated code, real for the runner.
   const processEnv = Object.getOwnPropertyDescriptor(process, "env")!;
   let realEnv = processEnv.value as NodeJS.ProcessEnv;
+  const getEnv = () => (kit.simulatedActor() !== null ? kit.seedEnv() : realEnv);
+  kit.mark(getEnv);
   Object.defineProperty(process, "env", {
     configurable: true,
     enumerable: true,
-    get: () => (kit.simulatedActor() !== null ? kit.seedEnv() : realEnv),
+    get: getEnv,
     set: (next: NodeJS.ProcessEnv) => {
       realEnv = next;
     },
@@ -144,7 +150,23 @@ export function installMachineWrappers(kit: WrapKit): void {
   for (const key of ["homedir", "tmpdir", "release", "version", "machine", "getPriority", "setPriority"])
     kit.method(os, key, "os", `os.${key}`);
   const nav = (globalThis as { navigator?: object }).navigator;
-  if (nav !== undefined) kit.getter(nav, "hardwareConcurrency", "os", "navigator.hardwareConcurrency");
+  if (nav !== undefined) {
+    const prototype = Object.getPrototypeOf(nav) as object;
+    kit.getter(prototype, "hardwareConcurrency", "os", "navigator.hardwareConcurrency");
+    // The locale, fixed like Intl's for simulated code (Node reads it from Intl once and caches it).
+    for (const [key, fixed] of [
+      ["language", () => "en-US"],
+      ["languages", () => Object.freeze(["en-US"])],
+    ] as const) {
+      const read = Object.getOwnPropertyDescriptor(prototype, key)?.get;
+      if (read === undefined) continue;
+      const get = function (this: unknown) {
+        return kit.simulatedActor() !== null ? fixed() : read.call(this);
+      };
+      kit.mark(get);
+      Object.defineProperty(prototype, key, { configurable: true, enumerable: true, get });
+    }
+  }
 
   // Files of the machine (reads inside the project and node_modules stay open, see above).
   const fs = require("node:fs") as typeof import("node:fs") & Record<string, unknown>;
@@ -222,6 +244,94 @@ export function installMachineWrappers(kit: WrapKit): void {
     }
   }
 
-  const websocket = (globalThis as { WebSocket?: object }).WebSocket;
-  if (websocket !== undefined) kit.patch(globalThis, "WebSocket", kit.klass("WebSocket", websocket, "WebSocket"));
+  for (const target of [globalThis as Record<string, unknown>, require("node:http") as Record<string, unknown>]) {
+    const websocket = target.WebSocket as object | undefined;
+    if (websocket !== undefined) kit.patch(target, "WebSocket", kit.klass("WebSocket", websocket, "WebSocket"));
+  }
+  installAsyncAndProcessGuards(kit);
+}
+
+/** Work Node finishes on its thread pool or V8's background threads: the result arrives outside simulated time. */
+const CRYPTO_ASYNC = ["pbkdf2", "scrypt", "hkdf", "checkPrime", "argon2"];
+const ZLIB_ASYNC = [
+  "deflate",
+  "deflateRaw",
+  "inflate",
+  "inflateRaw",
+  "gzip",
+  "gunzip",
+  "unzip",
+  "brotliCompress",
+  "brotliDecompress",
+  "zstdCompress",
+  "zstdDecompress",
+];
+
+function installAsyncAndProcessGuards(kit: WrapKit): void {
+  const require = createRequire(import.meta.url);
+  const crypto = require("node:crypto") as Record<string, unknown>;
+  for (const key of CRYPTO_ASYNC) kit.method(crypto, key, "crypto.async", `crypto.${key}`);
+  kit.when(crypto, "sign", "crypto.async", "crypto.sign", (args) => typeof args[3] === "function");
+  kit.when(crypto, "verify", "crypto.async", "crypto.verify", (args) => typeof args[4] === "function");
+  kit.method(crypto, "encapsulate", "crypto.generateKeyPair", "crypto.encapsulate");
+  const zlib = require("node:zlib") as Record<string, unknown>;
+  for (const key of ZLIB_ASYNC) kit.method(zlib, key, "crypto.async", `zlib.${key}`);
+  const wasm = (globalThis as { WebAssembly?: Record<string, unknown> }).WebAssembly;
+  if (wasm !== undefined) {
+    for (const key of ["compile", "instantiate", "compileStreaming", "instantiateStreaming"])
+      kit.method(wasm, key, "crypto.async", `WebAssembly.${key}`);
+  }
+
+  for (const key of ["kill", "_kill", "execve"]) kit.method(process, key, "child_process", `process.${key}`);
+  kit.method(require("node:cluster") as object, "fork", "child_process", "cluster.fork");
+  for (const key of ["setuid", "seteuid", "setgid", "setegid", "setgroups", "initgroups"])
+    kit.method(process, key, "os", `process.${key}`);
+  kit.method(process, "chdir", "fs", "process.chdir");
+  kit.method(process, "openStdin", "fs", "process.openStdin");
+  // util.log stamps its line with the real time (Node's own Date, not the global one).
+  kit.method(require("node:util") as object, "log", "Date.now", "util.log");
+  const childProcess = require("node:child_process") as Record<string, unknown>;
+  kit.patch(
+    childProcess,
+    "ChildProcess",
+    kit.klass("child_process", childProcess.ChildProcess as object, "child_process.ChildProcess"),
+  );
+  const dgram = require("node:dgram") as Record<string, unknown>;
+  kit.patch(dgram, "Socket", kit.klass("dgram", dgram.Socket as object, "dgram.Socket"));
+  kit.method(process, "loadEnvFile", "fs", "process.loadEnvFile");
+  for (const key of ["threadCpuUsage", "_getActiveHandles", "_getActiveRequests"])
+    kit.method(process, key, "process.cpuUsage", `process.${key}`);
+
+  const fs = require("node:fs") as Record<string, unknown>;
+  for (const key of ["glob", "globSync", "openAsBlob", "fchmod", "fchown", "futimes", "mkdtempDisposableSync"])
+    kit.method(fs, key, "fs", `fs.${key}`);
+  const fsPromises = require("node:fs/promises") as Record<string, unknown>;
+  for (const key of ["glob", "lchmod", "mkdtempDisposable"]) kit.method(fsPromises, key, "fs", `fs.promises.${key}`);
+  try {
+    const sqlite = require("node:sqlite") as Record<string, unknown>;
+    kit.patch(sqlite, "DatabaseSync", kit.klass("fs", sqlite.DatabaseSync as object, "sqlite.DatabaseSync"));
+    kit.method(sqlite, "backup", "fs", "sqlite.backup");
+  } catch {
+    // node:sqlite is behind a flag in this Node major
+  }
+  kit.method(require("node:tls") as object, "getCACertificates", "tls", "tls.getCACertificates");
+  const worker = require("node:worker_threads") as object;
+  kit.method(worker, "postMessageToThread", "worker_threads", "worker_threads.postMessageToThread");
+  kit.method(require("node:util") as object, "styleText", "os", "util.styleText");
+
+  const perfHooks = require("node:perf_hooks") as Record<string, unknown>;
+  kit.method(perfHooks, "eventLoopUtilization", "performance.mark", "perf_hooks.eventLoopUtilization");
+  for (const target of [perfHooks, globalThis as Record<string, unknown>]) {
+    const observer = target.PerformanceObserver as object | undefined;
+    if (observer !== undefined)
+      kit.patch(target, "PerformanceObserver", kit.klass("performance.mark", observer, "PerformanceObserver"));
+  }
+  const v8 = require("node:v8") as Record<string, unknown>;
+  kit.method(v8, "getCppHeapStatistics", "v8.heap", "v8.getCppHeapStatistics");
+  kit.method(v8, "startCpuProfile", "v8.heap", "v8.startCpuProfile");
+  if (typeof v8.GCProfiler === "function")
+    kit.patch(v8, "GCProfiler", kit.klass("v8.heap", v8.GCProfiler, "v8.GCProfiler"));
+  // The global console and node:console's export differ once a test runner swaps the global one.
+  for (const target of new Set([console, require("node:console") as Console]))
+    for (const key of ["time", "timeEnd", "timeLog"]) kit.method(target, key, "performance.mark", `console.${key}`);
 }
