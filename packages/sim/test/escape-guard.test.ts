@@ -14,6 +14,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { CONSOLE_EVENT_NAME, SimulationBuilder, TraceCursor, type SimContext, type Workload } from "../src/index.ts";
 
+const NEVER_WRITTEN = join(tmpdir(), "moonpool-escape-never-written");
 const workload = (run: (ctx: SimContext) => Promise<void>): Workload => ({ name: "w", run });
 
 async function runOnce(
@@ -73,7 +74,7 @@ describe("escape guard", () => {
     ["dns", "dns.lookup", () => dns.lookup("localhost", () => {})],
     ["dns", "dns.promises.lookup", () => lookup("localhost")], // an ESM named import
     ["fs", "fs.promises.readFile", () => readFile(fileURLToPath(import.meta.url))], // an ESM named import
-    ["fs", "fs.writeFileSync", () => writeFileSync(join(tmpdir(), "moonpool-escape-never-written"), "x")],
+    ["fs", "fs.writeFileSync", () => writeFileSync(NEVER_WRITTEN, "x")],
     ["child_process", "child_process.spawn", () => spawn("true")],
   ];
   for (const [name, call, io] of ioEscapes) {

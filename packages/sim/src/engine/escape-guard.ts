@@ -13,10 +13,13 @@
  * `console.*` is captured per run: test runners replace the console object between files.
  */
 import { createRequire, syncBuiltinESMExports } from "node:module";
+import path from "node:path";
 import { format, promisify } from "node:util";
 import { SimulationEscape } from "@moonpool/core";
 // Taken first: the engine and runner keep the native functions, never the wrappers.
 import "./natives.ts";
+import { freshSeedEnv, installMachineWrappers, readableInSimulation } from "./machine-wrappers.ts";
+import { fixedLocaleNatives, installFixedZoneAndLocale, utcConstructorArgs, utcToString } from "./fixed-locale.ts";
 import { type GuardedGlobal, IO_ENTRY_POINTS, REPLACEMENT } from "./guarded-globals.ts";
 
 export { GUARDED_GLOBALS, type GuardedGlobal } from "./guarded-globals.ts";
@@ -129,11 +132,30 @@ export function runAdopted<T>(run: () => T): T {
 const wrappedNatives = new WeakMap<AnyFunction, AnyFunction>();
 
 /**
+ * True for a function the escape guard put in place of a native one (a guard, a virtual answer, a
+ * fixed zone or locale, a fixed `process` property's getter): for the test that enumerates Node's
+ * globals and builtin modules.
+ */
+export function isEscapeWrapper(value: unknown): boolean {
+  return (
+    typeof value === "function" && (wrappedNatives.has(value as AnyFunction) || fixedLocaleNatives.has(value as object))
+  );
+}
+
+/**
  * The native function behind a guard wrapper (or `fn` itself): for simulated modules that take over a
  * guarded entry point for registered processes and must call the real implementation on their behalf.
  */
 export function nativeOf<F extends AnyFunction>(fn: F): F {
   return (wrappedNatives.get(fn) as F | undefined) ?? fn;
+}
+
+/**
+ * Records a simulated module's takeover of a guarded entry point (it serves registered processes
+ * and calls `previous`, the guard, for everything else) as one of the guard's wrappers.
+ */
+export function markTakeover(takeover: AnyFunction, previous: AnyFunction): void {
+  wrappedNatives.set(takeover, nativeOf(previous));
 }
 
 /** A wrapper that hands the call to the active guard while a seed runs. */
@@ -164,7 +186,7 @@ function wrapFunction(name: GuardedGlobal, native: AnyFunction, call: string = n
 
 /** `clear*` for timers that may be virtual: a virtual one is cancelled by its own method. */
 function wrapClear(native: AnyFunction): AnyFunction {
-  return function clear(this: unknown, timer: unknown) {
+  const clear = function clear(this: unknown, timer: unknown) {
     if (typeof timer === "object" && timer !== null && CLEAR_VIRTUAL_TIMER in timer) {
       (timer as { [CLEAR_VIRTUAL_TIMER](): void })[CLEAR_VIRTUAL_TIMER]();
       return;
@@ -177,6 +199,8 @@ function wrapClear(native: AnyFunction): AnyFunction {
     if (cleared) return;
     return native.call(this, timer);
   };
+  wrappedNatives.set(clear, native);
+  return clear;
 }
 
 /** The same for a class: `new` and plain calls are both checked, statics and `instanceof` keep working. */
@@ -195,6 +219,7 @@ function wrapClass<T extends object>(name: GuardedGlobal, native: T, call: strin
       return Reflect.apply(target as AnyFunction, thisArg, args);
     },
   });
+  wrappedNatives.set(wrapped as AnyFunction, native as AnyFunction);
   return wrapped;
 }
 
@@ -210,20 +235,30 @@ function wrapGetter(target: object, key: string, name: GuardedGlobal, call: stri
     owner = Object.getPrototypeOf(owner);
   if (descriptor === undefined) return;
   const read = descriptor.get !== undefined ? descriptor.get : () => descriptor!.value;
-  Object.defineProperty(target, key, {
-    configurable: true,
-    enumerable: descriptor.enumerable ?? false,
-    get(this: unknown) {
-      return runAdopted(() => {
-        if (active !== null && active.armed) {
-          const virtual = active.virtual?.implementation(call);
-          if (virtual !== undefined) return virtual(this, []);
-          active.intercept(name, call);
-        }
-        return read.call(this);
-      });
-    },
-  });
+  const get = function (this: unknown) {
+    return runAdopted(() => {
+      if (active !== null && active.armed) {
+        const virtual = active.virtual?.implementation(call);
+        if (virtual !== undefined) return virtual(this, []);
+        active.intercept(name, call);
+      }
+      return read.call(this);
+    });
+  };
+  wrappedNatives.set(get, read);
+  Object.defineProperty(target, key, { configurable: true, enumerable: descriptor.enumerable ?? false, get });
+}
+
+/**
+ * True while simulated code runs: a seed's step, code Node runs between steps for a simulated
+ * process, or simulation modules loading. Such code sees the fixed time zone and locale.
+ */
+function inSimulatedCode(): boolean {
+  if (loading !== null) return true;
+  if (active === null) return false;
+  if (active.armed) return true;
+  if (active.adoptBetweenSteps === null) return false;
+  return runAdopted(() => active !== null && active.armed);
 }
 
 /** True while a seed's simulated code runs (a guard is installed and armed). */
@@ -247,7 +282,9 @@ export function installEscapeWrappers(): void {
   const NativeDate = Date;
   const GuardedDate: DateConstructor = new Proxy(NativeDate, {
     construct(target, args, newTarget): object {
-      if (args.length === 0) {
+      if (args.length > 0) {
+        if (inSimulatedCode()) args = utcConstructorArgs(args);
+      } else {
         args = runAdopted(() => {
           if (active === null || !active.armed) return args;
           const virtual = active.virtual?.implementation("Date.now");
@@ -263,17 +300,16 @@ export function installEscapeWrappers(): void {
         if (active !== null && active.armed) {
           // `Date()` ignores its arguments and formats the current time like `new Date().toString()`.
           const virtual = active.virtual?.implementation("Date.now");
-          if (virtual !== undefined) return new target(virtual(undefined, []) as number).toString();
+          if (virtual !== undefined) return utcToString(new target(virtual(undefined, []) as number));
           active.intercept("Date", "Date");
         }
         return Reflect.apply(target, thisArg, args);
       });
     },
   });
+  wrappedNatives.set(GuardedDate, NativeDate);
   patchProperty(globalThis, "Date", GuardedDate);
-  for (const key of ["toLocaleString", "toLocaleDateString", "toLocaleTimeString"])
-    wrapMethod(NativeDate.prototype, key, "Date.toLocaleString", `Date.prototype.${key}`);
-  patchProperty(Intl, "DateTimeFormat", wrapClass("Intl.DateTimeFormat", Intl.DateTimeFormat, "Intl.DateTimeFormat"));
+  installFixedZoneAndLocale(inSimulatedCode, patchProperty);
 
   const perf = (require("node:perf_hooks") as typeof import("node:perf_hooks")).performance;
   for (const target of new Set([perf, globalThis.performance])) {
@@ -346,6 +382,7 @@ export function installEscapeWrappers(): void {
     ["randomFill", "crypto.randomFill"],
     ["randomFillSync", "crypto.randomFill"],
     ["pseudoRandomBytes", "crypto.randomBytes"],
+    ["randomUUIDv7", "crypto.randomUUID"],
   ];
   for (const [key, name] of cryptoFns) wrapMethod(nodeCrypto, key, name, `crypto.${key}`);
   // node:crypto's own `getRandomValues` and `subtle` are fixed getters that read webcrypto's, patched above.
@@ -358,12 +395,40 @@ export function installEscapeWrappers(): void {
   // Opening for reading stays open like the other synchronous reads; opening for writing is guarded.
   const fs = require("node:fs") as typeof import("node:fs");
   const openSync = fs.openSync;
-  patchProperty(fs, "openSync", function guardedOpenSync(this: unknown, ...args: Parameters<typeof openSync>) {
+  const guardedOpenSync = function guardedOpenSync(this: unknown, ...args: Parameters<typeof openSync>) {
     const flags = args[1];
     const readOnly =
       flags === undefined || flags === "r" || flags === "rs" || flags === "sr" || flags === fs.constants.O_RDONLY;
-    if (!readOnly && active !== null && active.armed) active.intercept("fs", "fs.openSync");
+    runAdopted(() => {
+      if (active === null || !active.armed) return;
+      if (!readOnly || !readableInSimulation(path.resolve(String(args[0])), projectRoot))
+        active.intercept("fs", "fs.openSync");
+    });
     return openSync.apply(this, args);
+  };
+  wrappedNatives.set(guardedOpenSync, openSync);
+  patchProperty(fs, "openSync", guardedOpenSync);
+  const projectRoot = process.cwd();
+  installMachineWrappers({
+    patch: patchProperty,
+    method: wrapMethod,
+    getter: wrapGetter,
+    klass: wrapClass,
+    when(target, key, name, call, escapes) {
+      const native = (target as Record<string, unknown>)[key];
+      if (typeof native !== "function") return;
+      const checked = function checked(this: unknown, ...args: any[]) {
+        runAdopted(() => {
+          if (active !== null && active.armed && escapes(args)) active.intercept(name, call);
+        });
+        return (native as AnyFunction).apply(this, args);
+      };
+      wrappedNatives.set(checked, native as AnyFunction);
+      patchProperty(target, key, checked);
+    },
+    simulatedActor: () => runAdopted(() => (active !== null && active.armed ? active.actorName() : null)),
+    seedEnv: () => active!.seedEnv(),
+    mark: (fn) => wrappedNatives.set(fn, fn),
   });
   // Sockets made without the module functions (`new net.Socket().connect(...)`, `server.listen`).
   const net = require("node:net") as typeof import("node:net");
@@ -409,6 +474,7 @@ export class EscapeGuard {
    */
   adoptBetweenSteps: (() => (() => void) | null) | null = null;
   private consolePatches: Patch[] = [];
+  private env: Record<string, string> | null = null;
   private installed = false;
 
   constructor(
@@ -436,6 +502,22 @@ export class EscapeGuard {
     );
     this.sink.escaped(error);
     throw error;
+  }
+
+  /** The actor whose code is running (for values fixed per actor, such as `process.pid`). */
+  actorName(): string {
+    return this.sink.currentActor();
+  }
+
+  /** Starts a seed: its simulated code gets a fresh, empty `process.env`. */
+  startSeed(): void {
+    this.env = freshSeedEnv();
+  }
+
+  /** The `process.env` simulated code of the running seed sees. */
+  seedEnv(): Record<string, string> {
+    this.env ??= freshSeedEnv();
+    return this.env;
   }
 
   /** Makes this the guard the wrappers consult (one campaign per realm) and captures the console. */

@@ -19,9 +19,8 @@ export const GUARDED_GLOBALS = [
   "crypto.randomBytes",
   "crypto.randomInt",
   "crypto.randomFill",
-  // Values that depend on the machine, its time zone or locale, or the real passage of time.
-  "Intl.DateTimeFormat",
-  "Date.toLocaleString",
+  // Values that depend on the machine or the real passage of time. (Time zone and locale are
+  // fixed for simulated code instead: UTC and "en-US", see engine/fixed-locale.ts.)
   "performance.timeOrigin",
   "performance.mark",
   "process.uptime",
@@ -30,6 +29,12 @@ export const GUARDED_GLOBALS = [
   "os",
   "crypto.subtle",
   "crypto.generateKeyPair",
+  "v8.heap",
+  // Work finished on Node's thread pool or V8's background threads (async crypto, zlib, wasm compile).
+  "crypto.async",
+  // Fresh realms (`vm` contexts, ShadowRealm): their globals are not wrapped.
+  "vm",
+  "Temporal",
   // Real message passing and waiting: delivered by the real event loop, outside simulated time.
   "MessageChannel",
   "BroadcastChannel",
@@ -42,6 +47,7 @@ export const GUARDED_GLOBALS = [
   "http",
   "http2",
   "fetch",
+  "WebSocket",
   "dgram",
   "dns",
   "fs",
@@ -66,17 +72,21 @@ export const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
   "crypto.randomBytes": "ctx.random",
   "crypto.randomInt": "ctx.random.randomRange(lo, hi)",
   "crypto.randomFill": "ctx.random",
-  "Intl.DateTimeFormat":
-    "formatting ctx.time.now() yourself in UTC (toISOString), or an explicit timeZone decided outside the simulation",
-  "Date.toLocaleString": "toISOString() (the machine's time zone and locale do not replay)",
   "performance.timeOrigin": "ctx.time.now()",
   "performance.mark": "ctx.time.now() and ctx.trace",
   "process.uptime": "ctx.time.now()",
   "process.cpuUsage": "nothing: resource usage of the real process does not replay",
   "process.memoryUsage": "nothing: resource usage of the real process does not replay",
-  os: "values passed in by the simulation (ctx.topology for addresses)",
+  os: "values passed in by the simulation (ctx.topology for addresses); process.pid and process.env are fixed per seed",
   "crypto.subtle": "node:crypto's synchronous functions with keys derived from ctx.random",
-  "crypto.generateKeyPair": "keys made once outside the simulation and passed in",
+  "crypto.generateKeyPair":
+    "keys made once outside the simulation and passed in (ecdh.setPrivateKey with bytes from ctx.random for ECDH)",
+  "v8.heap": "nothing: the real heap does not replay",
+  "crypto.async":
+    "the synchronous form (pbkdf2Sync, scryptSync, hkdfSync, deflateSync, new WebAssembly.Module): the callback would arrive on the real event loop, outside simulated time",
+  vm: "code run in this realm (vm.runInThisContext, new Function), whose globals the simulation controls",
+  Temporal: "ctx.time.now() (Temporal.Instant.fromEpochMilliseconds) with an explicit time zone",
+  WebSocket: 'the "ws" library from a simulated process (it runs over the simulated node:http)',
   MessageChannel: "a channel from @moonpool/core (ctx.channel) or ctx.network",
   BroadcastChannel: "a channel from @moonpool/core (ctx.channel) or ctx.network",
   "Atomics.waitAsync": "ctx.time.sleep(ms) or a channel",
@@ -88,7 +98,7 @@ export const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
   fetch: "http.request or http.get (a simulated process's node:http runs over the simulated network)",
   dgram: "ctx.network",
   dns: "addresses from ctx.topology",
-  fs: "ctx.storage",
+  fs: "ctx.storage (synchronous reads inside the project directory and node_modules stay open)",
   child_process: "more simulated processes (builder.processes)",
   "process.dlopen":
     "a JavaScript implementation behind a provider interface with a simulated implementation (a native addon's threads and I/O run outside simulated time)",
@@ -102,6 +112,12 @@ const DNS_QUERIES = [
   "resolve4",
   "resolve6",
   "resolveAny",
+  "resolveCaa",
+  "resolveNaptr",
+  "resolvePtr",
+  "resolveSoa",
+  "resolveTlsa",
+  "setServers",
   "resolveCname",
   "resolveMx",
   "resolveNs",
@@ -144,9 +160,10 @@ const FS_ASYNC = [
 
 /**
  * The real-I/O entry points guarded per module. Synchronous reads (readFileSync, statSync,
- * existsSync, ...) stay open: Node's module loader uses them when code `require`s lazily inside a
- * step, and a read-only startup file is the user's call. Everything asynchronous, and every
- * synchronous write, is guarded (`openSync` for writing is checked by its flags, below).
+ * existsSync, ...) are checked by path in `machine-wrappers.ts`: inside the project and
+ * node_modules they stay open (Node's module loader uses them when code `require`s lazily inside
+ * a step). Everything asynchronous, and every synchronous write, is guarded (`openSync` is
+ * checked by its flags and path, in `escape-guard.ts`).
  */
 export const IO_ENTRY_POINTS: readonly {
   readonly module: string;

@@ -423,6 +423,7 @@ export class Campaign {
     this.unhandled.clear();
     this.uncaught = [];
     engine.installTickCounter();
+    guard.startSeed();
     guard.virtual = session.nodeRuntime;
     guard.armed = true;
     let result: SeedResult;

@@ -22,6 +22,10 @@ import {
 import { currentVirtualProcess } from "../../src/world/node-runtime/runtime.ts";
 import { VIRTUAL_EPOCH_MS } from "../../src/world/node-runtime/virtual-process.ts";
 
+// Paths made outside any seed: os.tmpdir() is itself a machine fact the guard stops.
+const NEVER_WRITTEN = join(tmpdir(), "moonpool-node-runtime-never-written");
+const NO_SUCH_ADDON = join(tmpdir(), "moonpool-no-such-addon.node");
+
 const workload = (run: (ctx: SimContext) => Promise<void>): Workload => ({ name: "w", run });
 
 function runWith(run: (ctx: SimContext) => Promise<void>, seeds = [11], nodeRuntime = true) {
@@ -290,17 +294,9 @@ describe("virtual Node runtime", () => {
 
   // Real I/O stays outside the runtime: [call named, what the message says to use, the call].
   const outside: [string, string, () => unknown][] = [
-    [
-      "fs.writeFileSync",
-      "ctx.storage",
-      () => writeFileSync(join(tmpdir(), "moonpool-node-runtime-never-written"), "x"),
-    ],
+    ["fs.writeFileSync", "ctx.storage", () => writeFileSync(NEVER_WRITTEN, "x")],
     ["child_process.spawn", "builder.processes", () => spawn("true")],
-    [
-      "process.dlopen",
-      "provider interface",
-      () => process.dlopen({ exports: {} }, join(tmpdir(), "moonpool-no-such-addon.node")),
-    ],
+    ["process.dlopen", "provider interface", () => process.dlopen({ exports: {} }, NO_SUCH_ADDON)],
   ];
   for (const [call, instead, io] of outside) {
     it(`leaves ${call} outside: it still fails the seed, naming the call and what to use instead`, async () => {

@@ -1,6 +1,21 @@
 import { BroadcastChannel, MessageChannel } from "node:worker_threads";
-import { generateKeyPairSync, webcrypto } from "node:crypto";
-import { closeSync, mkdtempSync, openSync, rmSync, symlinkSync, truncateSync, writeSync } from "node:fs";
+import { createDiffieHellman, createECDH, generateKeyPairSync, getDiffieHellman, webcrypto } from "node:crypto";
+import dns from "node:dns";
+import {
+  closeSync,
+  existsSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  truncateSync,
+  writeSync,
+} from "node:fs";
+import v8 from "node:v8";
+import vm from "node:vm";
 import { mkdtemp, opendir } from "node:fs/promises";
 import os, { freemem } from "node:os";
 import { tmpdir } from "node:os";
@@ -22,10 +37,6 @@ const PROBES: [string, () => unknown][] = [
   ["Math.random", () => captured.random()],
   ["Date.now", () => captured.now()],
   ["crypto.randomBytes", () => captured.bytes()],
-  ["Intl.DateTimeFormat", () => Intl.DateTimeFormat().format(0)],
-  ["Intl.DateTimeFormat", () => new Intl.DateTimeFormat("en-US").resolvedOptions().timeZone],
-  ["Date.prototype.toLocaleString", () => new Date(0).toLocaleString()],
-  ["Date.prototype.toLocaleTimeString", () => new Date(0).toLocaleTimeString()],
   ["performance.timeOrigin", () => performance.timeOrigin],
   ["os.freemem", () => freemem()],
   ["os.uptime", () => os.uptime()],
@@ -52,6 +63,28 @@ const PROBES: [string, () => unknown][] = [
   ["process.cpuUsage", () => process.cpuUsage()],
   ["process.memoryUsage", () => process.memoryUsage()],
   ["crypto.generateKeyPairSync", () => generateKeyPairSync("ed25519")],
+  // What the machine leaks besides clocks and randomness.
+  ["fs.readFileSync", () => readFileSync("/etc/hostname")],
+  ["fs.statSync", () => statSync("/proc/meminfo")],
+  ["fs.readdirSync", () => readdirSync("/etc")],
+  ["fs.existsSync", () => existsSync(join(dir, "existing"))],
+  ["fs.openSync", () => openSync(existing, "r")],
+  ["os.homedir", () => os.homedir()],
+  ["os.tmpdir", () => tmpdir()],
+  ["process.getuid", () => process.getuid?.()],
+  ["process.constrainedMemory", () => process.constrainedMemory()],
+  ["vm.runInNewContext", () => vm.runInNewContext("Math.random()")],
+  ["vm.createContext", () => vm.createContext({})],
+  ["vm.Script.prototype.runInNewContext", () => new vm.Script("Math.random()").runInNewContext()],
+  ["crypto.ECDH.prototype.generateKeys", () => createECDH("prime256v1").generateKeys()],
+  ["crypto.DiffieHellman.prototype.generateKeys", () => getDiffieHellman("modp14").generateKeys()],
+  ["crypto.createDiffieHellman", () => createDiffieHellman(512)],
+  ["v8.getHeapStatistics", () => v8.getHeapStatistics()],
+  ["v8.getHeapSpaceStatistics", () => v8.getHeapSpaceStatistics()],
+  ["dns.Resolver.prototype.resolve4", () => new dns.Resolver().resolve4("localhost", () => {})],
+  ["dns.promises.Resolver.prototype.resolve", () => new dns.promises.Resolver().resolve("localhost")],
+  ["dns.getServers", () => dns.getServers()],
+  ["performance.eventLoopUtilization", () => performance.eventLoopUtilization()],
 ];
 
 describe("every entry point to the real world fails its seed, naming the call", () => {
@@ -89,6 +122,9 @@ describe("every entry point to the real world fails its seed, naming the call", 
     expect(typeof captured.random()).toBe("number");
     expect(captured.now()).toBeGreaterThan(0);
     expect(Intl.DateTimeFormat("en-US", { timeZone: "UTC" }).format(0)).toBe("1/1/1970");
+    expect(vm.runInNewContext("typeof Math.random()")).toBe("number");
+    expect(process.pid).toBeGreaterThan(0);
+    expect(existsSync(existing)).toBe(true);
     expect(freemem()).toBeGreaterThan(0);
     expect(new Date(0) instanceof Date).toBe(true);
     const channel = new MessageChannel();

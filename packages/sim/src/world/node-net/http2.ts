@@ -5,7 +5,7 @@
  * The session writes from native immediates, hence `useNativeHttp2()` before either is made.
  */
 import { createRequire, syncBuiltinESMExports } from "node:module";
-import { nativeOf } from "../../engine/escape-guard.ts";
+import { markTakeover, nativeOf } from "../../engine/escape-guard.ts";
 import { currentNodeHost, markNodeUser, processOf, useNativeHttp2 } from "./ambient.ts";
 import { recordOwner } from "./between-steps.ts";
 import { Http2FrameBoundaries } from "./http2-frames.ts";
@@ -21,7 +21,9 @@ const require = createRequire(import.meta.url);
 function patch(target: object, key: string, make: (previous: AnyFunction) => AnyFunction): void {
   const previous = (target as Record<string, AnyFunction>)[key]!;
   const enumerable = Object.getOwnPropertyDescriptor(target, key)?.enumerable ?? false;
-  Object.defineProperty(target, key, { configurable: true, writable: true, enumerable, value: make(previous) });
+  const value = make(previous);
+  markTakeover(value, previous);
+  Object.defineProperty(target, key, { configurable: true, writable: true, enumerable, value });
 }
 
 /** Has a simulated socket hand its reads to the session one frame at a time (`http2-frames.ts`). */

@@ -5,7 +5,7 @@
  * reaches the previous function (the real one, or the escape guard's check while a seed runs).
  * Node's own http client and server code runs unchanged on top of the simulated sockets.
  */
-import "../../engine/escape-guard.ts";
+import { markTakeover } from "../../engine/escape-guard.ts";
 import type { EventEmitter } from "node:events";
 import { createRequire, syncBuiltinESMExports } from "node:module";
 import { currentNodeHost, markNodeUser } from "./ambient.ts";
@@ -56,7 +56,9 @@ function simRequest(http: HttpModule, host: NodeNetHost, args: unknown[]): impor
 function patch(target: object, key: string, make: (previous: AnyFunction) => AnyFunction): void {
   const previous = (target as Record<string, AnyFunction>)[key]!;
   const enumerable = Object.getOwnPropertyDescriptor(target, key)?.enumerable ?? false;
-  Object.defineProperty(target, key, { configurable: true, writable: true, enumerable, value: make(previous) });
+  const value = make(previous);
+  markTakeover(value, previous);
+  Object.defineProperty(target, key, { configurable: true, writable: true, enumerable, value });
 }
 
 let installed = false;

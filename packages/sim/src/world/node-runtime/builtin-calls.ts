@@ -3,7 +3,15 @@
  * guard's wrappers. Registered once, when this module loads.
  */
 import { defineVirtualCalls, type VirtualImplementation } from "./registry.ts";
-import { getRandomValues, randomBytes, randomFill, randomFillSync, randomInt, randomUUID } from "./crypto.ts";
+import {
+  getRandomValues,
+  randomBytes,
+  randomFill,
+  randomFillSync,
+  randomInt,
+  randomUUID,
+  randomUUIDv7,
+} from "./crypto.ts";
 import { abortSignalTimeout, promiseImmediate, promiseInterval, promiseTimeout } from "./timers-promises.ts";
 import { virtualSetImmediate, virtualSetTimeout } from "./timers.ts";
 import { VIRTUAL_EPOCH_MS, type VirtualProcess } from "./virtual-process.ts";
@@ -53,6 +61,7 @@ defineVirtualCalls({
   "AbortSignal.timeout": (process, _this, args) => abortSignalTimeout(process, process.timerIds, args),
   "crypto.getRandomValues": (process, _this, args) => getRandomValues(process, args),
   "crypto.randomUUID": (process) => randomUUID(process),
+  "crypto.randomUUIDv7": (process) => randomUUIDv7(process, process.wallMs()),
   "crypto.randomBytes": (process, _this, args) => randomBytes(process, args),
   "crypto.pseudoRandomBytes": (process, _this, args) => randomBytes(process, args),
   "crypto.randomFillSync": (process, _this, args) => randomFillSync(process, args),

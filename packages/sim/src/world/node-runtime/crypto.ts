@@ -97,6 +97,18 @@ export function randomUUID(source: RandomSource): string {
   return `${h(0)}${h(1)}${h(2)}${h(3)}-${h(4)}${h(5)}-${h(6)}${h(7)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
 }
 
+/** A version 7 UUID (Node 24's `randomUUIDv7`): 48 bits of `nowMs`, then random bits. */
+export function randomUUIDv7(source: RandomSource, nowMs: number): string {
+  const b = new Uint8Array(16);
+  source.fillRandom(b);
+  let ms = Math.max(0, Math.floor(nowMs));
+  for (let i = 5; i >= 0; i--, ms = Math.floor(ms / 256)) b[i] = ms % 256;
+  b[6] = (b[6]! & 0x0f) | 0x70;
+  b[8] = (b[8]! & 0x3f) | 0x80;
+  const h = (i: number) => HEX[b[i]!]!;
+  return `${h(0)}${h(1)}${h(2)}${h(3)}-${h(4)}${h(5)}-${h(6)}${h(7)}-${h(8)}${h(9)}-${h(10)}${h(11)}${h(12)}${h(13)}${h(14)}${h(15)}`;
+}
+
 export function randomBytes(source: RandomSource, args: any[]): Buffer | undefined {
   const [size, callback] = args;
   if (typeof size !== "number")
