@@ -122,8 +122,10 @@ export class SimSocket extends Duplex {
           return conn;
         }
         this.attach(conn);
-        this.emit("connect");
-        this.emit("ready");
+        this.fromIo("'connect' listener", () => {
+          this.emit("connect");
+          this.emit("ready");
+        });
         return conn;
       },
       (error: unknown) => {
@@ -149,6 +151,19 @@ export class SimSocket extends Duplex {
     } else if (!this.isPaused()) this.read(0);
   }
 
+  /**
+   * Runs stream machinery that may call user listeners synchronously ('data', 'drain', 'connect')
+   * from a provider's promise callback. In Node these run from a native I/O callback, where a throw
+   * is an uncaught exception of the process: reported as one, not as a rejection of our callback.
+   */
+  private fromIo(where: string, body: () => void): void {
+    try {
+      body();
+    } catch (error) {
+      this.host.world.uncaught(this.host.incarnation, error, `a socket ${where}`);
+    }
+  }
+
   private fail(error: Error): void {
     this.hadError = true;
     this.destroy(error);
@@ -170,11 +185,15 @@ export class SimSocket extends Duplex {
           this.touch();
           if (chunk === null) {
             this.reading = false;
-            this.push(null);
+            this.fromIo("'end' listener", () => this.push(null));
             return;
           }
           this.bytesRead += chunk.length;
-          if (this.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length))) pump();
+          let more = false;
+          this.fromIo("'data' listener", () => {
+            more = this.push(Buffer.from(chunk.buffer, chunk.byteOffset, chunk.length));
+          });
+          if (more) pump();
           else this.reading = false;
         },
         (error: unknown) => {
@@ -197,9 +216,9 @@ export class SimSocket extends Duplex {
       conn.write(chunk).then(
         () => {
           this.written += chunk.length;
-          callback();
+          this.fromIo("write callback", () => callback());
         },
-        (error: unknown) => callback(fromIoError(error, "write")),
+        (error: unknown) => this.fromIo("write callback", () => callback(fromIoError(error, "write"))),
       );
     };
     if (this.conn !== null) send(this.conn);
