@@ -162,7 +162,7 @@ describe("node:net", () => {
     expect(report.failedRuns, report.toString()).toBe(0);
     expect(outcome.event).toBe("error");
     expect(outcome.atMs).toBeCloseTo(127_010, 0);
-    const error = outcome.error!;
+    const error = outcome.error! as NodeJS.ErrnoException & { address?: string; port?: number };
     expect(error.message.startsWith("connect ETIMEDOUT 10.0.1.1:7400")).toBe(true);
     expect({ code: error.code, errno: error.errno, syscall: error.syscall, address: error.address }).toEqual({
       code: "ETIMEDOUT",
@@ -170,7 +170,7 @@ describe("node:net", () => {
       syscall: "connect",
       address: "10.0.1.1",
     });
-    expect((error as { port?: number }).port).toBe(PORT);
+    expect(error.port).toBe(PORT);
   });
 
   it("a reachable peer connects at once; a custom timeout is honoured", async () => {
