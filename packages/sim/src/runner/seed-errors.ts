@@ -28,7 +28,11 @@ export function interceptProcessErrors(
 ): SeedErrorInterception {
   const hadOwnEmit = Object.hasOwn(process, "emit");
   const realEmit = process.emit;
-  process.emit = function seedAwareEmit(this: NodeJS.Process, name: string | symbol, ...args: unknown[]): boolean {
+  const seedAwareEmit = function seedAwareEmit(
+    this: NodeJS.Process,
+    name: string | symbol,
+    ...args: unknown[]
+  ): boolean {
     const current = session();
     if (current !== null) {
       if (name === "unhandledRejection") {
@@ -45,6 +49,7 @@ export function interceptProcessErrors(
     }
     return (realEmit as (...a: unknown[]) => boolean).call(this, name, ...args);
   } as NodeJS.Process["emit"];
+  process.emit = seedAwareEmit;
 
   const domain = Object.getOwnPropertyDescriptor(process, "domain");
   let installed = false;
