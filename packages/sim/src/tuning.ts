@@ -25,6 +25,7 @@ export {
   NETWORK_FAULT_KINDS,
   NETWORK_BUGGIFY_IDS,
   BASELINE_LATENCY,
+  DEFAULT_CONNECT_TIMEOUT_US,
 } from "./world/network/config.ts";
 export { RANDOM_CLOSE_LOCAL_SEND_ABOVE, RANDOM_CLOSE_PEER_RECV_BELOW } from "./world/network/index.ts";
 export { DEFAULT_MANUAL_PARTITION_MS } from "./runner/fault-context.ts";

@@ -139,10 +139,11 @@ describe("connect failure", () => {
     expect(event!.fields).toMatchObject({ from: CLIENT_IP, to: SERVER_IP, addr: SERVER_ADDR });
   });
 
-  it("probabilistic: with p = 1 the connect hangs (connect_hang) until shutdown rejects it: never orphaned", async () => {
+  it("probabilistic: with p = 1 and no connect timeout the connect hangs (connect_hang) until shutdown rejects it: never orphaned", async () => {
     const { h, cli, stop } = await connectOutcome({
       connectFailureMode: "probabilistic",
       connectFailureProbability: 1,
+      connectTimeoutUs: 0,
     });
     expect(cli.done).toBe(false);
     expect(stop).toBe("idle");

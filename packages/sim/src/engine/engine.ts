@@ -115,6 +115,15 @@ export class Engine {
    * native HTTP/2 session's), or null: the escape guard then answers that code as the process.
    */
   ownerBetweenSteps: (() => EventOwner | null) | null = null;
+  /**
+   * Set (by the runner) when simulated code rejected a promise that had no handler yet. At the next
+   * quiescent point the loop then hands control to the real event loop once, so Node reports the
+   * step's unhandled rejections, as it does after every macrotask; `afterRejectionCheck` runs before
+   * the next step.
+   */
+  rejectionSeen = false;
+  /** Runs once Node had its chance to report the step's unhandled rejections (the runner ends their processes). */
+  afterRejectionCheck: (() => void) | null = null;
   private seq = 0;
   private stepsAtInstant = 0;
   private ticks: TickCounter = tickCounter();
@@ -219,7 +228,25 @@ export class Engine {
    */
   private readonly resumeFromLoop = (): void => {
     this.boundary?.enterSimulation();
+    if (this.afterRejectionCheck !== null) {
+      try {
+        this.afterRejectionCheck();
+      } catch (error) {
+        return this.fail(this.run!, error);
+      }
+    }
     this.step();
+  };
+
+  /** Back from the real loop after a rejection check: its handling may queue continuations, so hop again. */
+  private readonly resumeAfterRejections = (): void => {
+    this.boundary?.enterSimulation();
+    try {
+      this.afterRejectionCheck?.();
+    } catch (error) {
+      return this.fail(this.run!, error);
+    }
+    this.hop();
   };
 
   private readonly quiescent = (): void => {
@@ -230,6 +257,13 @@ export class Engine {
     if (this.ticks.count !== run.seenTicks) {
       run.seenTicks = this.ticks.count;
       void RESOLVED.then(this.hop);
+      return;
+    }
+    // Before the invariants and the done check: a process error belongs to the step that made it.
+    if (this.rejectionSeen) {
+      this.rejectionSeen = false;
+      this.boundary?.leaveSimulation();
+      natives.setImmediate(this.resumeAfterRejections);
       return;
     }
     try {

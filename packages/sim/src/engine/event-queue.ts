@@ -98,6 +98,29 @@ export class EventQueue {
     this.ready = [];
   }
 
+  /**
+   * Takes `event` out of the queue (false if it is not in it): as if it had never been scheduled,
+   * since pops follow the (time, seq) order whatever the heap's shape. Linear: for rare events
+   * (a connect timeout whose connect went through).
+   */
+  remove(event: SimEvent): boolean {
+    const r = this.ready.indexOf(event);
+    if (r >= 0) {
+      this.ready.splice(r, 1);
+      return true;
+    }
+    const heap = this.heap;
+    const i = heap.indexOf(event);
+    if (i < 0) return false;
+    const last = heap.pop()!;
+    if (i < heap.length) {
+      heap[i] = last;
+      this.siftDown(i);
+      this.siftUp(i);
+    }
+    return true;
+  }
+
   /** Drops the events of dead owners (they would be no-ops) and restores the heap order. */
   purgeDead(): number {
     const countBefore = this.size;
@@ -118,6 +141,37 @@ export class EventQueue {
       if (!before(event, p)) break;
       heap[i] = p;
       i = parent;
+    }
+    heap[i] = event;
+  }
+
+  private siftUp(start: number): void {
+    const heap = this.heap;
+    const event = heap[start]!;
+    let i = start;
+    while (i > 0) {
+      const parent = (i - 1) >> 1;
+      const p = heap[parent]!;
+      if (!before(event, p)) break;
+      heap[i] = p;
+      i = parent;
+    }
+    heap[i] = event;
+  }
+
+  private siftDown(start: number): void {
+    const heap = this.heap;
+    const n = heap.length;
+    const event = heap[start]!;
+    let i = start;
+    for (;;) {
+      const l = 2 * i + 1;
+      if (l >= n) break;
+      const r = l + 1;
+      const c = r < n && before(heap[r]!, heap[l]!) ? r : l;
+      if (!before(heap[c]!, event)) break;
+      heap[i] = heap[c]!;
+      i = c;
     }
     heap[i] = event;
   }

@@ -14,6 +14,7 @@ import { NO_OVERRIDES, parseOverrides, withOverrides, type TimelineOverrides } f
 import { checkDeterminism, type DeterminismOptions, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
 import { Campaign } from "./campaign.ts";
+import { PROCESS_ERROR_MODES, type ProcessErrorMode } from "./process-errors.ts";
 import { configSeedPlan, seedAt } from "./seed-plan.ts";
 import { applyChaosEntries, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
@@ -74,6 +75,7 @@ export class SimulationBuilder {
   private consoleCapture = true;
   private virtualRuntime = false;
   private isolationMode: IsolationMode | undefined = undefined;
+  private processErrorMode: ProcessErrorMode = "failSeed";
   private maxStepsAtInstant = DEFAULT_MAX_STEPS_PER_INSTANT;
   private exploration: ExplorationConfig | null = null;
   private replay: { seed: number; recipe: Recipe; overrides: TimelineOverrides } | null = null;
@@ -430,6 +432,23 @@ export class SimulationBuilder {
     return this;
   }
 
+  /**
+   * What an uncaught exception or an unhandled rejection in a process's code does. Either way the
+   * process ends at that instant, as a Node process would (unless it listens with
+   * `process.on('uncaughtException' | 'unhandledRejection')`). "failSeed" (default): the seed fails
+   * too. "crashProcess": only the process crashes (a `process_crashed` trace event, and a `run()`
+   * that rejects crashes it too), so workloads and invariants judge the effect and reboots bring it back.
+   */
+  processErrors(mode: ProcessErrorMode): this {
+    if (!PROCESS_ERROR_MODES.includes(mode)) {
+      throw new InvalidConfiguration(
+        `processErrors(mode): mode must be ${PROCESS_ERROR_MODES.map((m) => `"${m}"`).join(" or ")}, got ${JSON.stringify(mode)}`,
+      );
+    }
+    this.processErrorMode = mode;
+    return this;
+  }
+
   /** Whether console.* from simulated code becomes trace events (default true). */
   captureConsole(enabled: boolean): this {
     this.consoleCapture = enabled;
@@ -556,6 +575,7 @@ export class SimulationBuilder {
         taskFailuresFailSeed: this.taskFailuresFail,
         nodeRuntime: this.virtualRuntime,
         ...(this.isolationMode === undefined ? {} : { isolation: this.isolationMode }),
+        processErrors: this.processErrorMode,
       },
       this.replay?.overrides ?? NO_OVERRIDES,
     );

@@ -37,6 +37,8 @@ import { exploreInRounds } from "./root-rounds.ts";
 import { configSeedPlan, planSize, seedAt, type SeedPlan } from "./seed-plan.ts";
 import { describeSource } from "./simulation-source.ts";
 import { thrownFields as errorFields } from "./thrown.ts";
+import { interceptProcessErrors } from "./seed-errors.ts";
+import { installProcessErrorEvents } from "../world/node-runtime/process-events.ts";
 
 export interface CampaignPlan {
   /** Run exactly these seeds (replay, explorer); otherwise the iteration control decides. */
@@ -86,14 +88,12 @@ export interface SingleSeedOutcome {
   readonly exploration: ExplorationReport | null;
 }
 
-const PROCESS_EVENTS = ["unhandledRejection", "rejectionHandled", "uncaughtException"] as const;
-
 export class Campaign {
   private readonly table = new AssertionTable();
   private readonly hook: CampaignHook;
   private session: SeedSession | null = null;
-  private readonly unhandled = new Map<Promise<unknown>, unknown>();
-  private uncaught: unknown[] = [];
+  /** Whether Node tells this realm at once of a rejection with no handler (runner/seed-errors.ts). */
+  private seesRejections = true;
 
   constructor(private readonly config: SimulationConfig) {
     this.hook = new CampaignHook(config.swarmOperations);
@@ -351,25 +351,23 @@ export class Campaign {
       this.config.allowedGlobals,
       this.config.captureConsole,
     );
-    const savedListeners = PROCESS_EVENTS.map((name) => [name, process.rawListeners(name)] as const);
-    const onUnhandled = (reason: unknown, promise: Promise<unknown>) => this.unhandled.set(promise, reason);
-    const onHandled = (promise: Promise<unknown>) => this.unhandled.delete(promise);
-    const onUncaught = (error: unknown) => {
-      this.uncaught.push(error);
-      guard.passNextSetImmediate = true;
-    };
+    // Node reports a seed's errors through `process.emit`; they go to the seed, never to the host's
+    // listeners (a test runner's), which stay installed and keep seeing the host's own errors.
+    const seedErrors = interceptProcessErrors(
+      () => this.session,
+      () => {
+        guard.passNextSetImmediate = true;
+      },
+    );
+    this.seesRejections = seedErrors.seesRejections;
+    const restoreListeners = installProcessErrorEvents();
     try {
-      for (const name of PROCESS_EVENTS) process.removeAllListeners(name);
-      process.on("unhandledRejection", onUnhandled);
-      process.on("rejectionHandled", onHandled);
-      process.on("uncaughtException", onUncaught);
       guard.install();
       return await body(guard);
     } finally {
       guard.uninstall();
-      for (const name of PROCESS_EVENTS) process.removeAllListeners(name);
-      for (const [name, listeners] of savedListeners)
-        for (const l of listeners) process.on(name, l as (...args: any[]) => void);
+      restoreListeners();
+      seedErrors.restore();
       uninstallSimulationHook(this.hook);
     }
   }
@@ -418,10 +416,10 @@ export class Campaign {
       };
     };
     guard.adoptBetweenSteps = adoptBetweenSteps;
+    // Without the rejection signal, a turn of the real loop after every step lets Node report them.
+    if (!this.seesRejections) engine.yieldEveryStep = true;
     this.session = session;
     this.hook.session = session;
-    this.unhandled.clear();
-    this.uncaught = [];
     engine.installTickCounter();
     guard.startSeed();
     guard.virtual = session.nodeRuntime;
@@ -440,26 +438,10 @@ export class Campaign {
       this.hook.session = null;
       this.session = null;
     }
-    for (const reason of this.unhandled.values()) {
-      const { message, stack } = errorFields(reason);
-      lateFailures.push({
-        kind: "unhandledRejection",
-        message: `unhandled promise rejection in simulated code: ${message}`,
-        timeMs: result.simulatedTimeMs,
-        stack,
-      });
-    }
-    for (const error of this.uncaught) {
-      const { message, stack } = errorFields(error);
-      lateFailures.push({
-        kind: "uncaughtException",
-        message: `uncaught exception in simulated code: ${message}`,
-        timeMs: result.simulatedTimeMs,
-        stack,
-      });
-    }
-    this.unhandled.clear();
-    this.uncaught = [];
+    // Anything Node reported after the last step (the seed's final turn of the real loop).
+    const before = session.failures.length;
+    session.processErrors.handlePending();
+    lateFailures.push(...session.failures.slice(before));
     if (lateFailures.length === 0) return result;
     return { ...result, ok: false, failures: [...result.failures, ...lateFailures] };
   }

@@ -14,6 +14,7 @@ import type { FaultInjector } from "./fault-context.ts";
 import type { LinkLatencyConfig, LocalityConfig } from "./locality.ts";
 import type { SimulationSource } from "./simulation-source.ts";
 import type { TimelineOverrides } from "./shrink/overrides.ts";
+import type { ProcessErrorMode } from "./process-errors.ts";
 
 export interface ProcessGroupSpec {
   /** The group name: the process's `name`. */
@@ -100,6 +101,9 @@ export interface SimulationConfig {
    * "shared" without (runner/isolation.ts).
    */
   readonly isolation?: IsolationMode;
+
+  /** What an uncaught exception or unhandled rejection of a process does (`processErrors(mode)`; default "failSeed"). */
+  readonly processErrors?: ProcessErrorMode;
   /** A shrunk run's departures from the seed's own chaos and sizes (`runner/shrink/overrides.ts`); absent: none. */
   readonly overrides?: TimelineOverrides;
 }

@@ -1,11 +1,13 @@
 /**
- * Failing timelines grouped by what they violated: one group per property (an always-assertion's
- * message), else per failure kind and user source location. Within a group the earliest failure
+ * Failing timelines grouped by cause (failure-cause.ts): the failure's kind, the assertion it
+ * violated or its error's class and code, and its user source location, with ids, paths and
+ * numbers normalised out of messages. Within a group the earliest failure
  * (least simulated time, then fewest events) comes first: the shortest story to replay.
  */
 import type { SimulationReport } from "./report.ts";
 import type { SeedFailure } from "./seed-result.ts";
-import { formatLocation, userLocation, type SourceLocation } from "./source-location.ts";
+import { userLocation, type SourceLocation } from "./source-location.ts";
+import { causeKey } from "./failure-cause.ts";
 
 export interface FailingTimeline {
   readonly seed: number;
@@ -25,13 +27,6 @@ export interface FailureGroup {
   readonly title: string;
   /** One timeline per seed (its earliest), earliest-failing first. */
   readonly timelines: readonly FailingTimeline[];
-}
-
-function groupKey(t: FailingTimeline): string {
-  if (t.failure.property !== undefined) return `property:${t.failure.property}`;
-  if (t.location !== null) return `${t.failure.kind}@${formatLocation(t.location, "/")}`;
-  // Messages often embed the seed or a time; without those they name the same failure.
-  return `${t.failure.kind}:${t.failure.message.replace(/\d+(\.\d+)?/g, "#")}`;
 }
 
 function earlier(a: FailingTimeline, b: FailingTimeline): number {
@@ -65,7 +60,7 @@ export function failingTimelines(report: SimulationReport): FailingTimeline[] {
 export function groupFailures(report: SimulationReport): FailureGroup[] {
   const groups = new Map<string, FailingTimeline[]>();
   for (const timeline of failingTimelines(report)) {
-    const key = groupKey(timeline);
+    const key = causeKey(timeline.failure, timeline.location);
     const list = groups.get(key) ?? [];
     list.push(timeline);
     groups.set(key, list);

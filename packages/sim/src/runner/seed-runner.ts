@@ -29,6 +29,7 @@ import type { Process, Workload } from "./user-interfaces.ts";
 import { thrownFields as errorText } from "./thrown.ts";
 import { lazyStack } from "./failure-stack.ts";
 import { WorkloadSizes } from "./shrink/sizes.ts";
+import { ProcessErrors } from "./process-errors.ts";
 
 /** Per-seed options the explorer and replay set. */
 export interface SeedOptions {
@@ -99,6 +100,8 @@ export class SeedSession {
   private seedClocks: SeedClocks | null = null;
   /** The virtual Node runtime of this seed (`nodeRuntime()`), or null: guarded calls escape. */
   readonly nodeRuntime: NodeRuntime | null;
+  /** Uncaught exceptions and unhandled rejections of simulated code. */
+  readonly processErrors: ProcessErrors;
   /** What `ctx.size` answered this seed (lowered by a shrunk run's overrides). */
   private readonly sizes: WorkloadSizes;
 
@@ -137,13 +140,9 @@ export class SeedSession {
       };
       this.world.onTaskFailed = onTaskFailed;
     }
-    this.nodeRuntime =
-      config.nodeRuntime !== true
-        ? null
-        : new NodeRuntime(this.world, (actor, error) => {
-            const { message, stack } = errorText(error);
-            this.fail("process", `uncaught exception in a timer callback of ${actor}: ${message}`, { actor, stack });
-          });
+    this.processErrors = new ProcessErrors(this.world, config.processErrors ?? "failSeed", this.processes, this);
+    this.nodeRuntime = config.nodeRuntime !== true ? null : new NodeRuntime(this.world, this.processErrors.ofRuntime);
+    this.processErrors.runtime = this.nodeRuntime;
     this.processLifecycle = new ProcessLifecycle(this.world, (slot) => this.bootProcess(slot as ProcessSlot));
     this.chaosWindow = new ChaosWindow(
       this.world,
@@ -386,6 +385,7 @@ export class SeedSession {
             // Rejections caused by graceful shutdown are the expected way out.
             if (incarnation.shuttingDown && isAbortError(error)) return;
             const { message, stack } = errorText(error);
+            if (this.processErrors.runRejected(incarnation, slot.ip, `run() rejected: ${message}`)) return;
             this.fail(
               "process",
               `process ${slot.actor} run() rejected: ${message}. A process should handle the I/O errors it can meet; crashes are simulated by the runner.`,

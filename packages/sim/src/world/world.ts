@@ -6,6 +6,7 @@
 import { abortError, type TraceFields, type TraceLevel } from "@moonpool/core";
 import { Engine, msToUs, type SteppingMode } from "../engine/engine.ts";
 import type { Incarnation } from "../engine/incarnation.ts";
+import type { EventOwner } from "../engine/event-queue.ts";
 import { EventTag } from "./event-tag.ts";
 import {
   isInjectionKind,
@@ -113,6 +114,18 @@ export class World {
 
   /** Called when a spawned task's body rejects (not by cancellation or shutdown); null: only traced. */
   onTaskFailed: ((actor: string, task: string, error: unknown) => void) | null = null;
+
+  /**
+   * Called with an exception that nothing caught in the code of `owner`, thrown from `where` (a
+   * socket listener run from a network callback): in Node, an uncaught exception. Null: it propagates.
+   */
+  onUncaught: ((owner: EventOwner, error: unknown, where: string) => void) | null = null;
+
+  /** Reports an uncaught exception of `owner` (see `onUncaught`). */
+  uncaught(owner: EventOwner, error: unknown, where: string): void {
+    if (this.onUncaught === null) throw error;
+    this.onUncaught(owner, error, where);
+  }
 
   /**
    * Fault occurrences to leave out, by ordinal: the n-th injected fault of the run (0-based,

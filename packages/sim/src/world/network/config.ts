@@ -63,6 +63,13 @@ export interface NetworkConfig {
    */
   readonly pairLatencyUs: RangeUs;
 
+  /**
+   * How long a connect whose handshake gets no answer (its SYN dropped by a `connect_hang`, or a
+   * partition between the two IPs) waits before failing with ETIMEDOUT; 0: it waits until the
+   * partition heals, shutdown or a crash. Absent: `DEFAULT_CONNECT_TIMEOUT_US` (Linux's 127 s).
+   */
+  readonly connectTimeoutUs?: number;
+
   readonly connectFailureMode: ConnectFailureMode;
   /** In "probabilistic" mode: the probability that a failing connect hangs rather than being refused. */
   readonly connectFailureProbability: number;
@@ -106,6 +113,12 @@ export interface NetworkConfig {
   readonly buggifiedDelayMaxUs: number;
   readonly buggifiedDelayProbability: number;
 }
+
+/**
+ * Linux's connect timeout with its default `net.ipv4.tcp_syn_retries = 6`: the SYN is sent at 0 s
+ * and retried after 1, 2, 4, 8, 16 and 32 s, and the connect gives up 64 s after the last one.
+ */
+export const DEFAULT_CONNECT_TIMEOUT_US = 127_000_000;
 
 /** The baseline latency ranges of the default network configuration (all uniform). */
 export const BASELINE_LATENCY = Object.freeze({
@@ -162,7 +175,12 @@ export const NETWORK_NO_FAULTS: NetworkConfig = Object.freeze({
  * injected fault, so the workload reconverges on the same links it had.
  */
 export function withFaultsOff(config: NetworkConfig): NetworkConfig {
-  return Object.freeze({ ...NETWORK_NO_FAULTS, latency: config.latency, pairLatencyUs: config.pairLatencyUs });
+  return Object.freeze({
+    ...NETWORK_NO_FAULTS,
+    latency: config.latency,
+    pairLatencyUs: config.pairLatencyUs,
+    ...(config.connectTimeoutUs !== undefined ? { connectTimeoutUs: config.connectTimeoutUs } : {}),
+  });
 }
 
 /** Buggify point ids of the gated families: stable, so recipes stay valid when code moves. */
@@ -185,7 +203,7 @@ export const NETWORK_BUGGIFY_FIRE_PROBABILITY = BUGGIFY_FIRE_PROBABILITY;
 export const NETWORK_FAULT_KINDS = Object.freeze({
   /** `{ from, to, addr }`: a connect refused by chaos. */
   connectRefused: "connect_refused",
-  /** `{ from, to, addr }`: a connect that will never complete (until shutdown or crash). */
+  /** `{ from, to, addr }`: a connect whose SYN is dropped: it fails after the connect timeout (ETIMEDOUT). */
   connectHang: "connect_hang",
   /** `{ connectionId, from, to, sentBytes, remainingBytes }` */
   partialWrite: "partial_write",
@@ -319,6 +337,10 @@ export function networkConfigErrors(config: NetworkConfig): string[] {
   ] as const) {
     if (!isDuration(config[key])) errors.push(`${key} must be an integer >= 0, got ${String(config[key])}`);
   }
+  if (config.connectTimeoutUs !== undefined && !isDuration(config.connectTimeoutUs))
+    errors.push(
+      `connectTimeoutUs must be an integer number of microseconds >= 0 (0: no timeout), got ${String(config.connectTimeoutUs)}`,
+    );
   if (
     !Number.isInteger(config.bitFlipMinBits) ||
     !Number.isInteger(config.bitFlipMaxBits) ||

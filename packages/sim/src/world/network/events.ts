@@ -3,6 +3,7 @@
  * callback, so scheduling allocates no closure.
  */
 import type { Connection, Listener } from "@moonpool/core";
+import type { SimEvent } from "../../engine/event-queue.ts";
 import { Incarnation, type PendingOp } from "../../engine/incarnation.ts";
 import type { ActorScope } from "../scope.ts";
 import type { SimConnection, SimListener } from "./connection.ts";
@@ -17,7 +18,22 @@ export type ConnectAttempt = {
   remoteAddr: string;
   /** Chaos decided at connect() that this attempt is refused when it arrives. */
   refused: boolean;
+  /** When `connect()` was called (the connect timeout counts from there). */
+  startUs: number;
+  /** The pending connect timeout while the attempt is in a black hole (held or dropped), else null. */
+  timeout: SimEvent | null;
 };
+export function connectAttempt(
+  net: SimNetwork,
+  scope: ActorScope,
+  op: PendingOp<Connection>,
+  localAddr: string,
+  remoteAddr: string,
+  refused: boolean,
+  startUs: number,
+): ConnectAttempt {
+  return { net, scope, op, localAddr, remoteAddr, refused, startUs, timeout: null };
+}
 export type AcceptPairing = { listener: SimListener; op: PendingOp<Connection>; conn: SimConnection };
 export type BindCompletion = { listener: SimListener; op: PendingOp<Listener> };
 
@@ -51,6 +67,10 @@ export function landHeldChunks(end: SimConnection): void {
 }
 export function arriveConnect(attempt: ConnectAttempt): void {
   attempt.net.arrive(attempt);
+}
+/** A connect in a black hole ran out of time: ETIMEDOUT, as when a TCP connect's SYN retries give up. */
+export function timeOutConnect(attempt: ConnectAttempt): void {
+  attempt.net.timeOutConnect(attempt);
 }
 export function completeAccept(pairing: AcceptPairing): void {
   pairing.listener.net.finishAccept(pairing);

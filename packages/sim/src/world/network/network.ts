@@ -20,7 +20,8 @@
  *   random close (RST, or a silent one-way close), read/write clogs.
  * - Partitions (`partitions`): by IP, so they cut connections opened by either side. Bytes and
  *   connects that meet a cut are held and move on, in order, when it heals: a stream stalls
- *   like TCP retransmitting, it never gets a hole.
+ *   like TCP retransmitting, it never gets a hole. A connect held (or hung by chaos) fails with
+ *   ETIMEDOUT once the connect timeout has passed since its `connect()` (`connectTimeoutUs`).
  * - Stable connections (`markStable`) are exempt from clogs, random close, bit flips and
  *   partial I/O (not from latency or partitions).
  *
@@ -48,11 +49,14 @@ import {
   withFaultsOff,
   type FaultGate,
   type NetworkConfig,
+  DEFAULT_CONNECT_TIMEOUT_US,
 } from "./config.ts";
 import { failed, isPending, SimConnection, SimListener } from "./connection.ts";
 import { NetworkFaultRolls } from "./fault-rolls.ts";
 import {
   arriveConnect,
+  connectAttempt,
+  timeOutConnect,
   arriveSkippedPrefix,
   landHeldChunks,
   completeAccept,
@@ -230,8 +234,11 @@ export class SimNetwork {
     const promise = op.promise;
     const remoteIp = ipOf(addr);
     const failure = this.faults.connectFailure(scope.ip, remoteIp, addr);
-    // A hanging connect never completes: only shutdown (AbortError) or a crash ends the wait.
-    if (failure === "hang") return promise;
+    // A hanging connect (its SYN dropped) ends only by the connect timeout, shutdown (AbortError) or a crash.
+    if (failure === "hang") {
+      this.armConnectTimeout(connectAttempt(this, scope, op, "", addr, false, this.world.engine.nowUs));
+      return promise;
+    }
     const localAddr = this.allocateEphemeral(scope.ip);
     if (localAddr === null) {
       Incarnation.reject(
@@ -240,14 +247,7 @@ export class SimNetwork {
       );
       return promise;
     }
-    const attempt: ConnectAttempt = {
-      net: this,
-      scope,
-      op,
-      localAddr,
-      remoteAddr: addr,
-      refused: failure === "refuse",
-    };
+    const attempt = connectAttempt(this, scope, op, localAddr, addr, failure === "refuse", this.world.engine.nowUs);
     const delayUs = sampleLatencyUs(this.config.latency.connect, this.sim) + this.pathLatencyUs(scope.ip, remoteIp);
     this.world.engine.schedule(delayUs, arriveConnect, attempt, EventTag.network, scope.incarnation);
     return promise;
@@ -274,6 +274,7 @@ export class SimNetwork {
     // The handshake needs both directions; a cut one holds the connect until it heals.
     if (this.partitions.blocks(clientIp, serverIp) || this.partitions.blocks(serverIp, clientIp)) {
       this.heldConnects.push(attempt);
+      this.armConnectTimeout(attempt);
       return;
     }
     const listener = this.listeners.get(remoteAddr);
@@ -295,6 +296,33 @@ export class SimNetwork {
     listener.backlog.push(server);
     this.pump(listener);
     Incarnation.resolve(op, client);
+  }
+
+  /**
+   * A connect whose handshake gets no answer fails after the config's connect timeout from its
+   * `connect()` call (default near Linux's: `DEFAULT_CONNECT_TIMEOUT_US`); 0 keeps it waiting.
+   */
+  private armConnectTimeout(attempt: ConnectAttempt): void {
+    const timeoutUs = this.config.connectTimeoutUs ?? DEFAULT_CONNECT_TIMEOUT_US;
+    if (timeoutUs === 0 || attempt.timeout !== null) return;
+    const atUs = attempt.startUs + timeoutUs;
+    const owner = attempt.scope.incarnation;
+    attempt.timeout = this.world.engine.scheduleAt(atUs, timeOutConnect, attempt, EventTag.network, owner);
+  }
+
+  timeOutConnect(attempt: ConnectAttempt): void {
+    attempt.timeout = null;
+    const held = this.heldConnects.indexOf(attempt);
+    if (held >= 0) this.heldConnects.splice(held, 1);
+    if (attempt.localAddr !== "") this.ephemeralInUse.delete(attempt.localAddr);
+    const ms = (this.world.engine.nowUs - attempt.startUs) / 1000;
+    Incarnation.reject(
+      attempt.op,
+      new IoError(
+        "ETIMEDOUT",
+        `connect to ${attempt.remoteAddr} timed out after ${ms} ms: no answer to its handshake (a partition or a dropped SYN)`,
+      ),
+    );
   }
 
   /** Pairs queued connections with waiting accepts, in order; the accept latency is drawn per pairing. */
@@ -457,6 +485,9 @@ export class SimNetwork {
       const attempts = this.heldConnects;
       this.heldConnects = [];
       for (const attempt of attempts) {
+        // The connect goes through before its timeout: the timeout leaves no trace (no step).
+        if (attempt.timeout !== null) engine.queue.remove(attempt.timeout);
+        attempt.timeout = null;
         const owner = attempt.scope.incarnation;
         if (this.resumeAsOwner.has(owner)) engine.schedule(0, arriveConnect, attempt, EventTag.network, owner);
         else this.arrive(attempt);

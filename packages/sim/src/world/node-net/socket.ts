@@ -124,8 +124,10 @@ export class SimSocket extends Duplex {
           return conn;
         }
         this.attach(conn);
-        this.emit("connect");
-        this.emit("ready");
+        this.fromIo("'connect' listener", () => {
+          this.emit("connect");
+          this.emit("ready");
+        });
         return conn;
       },
       (error: unknown) => {
@@ -149,6 +151,19 @@ export class SimSocket extends Duplex {
       this.reading = false;
       this._read();
     } else if (!this.isPaused()) this.read(0);
+  }
+
+  /**
+   * Runs stream machinery that may call user listeners synchronously ('data', 'drain', 'connect')
+   * from a provider's promise callback. In Node these run from a native I/O callback, where a throw
+   * is an uncaught exception of the process: reported as one, not as a rejection of our callback.
+   */
+  private fromIo(where: string, body: () => void): void {
+    try {
+      body();
+    } catch (error) {
+      this.host.world.uncaught(this.host.incarnation, error, `a socket ${where}`);
+    }
   }
 
   private fail(error: Error): void {
@@ -181,7 +196,7 @@ export class SimSocket extends Duplex {
           this.touch();
           if (chunk === null) {
             this.reading = false;
-            this.push(null);
+            this.fromIo("'end' listener", () => this.push(null));
             return;
           }
           this.bytesRead += chunk.length;
@@ -189,7 +204,10 @@ export class SimSocket extends Duplex {
           const parts = this.splitRead === null ? [bytes] : this.splitRead(bytes);
           const deliver = (index: number): void => {
             if (this.destroyed) return;
-            const more = this.push(parts[index]);
+            let more = false;
+            this.fromIo("'data' listener", () => {
+              more = this.push(parts[index]);
+            });
             if (index + 1 < parts.length) process.nextTick(deliver, index + 1);
             else if (more) pump();
             else this.reading = false;
@@ -216,9 +234,9 @@ export class SimSocket extends Duplex {
       conn.write(chunk).then(
         () => {
           this.written += chunk.length;
-          callback();
+          this.fromIo("write callback", () => callback());
         },
-        (error: unknown) => callback(fromIoError(error, "write")),
+        (error: unknown) => this.fromIo("write callback", () => callback(fromIoError(error, "write"))),
       );
     };
     if (this.conn !== null) send(this.conn);

@@ -34,7 +34,7 @@ export class NodeRuntime implements VirtualDispatch {
   constructor(
     private readonly world: World,
     /** A callback the runtime called threw (in Node: an uncaught exception). */
-    private readonly onUncaught: (actor: string, error: unknown) => void,
+    private readonly onUncaught: (process: VirtualProcess, error: unknown, where: string) => void,
   ) {
     this.outside = this.create(null, "runner", new ProcessClock(""), "");
   }
@@ -44,6 +44,11 @@ export class NodeRuntime implements VirtualDispatch {
     const process = this.create(owner, owner.actor, clock, ip);
     this.processes.set(owner, process);
     return process;
+  }
+
+  /** The virtual process of `owner`, or null when it is none of this runtime's. */
+  processOf(owner: EventOwner): VirtualProcess | null {
+    return this.processes.get(owner) ?? null;
   }
 
   /** The process whose code is running now. */

@@ -63,7 +63,7 @@ export class VirtualTimeout {
     try {
       this.callback.apply(this, this.args as unknown[]);
     } catch (error) {
-      this.process.uncaught(error);
+      this.process.uncaught(error, "a timer callback");
     }
     // An interval starts its next period once the callback returned, unless it cleared itself.
     if (this.repeat && this.armed && generation === this.generation) this.arm();
@@ -133,7 +133,7 @@ export class VirtualImmediate {
     try {
       this.callback.apply(this, this.args as unknown[]);
     } catch (error) {
-      this.process.uncaught(error);
+      this.process.uncaught(error, "a timer callback");
     }
   }
 

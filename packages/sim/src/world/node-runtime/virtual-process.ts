@@ -2,6 +2,7 @@
  * One simulated process as the virtual Node runtime sees it: the owner of the events its code
  * schedules (so its timers die with it), its clocks, and its own random stream.
  */
+import { EventEmitter } from "node:events";
 import type { EventOwner, SimEvent } from "../../engine/event-queue.ts";
 import { msToUs } from "../../engine/engine.ts";
 import type { RandomStream } from "../../engine/rng.ts";
@@ -30,8 +31,21 @@ export class VirtualProcess implements RandomSource {
     /** The seed's live virtual timers by numeric id (`clearTimeout(+timer)`), shared by its processes. */
     readonly timerIds: TimerIds,
     /** Reports an exception thrown by a callback this runtime called (a timer's). */
-    private readonly onUncaught: (actor: string, error: unknown) => void,
+    private readonly onUncaught: (process: VirtualProcess, error: unknown, where: string) => void,
   ) {}
+
+  private events: EventEmitter | null = null;
+
+  /** This process's own `process.on('uncaughtException' | 'unhandledRejection')` listeners (process-events.ts). */
+  get errorEvents(): EventEmitter {
+    this.events ??= new EventEmitter();
+    return this.events;
+  }
+
+  /** The listeners' emitter if the process ever registered one, else null. */
+  get existingErrorEvents(): EventEmitter | null {
+    return this.events;
+  }
 
   get alive(): boolean {
     return this.owner === null || this.owner.alive;
@@ -78,15 +92,16 @@ export class VirtualProcess implements RandomSource {
   }
 
   /** Runs a callback of user code; a throw is what Node would report as an uncaught exception. */
-  call(body: () => void): void {
+  call(body: () => void, where = "a timer callback"): void {
     try {
       body();
     } catch (error) {
-      this.uncaught(error);
+      this.uncaught(error, where);
     }
   }
 
-  uncaught(error: unknown): void {
-    this.onUncaught(this.actor, error);
+  /** An exception nothing caught in this process's code, thrown from `where` (a timer callback, a socket listener). */
+  uncaught(error: unknown, where: string): void {
+    this.onUncaught(this, error, where);
   }
 }
