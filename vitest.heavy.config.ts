@@ -1,4 +1,4 @@
-/** Tier 2, what `npm run test:heavy` runs: the `*.heavy.test.ts` files only (vitest.tiers.ts). */
-import { tierConfig } from "./vitest.tiers.ts";
+/** Tier 2, what `npm run test:heavy` runs: the heavy test files only (vitest.tiers.ts). */
+import { HEAVY_TESTS, tierConfig } from "./vitest.tiers.ts";
 
-export default tierConfig(["packages/*/test/**/*.heavy.test.ts", "examples/**/*.heavy.test.ts"], []);
+export default tierConfig(HEAVY_TESTS, []);

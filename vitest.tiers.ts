@@ -1,13 +1,18 @@
 /**
  * The two tiers of the test suite (docs/contributing.md, "Test tiers"). Tier 1 (`npm test`,
- * vitest.config.ts) is every `*.test.ts` except `*.heavy.test.ts`; tier 2 (`npm run test:heavy`,
- * vitest.heavy.config.ts) is exactly the `*.heavy.test.ts` files: whole-repository runs,
- * 2,000-seed passes, the browser and the packed-package install. `.ci/run` runs both.
+ * vitest.config.ts) is every `*.test.ts` except those `HEAVY_TESTS` names; tier 2 (`npm run
+ * test:heavy`, vitest.heavy.config.ts) is exactly those: whole-repository runs, 2,000-seed passes,
+ * the browser and the packed-package install. `.ci/run` runs both.
  */
 import { defineConfig } from "vitest/config";
 
 export const TEST_ROOTS = ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts"];
-export const HEAVY_TESTS = "**/*.heavy.test.ts";
+/** Tier 2: any `*.heavy.test.ts`, and two whole files that are heavy throughout. */
+export const HEAVY_TESTS = [
+  "**/*.heavy.test.ts",
+  "packages/sim/test/pack-install.test.ts",
+  "packages/sim/test/cli/html-report-browser.test.ts",
+];
 
 /**
  * A per-test timeout is a backstop for a hang, never a limit on work: tests bound their work by
