@@ -7,11 +7,16 @@
 import { defineConfig } from "vitest/config";
 
 export const TEST_ROOTS = ["packages/*/test/**/*.test.ts", "examples/**/*.test.ts"];
-/** Tier 2: any `*.heavy.test.ts`, and two whole files that are heavy throughout. */
+/**
+ * Tier 2: any `*.heavy.test.ts`, and whole files that are heavy throughout. cli/workers.test.ts
+ * compares whole CLI campaigns on 1 and 2 workers; tier 1 keeps that equivalence at the library
+ * level (run-workers.test.ts, explore-root-sharing.test.ts).
+ */
 export const HEAVY_TESTS = [
   "**/*.heavy.test.ts",
   "packages/sim/test/pack-install.test.ts",
   "packages/sim/test/cli/html-report-browser.test.ts",
+  "packages/sim/test/cli/workers.test.ts",
 ];
 
 /**
