@@ -50,12 +50,15 @@ describe("crash damage ranges", () => {
 });
 
 describe("an acknowledge-before-fsync log", () => {
-  it('fails within 500 seeds under Chaos.storage("swarm") with crash attrition', async () => {
-    const report = await logSimulation("ackBeforeSync").setBaseSeed(1).setIterations(500).run();
+  // From base seed 1 the first failures are at indexes 38, 41, 65, 67, 84: 100 seeds show the bug
+  // several times over, and the log that syncs first passes twice as many (2,000 in
+  // storage-fsync.heavy.test.ts).
+  it('fails within 100 seeds under Chaos.storage("swarm") with crash attrition', async () => {
+    const report = await logSimulation("ackBeforeSync").setBaseSeed(1).setIterations(100).run();
     const index = firstFailure(report);
     expect(index).toBeGreaterThanOrEqual(0);
     expect(report.seeds[index]!.failures[0]!.message).toMatch(/no acknowledged record is lost silently/);
-  }, 300_000);
+  });
 
   it("off: passes without storage faults (crashes keep every unsynced write)", async () => {
     const report = await logSimulation("ackBeforeSync", []).setBaseSeed(1).setIterations(100).run();
@@ -94,12 +97,12 @@ describe("an acknowledge-before-fsync log", () => {
 });
 
 describe("a log that syncs before it acknowledges", () => {
-  it('passes 2,000 seeds under Chaos.storage("swarm") with crash attrition', async () => {
-    const report = await logSimulation("correct").setBaseSeed(1).setIterations(2_000).traceLevel("warn").run();
-    expect(report.seeds).toHaveLength(2_000);
+  it('passes 200 seeds under Chaos.storage("swarm") with crash attrition', async () => {
+    const report = await logSimulation("correct").setBaseSeed(1).setIterations(200).traceLevel("warn").run();
+    expect(report.seeds).toHaveLength(200);
     expect(firstFailure(report)).toBe(-1);
     expect(report.seeds.some((s) => (s.chaos.reboots?.crash ?? 0) > 0 && s.chaos.storage.swarmMask!.crash)).toBe(true);
-  }, 600_000);
+  });
 });
 
 describe("storage crash-damage determinism", () => {

@@ -1,7 +1,8 @@
 /**
  * End-to-end: failures a user can act on. The real `moonpool` binary on fixtures-failures/ (a
  * file that throws at import, a workload TypeError, expected failures) and on the repository's
- * own examples (the vote-twice replay, `moonpool run` exiting 0 with the planted bugs found).
+ * own examples (the vote-twice replay). `moonpool run` on the whole repository is in tier 2,
+ * repository-run.heavy.test.ts.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -166,7 +167,8 @@ describe("failures people can act on", () => {
 
 describe("the repository's examples", () => {
   it("the vote-twice replay tells the story: at most 60 lines up to the failure, with the votes that split the brain", async () => {
-    const run = await runCli(["run", "leader-election-vote-twice", "--base-seed", "1", "--iterations", "20"], {
+    // From base seed 1 the bug fails at seed indexes 0 and 4: 5 seeds print a replay command.
+    const run = await runCli(["run", "leader-election-vote-twice", "--base-seed", "1", "--iterations", "5"], {
       cwd: REPOSITORY,
     });
     // The replay command printed for the earliest failing seed.
@@ -200,22 +202,4 @@ describe("the repository's examples", () => {
     expect(full.stdout).toContain("shutdown_triggered");
     expect(full.stdout).not.toContain("the trace stops");
   });
-
-  it("`moonpool run` on the repository exits 0: every planted bug is found (expectFailure), every other simulation passes", async () => {
-    const out = await tempDir("repository");
-    // Realms shared across seeds: a fresh realm per seed costs about a second of CPU, and the
-    // Node-runtime examples run 450 seeds here (docs/decisions.md D18; seed-isolation.test.ts
-    // covers isolation). Failures are still re-run alone before they are reported.
-    const run = await runCli(["run", "--base-seed", "1", "--isolation", "shared", "--reporter", "json", "--out", out], {
-      cwd: REPOSITORY,
-    });
-    expect(run.code, run.stderr.slice(-3000)).toBe(0);
-    const json = await readJson(path.join(out, "report.json"));
-    for (const entry of json.simulations) {
-      expect(entry.status, entry.name).toBe("passed");
-      if (entry.expectFailure === true) expect(entry.report.failedRuns, entry.name).toBeGreaterThan(0);
-      else expect(entry.report.failedRuns, entry.name).toBe(0);
-    }
-    expect(json.simulations.filter((s: any) => s.expectFailure === true).length).toBe(13);
-  }, 600_000);
 });
