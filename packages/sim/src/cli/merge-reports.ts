@@ -156,6 +156,16 @@ function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boo
   );
   const stoppedBy = shards.map((s) => s.entry.stoppedBy).find((r) => r !== null) ?? null;
   const coverages = shards.flatMap((s) => (s.entry.coverage === undefined ? [] : [s.entry.coverage]));
+  // Every shard re-ran its own failing seeds alone: the campaign's counts are their sums.
+  const checks = shards.flatMap((s) => (s.entry.replayCheck === undefined ? [] : [s.entry.replayCheck]));
+  const replayCheck =
+    checks.length === 0
+      ? undefined
+      : {
+          seedsChecked: checks.reduce((n, c) => n + c.seedsChecked, 0),
+          notReplaying: checks.reduce((n, c) => n + c.notReplaying, 0),
+          seedsUnchecked: checks.reduce((n, c) => n + c.seedsUnchecked, 0),
+        };
   return {
     name,
     description: first.description,
@@ -163,6 +173,8 @@ function mergeSimulation(name: string, shards: ShardEntry[], strictCoverage: boo
     plan: first.plan,
     explore: first.explore,
     exploreRoundRootSeeds: first.exploreRoundRootSeeds,
+    ...(first.isolation === undefined ? {} : { isolation: first.isolation }),
+    ...(replayCheck === undefined ? {} : { replayCheck }),
     shard: null,
     seedIndexRange: { start: first.seedIndexRange.start, end: shards[shards.length - 1]!.entry.seedIndexRange.end },
     status: simulationStatus(merged, strictCoverage, first.expectFailure === true, neverEvaluated.length),

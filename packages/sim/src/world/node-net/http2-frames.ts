@@ -9,7 +9,7 @@
  * calls then retried without end (docs/node-runtime.md, "HTTP/2 and gRPC").
  */
 
-/** The client connection preface (RFC 9113 §3.4) that starts what a server reads. */
+/** The client connection preface (RFC 9113, section 3.4) that starts what a server reads. */
 export const CLIENT_PREFACE_BYTES = 24;
 export const FRAME_HEADER_BYTES = 9;
 
