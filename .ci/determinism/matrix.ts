@@ -86,7 +86,7 @@ try {
   const rows: string[] = [];
   // Layouts differ in how seeds reach workers, which no Node version changes; Node versions differ
   // in V8's floating-point library functions, which every layout meets alike. So one binary checks
-  // the layouts and every binary one layout: 5 cells instead of 9 (docs/decisions.md D18).
+  // the layouts and every binary one layout: 5 cells instead of 9 (docs/decisions.md D24).
   const allLayouts = ["1 worker", "2 workers", "sharded"];
   for (const [index, node] of nodes.entries()) {
     const version = execFileSync(node, ["--version"], { encoding: "utf8" }).trim();

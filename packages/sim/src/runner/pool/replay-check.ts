@@ -20,7 +20,7 @@ export interface ReplayCheckTarget {
 
 /**
  * Failing seeds of one campaign re-run alone at most: each costs a fresh realm (about a second of
- * CPU, docs/decisions.md D18), and a planted bug fails hundreds. Counted in seed order, so which
+ * CPU, docs/decisions.md D21), and a planted bug fails hundreds. Counted in seed order, so which
  * seeds are checked does not depend on the number of workers.
  */
 export const MAX_REPLAY_CHECKED_SEEDS = 8;
