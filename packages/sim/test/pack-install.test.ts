@@ -199,7 +199,7 @@ async function browserErrors(file: string): Promise<string[]> {
   });
   page.on("pageerror", (error) => errors.push(error.message));
   await page.goto(pathToFileURL(file).href);
-  await page.waitForSelector("body[data-ready=true]", { timeout: 60_000 });
+  await page.waitForSelector("body[data-ready=true]", { timeout: 0 }); // no limit of its own: the test backstop bounds a hang
   await page.close();
   return errors;
 }
@@ -218,7 +218,7 @@ beforeAll(async () => {
       args: ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking"],
     });
   }
-}, 300_000);
+});
 
 afterAll(async () => {
   await browser?.close();
@@ -244,8 +244,7 @@ it("tarballs hold dist/ with the HTML report's assets, README, LICENSE, no test 
   expect(sim).toEqual(expect.arrayContaining(["report.schema.json", ...entries, ...bin, ...assets]));
 });
 
-// Packing builds both packages and the installs may fetch dependencies: generous limits.
-describe.each(KINDS)("installed into a %s project made by npm init -y", { timeout: 300_000 }, (kind) => {
+describe.each(KINDS)("installed into a %s project made by npm init -y", (kind) => {
   let project = "";
   let manifestBeforeInit = "";
 
@@ -259,7 +258,7 @@ describe.each(KINDS)("installed into a %s project made by npm init -y", { timeou
     const extras = [`vitest@${devDependencies.vitest}`, `@types/node@${devDependencies["@types/node"]}`];
     await run(npm, ["install", "--no-audit", "--no-fund", "--prefer-offline", "-D", ...tarballs, ...extras], project);
     manifestBeforeInit = await readFile(path.join(project, "package.json"), "utf8");
-  }, 300_000);
+  });
 
   it("npm init -y wrote the package type under test", () => {
     const { type } = JSON.parse(manifestBeforeInit) as { type?: string };

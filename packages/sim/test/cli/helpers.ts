@@ -18,10 +18,18 @@ export interface CliResult {
 /** Plain output: no colours, no live display (CI mode). */
 export const PLAIN_ENV = { NO_COLOR: "1", CI: "true", FORCE_COLOR: "" };
 
-export function startCli(
-  args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
-): { child: ChildProcess; done: Promise<CliResult>; output: () => { stdout: string; stderr: string } } {
+export interface StartedCli {
+  readonly child: ChildProcess;
+  readonly done: Promise<CliResult>;
+  readonly output: () => { stdout: string; stderr: string };
+  /**
+   * Resolves with the first match of `pattern` in stderr as soon as it is printed; rejects, naming
+   * what it waited for, if the command ends first. No clock: the test's backstop bounds a hang.
+   */
+  readonly stderrMatch: (pattern: RegExp) => Promise<RegExpExecArray>;
+}
+
+export function startCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): StartedCli {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? FIXTURES,
     env: { ...process.env, ...PLAIN_ENV, ...options.env },
@@ -35,7 +43,46 @@ export function startCli(
     child.on("error", reject);
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
-  return { child, done, output: () => ({ stdout, stderr }) };
+  const stderrMatch = (pattern: RegExp) =>
+    new Promise<RegExpExecArray>((resolve, reject) => {
+      const check = () => {
+        const match = pattern.exec(stderr);
+        if (match === null) return false;
+        child.stderr!.off("data", check);
+        resolve(match);
+        return true;
+      };
+      if (check()) return;
+      child.stderr!.on("data", check);
+      done.then(
+        (r) =>
+          check() || reject(new Error(`the command ended (code ${r.code}) before printing ${pattern}:\n${r.stderr}`)),
+        reject,
+      );
+    });
+  return { child, done, output: () => ({ stdout, stderr }), stderrMatch };
+}
+
+/**
+ * A 100,000-seed campaign of the `slow` fixture on 2 workers, to be stopped by a signal once its
+ * first plain progress line (seeds already absorbed) is printed: `firstProgress` resolves with the
+ * count of finished seeds that line gives.
+ */
+export function startSlowCampaign(
+  reporters: string,
+  out: string,
+): StartedCli & { firstProgress: () => Promise<number> } {
+  const started = startCli(
+    ["run", "slow", "--iterations", "100000", "--base-seed", "1", "--workers", "2"].concat([
+      "--reporter",
+      reporters,
+      "--out",
+      out,
+    ]),
+  );
+  const firstProgress = async () =>
+    Number((await started.stderrMatch(/slow {2}(\d[\d,]*)\/100,000 seeds/))[1]!.replaceAll(",", ""));
+  return { ...started, firstProgress };
 }
 
 export function runCli(

@@ -48,7 +48,7 @@ describe("replays for reports run contained", () => {
     expect(page).toContain(String(failure.seed));
     // The failing timeline got its page too: its replay failed the same way, in a worker.
     expect(await readdir(out)).toContain(`timeline-aborting-${failure.seed}.html`);
-  }, 60_000);
+  });
 
   it("moonpool replay of a seed whose code ends the process: exit 1 saying so, not the code's own status", async () => {
     const exited = await runCli(["replay", "exiting", "--seed", "1", "--no-trace"], { cwd: ROBUSTNESS });
@@ -66,7 +66,7 @@ describe("replays for reports run contained", () => {
     expect(passing.code, passing.stderr).toBe(0);
     expect(passing.stdout).toMatch(/^PASSED aborting seed 5687651646905699/);
     expect(passing.stderr).not.toContain("the replay's process");
-  }, 120_000);
+  });
 
   const pool = new WorkerPool(1);
   afterAll(() => pool.close());
@@ -84,7 +84,7 @@ describe("replays for reports run contained", () => {
       60_000,
     );
     expect(typeof next).toBe("object");
-  }, 60_000);
+  });
 
   it("a replay in a worker is the in-thread replay: same trace hash and events; two seeds differ", async () => {
     const inWorker = async (seed: number) =>
@@ -105,5 +105,5 @@ describe("replays for reports run contained", () => {
     expect(a.events).toEqual(local.events);
     expect(a.events.some((e) => e.level === "debug" || e.name === "checked")).toBe(true);
     expect(b.traceHash).not.toBe(a.traceHash);
-  }, 60_000);
+  });
 });

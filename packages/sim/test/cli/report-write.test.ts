@@ -65,7 +65,7 @@ describe("moonpool run with a report it cannot write", () => {
     const result = await runCli(["run", "counter", "--iterations", "2", "--reporter", "json", "--out", "/proc/x"]);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toContain("--out '/proc/x': cannot write reports there (ENOENT");
-  }, 60_000);
+  });
 
   it("a report name taken by a folder: one line naming the file and the errno, exit 74; the other reports are written", async () => {
     const out = await tempDir("unwritable");
@@ -90,7 +90,7 @@ describe("moonpool run with a report it cannot write", () => {
     expect(JSON.parse(await readFile(path.join(out, "report.json"), "utf8")).simulations[0].name).toBe("counter");
     expect(await readFile(path.join(out, "junit.xml"), "utf8")).toContain("</testsuites>");
     expect((await readdir(out)).filter((f) => f.endsWith(".tmp"))).toEqual([]);
-  }, 60_000);
+  });
 
   it("a full disk (a 16 KiB tmpfs): one line naming the file and ENOSPC, exit 74, no truncated file", async (context) => {
     if (process.getuid?.() !== 0) return context.skip("mounting a tmpfs needs root");
@@ -128,5 +128,5 @@ describe("moonpool run with a report it cannot write", () => {
     if (files.includes("report.json")) JSON.parse(await readFile(path.join(out, "report.json"), "utf8"));
     if (files.includes("junit.xml"))
       expect(await readFile(path.join(out, "junit.xml"), "utf8")).toMatch(/<\/testsuites>\n$/);
-  }, 60_000);
+  });
 });

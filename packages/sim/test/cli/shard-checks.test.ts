@@ -25,7 +25,7 @@ describe("sharded expectFailure simulations and damaged shards", () => {
       [1, 2, 3].map((i) => runCli(["run", ...CAMPAIGN, "--shard", `${i}/3`, "--out", out], { cwd: ROBUSTNESS })),
     );
     shardFiles = [1, 2, 3].map((i) => path.join(out, `report.shard-${i}-of-3.json`));
-  }, 180_000);
+  });
 
   it("each shard exits 0: a shard without a failing seed of a planted bug is not a failure", async () => {
     for (const r of shardRuns) expect(r.code, r.stderr).toBe(0);
@@ -56,7 +56,7 @@ describe("sharded expectFailure simulations and damaged shards", () => {
     const whole = await runCli(["run", "planted-never", "--iterations", "6", "--base-seed", "7"], { cwd: ROBUSTNESS });
     expect(whole.code, whole.stderr).toBe(1);
     expect(whole.stderr).toContain("expected to fail (expectFailure), but no seed failed");
-  }, 60_000);
+  });
 
   it("the merge judges the campaign: the planted bug found in one shard passes, the one never found fails", async () => {
     const merged = path.join(out, "merged.json");
@@ -69,7 +69,7 @@ describe("sharded expectFailure simulations and damaged shards", () => {
     expect(status).toEqual({ "planted-never": "failed", "planted-rare": "passed" });
     expect(result.stderr).toMatch(/✗ planted-never {2}expected to fail \(expectFailure\), but no seed failed/);
     expect(result.stderr).toMatch(/✓ planted-rare {2}failed as expected/);
-  }, 60_000);
+  });
 
   /** Shard 1's report with `edit` applied to its planted-never entry, written beside the others. */
   async function damaged(name: string, edit: (entry: any) => void): Promise<string> {
@@ -96,7 +96,7 @@ describe("sharded expectFailure simulations and damaged shards", () => {
     const second = await runCli(["merge", oneLess, shardFiles[1]!, shardFiles[2]!, "-o", path.join(out, "y.json")]);
     expect(second.code, second.stderr).toBe(2);
     expect(second.stderr).toContain("is missing seed #0 of its plan (#0..#1)");
-  }, 60_000);
+  });
 
   it("refuses a shard whose block or seed count does not match its plan", async () => {
     const moved = await damaged("moved.json", (entry) => {
@@ -111,7 +111,7 @@ describe("sharded expectFailure simulations and damaged shards", () => {
     const second = await runCli(["merge", miscounted, shardFiles[1]!, shardFiles[2]!, "-o", path.join(out, "w.json")]);
     expect(second.code, second.stderr).toBe(2);
     expect(second.stderr).toContain("counts 5 seeds but holds 2");
-  }, 60_000);
+  });
 
   it("refuses values outside their schema's range", async () => {
     const negative = await damaged("negative.json", (entry) => {
@@ -120,5 +120,5 @@ describe("sharded expectFailure simulations and damaged shards", () => {
     const result = await runCli(["merge", negative, shardFiles[1]!, shardFiles[2]!, "-o", path.join(out, "v.json")]);
     expect(result.code, result.stderr).toBe(2);
     expect(result.stderr).toMatch(/\/simulations\/0\/report\/seeds\/0\/simulatedTimeMs must be >= 0/);
-  }, 60_000);
+  });
 });

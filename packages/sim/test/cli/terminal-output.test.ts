@@ -33,7 +33,7 @@ describe("moonpool output of user strings", () => {
     expect(result.stdout).toContain("bad \\x1B]0;pwned\\x07 and \\x1B[2J cleared");
     expect(result.stdout).not.toMatch(RAW_CONTROL);
     expect(result.stderr).not.toMatch(RAW_CONTROL);
-  }, 60_000);
+  });
 
   it("replay escapes trace fields and failures", async () => {
     const result = await runCli(["replay", "escapes", "--seed", "1"], { cwd: ROBUSTNESS });
@@ -42,5 +42,5 @@ describe("moonpool output of user strings", () => {
     expect(result.stdout).toContain('text="\\u001b]0;pwned\\u0007"');
     expect(result.stdout).toContain("Error: bad \\x1B]0;pwned\\x07 and \\x1B[2J cleared");
     expect(result.stdout).not.toMatch(RAW_CONTROL);
-  }, 60_000);
+  });
 });

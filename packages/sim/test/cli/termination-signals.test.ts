@@ -6,9 +6,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { describe, expect, it, vi } from "vitest";
-import { PLAIN_PROGRESS_INTERVAL_MS } from "../../src/cli/progress.ts";
 import { onTermination, signalExitCode, TERMINATION_SIGNALS } from "../../src/cli/termination.ts";
-import { readJson, startCli, tempDir } from "./helpers.ts";
+import { readJson, startSlowCampaign, tempDir } from "./helpers.ts";
 
 describe("termination signals", () => {
   it("have the exit statuses a shell gives a process they killed", () => {
@@ -49,25 +48,9 @@ describe("termination signals", () => {
     "%s mid-campaign on 2 workers writes every finished seed to every reporter and exits %i",
     async (signal, status) => {
       const out = await tempDir(`signal-${signal}`);
-      const { child, done, output } = startCli([
-        "run",
-        "slow",
-        "--iterations",
-        "100000",
-        "--base-seed",
-        "1",
-        "--workers",
-        "2",
-        "--reporter",
-        "json,junit,html",
-        "--out",
-        out,
-      ]);
+      const { child, done, output, firstProgress } = startSlowCampaign("json,junit,html", out);
       // The first plain progress line says how many seeds have finished: wait for it, not for a time.
-      const progress = /slow {2}(\d[\d,]*)\/100,000 seeds/;
-      const deadline = Date.now() + 60_000;
-      while (!progress.test(output().stderr) && Date.now() < deadline) await new Promise((r) => setTimeout(r, 100));
-      const finished = Number(progress.exec(output().stderr)?.[1]?.replaceAll(",", ""));
+      const finished = await firstProgress();
       expect(finished, output().stderr).toBeGreaterThan(0);
       child.kill(signal);
       const result = await done;
@@ -89,6 +72,5 @@ describe("termination signals", () => {
       expect(existsSync(path.join(out, "junit.xml"))).toBe(true);
       expect(existsSync(path.join(out, "report.html"))).toBe(true);
     },
-    60_000 + 2 * PLAIN_PROGRESS_INTERVAL_MS,
   );
 });

@@ -91,16 +91,14 @@ function settingsThenGoaway(order: string[], seeds: readonly number[]) {
 }
 
 describe("HTTP/2 frames of one read reach the session one drain apart", () => {
-  it("a continuation started on SETTINGS runs before the GOAWAY read with it, as over a native socket", {
-    timeout: 60_000,
-  }, async () => {
+  it("a continuation started on SETTINGS runs before the GOAWAY read with it, as over a native socket", async () => {
     const order: string[] = [];
     const report = await settingsThenGoaway(order, [1]).run();
     expect(report.failedRuns, report.toString()).toBe(0);
     expect(order).toEqual(["settings", "continuation", "goaway"]);
   });
 
-  it("the same seed twice gives the same trace hash; two seeds differ", { timeout: 60_000 }, async () => {
+  it("the same seed twice gives the same trace hash; two seeds differ", async () => {
     const a = await settingsThenGoaway([], [1, 2]).run();
     const b = await settingsThenGoaway([], [1, 2]).run();
     expect(b.seeds.map((s) => s.traceHash)).toEqual(a.seeds.map((s) => s.traceHash));
