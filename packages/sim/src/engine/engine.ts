@@ -228,26 +228,25 @@ export class Engine {
    */
   private readonly resumeFromLoop = (): void => {
     this.boundary?.enterSimulation();
-    if (this.afterRejectionCheck !== null) {
-      try {
-        this.afterRejectionCheck();
-      } catch (error) {
-        return this.fail(this.run!, error);
-      }
-    }
-    this.step();
+    if (this.rejectionsChecked()) this.step();
   };
 
   /** Back from the real loop after a rejection check: its handling may queue continuations, so hop again. */
   private readonly resumeAfterRejections = (): void => {
     this.boundary?.enterSimulation();
+    if (this.rejectionsChecked()) this.hop();
+  };
+
+  /** Runs `afterRejectionCheck`; false when it threw (the run has failed with that error). */
+  private rejectionsChecked(): boolean {
     try {
       this.afterRejectionCheck?.();
+      return true;
     } catch (error) {
-      return this.fail(this.run!, error);
+      this.fail(this.run!, error);
+      return false;
     }
-    this.hop();
-  };
+  }
 
   private readonly quiescent = (): void => {
     const run = this.run!;

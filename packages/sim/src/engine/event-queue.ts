@@ -132,17 +132,8 @@ export class EventQueue {
   }
 
   private heapPush(event: SimEvent): void {
-    const heap = this.heap;
-    let i = heap.length;
-    heap.push(event);
-    while (i > 0) {
-      const parent = (i - 1) >> 1;
-      const p = heap[parent]!;
-      if (!before(event, p)) break;
-      heap[i] = p;
-      i = parent;
-    }
-    heap[i] = event;
+    this.heap.push(event);
+    this.siftUp(this.heap.length - 1);
   }
 
   private siftUp(start: number): void {
@@ -181,19 +172,9 @@ export class EventQueue {
     const top = heap[0];
     if (top === undefined) return undefined;
     const last = heap.pop()!;
-    const n = heap.length;
-    if (n > 0) {
-      let i = 0;
-      for (;;) {
-        const l = 2 * i + 1;
-        if (l >= n) break;
-        const r = l + 1;
-        const c = r < n && before(heap[r]!, heap[l]!) ? r : l;
-        if (!before(heap[c]!, last)) break;
-        heap[i] = heap[c]!;
-        i = c;
-      }
-      heap[i] = last;
+    if (heap.length > 0) {
+      heap[0] = last;
+      this.siftDown(0);
     }
     return top;
   }

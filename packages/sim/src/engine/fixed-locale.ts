@@ -130,17 +130,8 @@ function fixedLocales(locales: unknown): unknown {
   return locales === undefined || (Array.isArray(locales) && locales.length === 0) ? FIXED_LOCALE : locales;
 }
 
+/** How a wrapper is put in place (the escape guard's `patchProperty`, which every wrapper shares). */
 type Patch = (target: object, key: string, value: unknown) => void;
-
-function define(target: object, key: string, value: unknown): void {
-  const original = Object.getOwnPropertyDescriptor(target, key);
-  Object.defineProperty(target, key, {
-    configurable: true,
-    writable: true,
-    enumerable: original?.enumerable ?? false,
-    value,
-  });
-}
 
 /** Every function this module replaced, mapped to the native one (for `nativeOf` and the surface test). */
 export const fixedLocaleNatives = new WeakMap<object, object>();
@@ -149,7 +140,7 @@ export const fixedLocaleNatives = new WeakMap<object, object>();
  * Installs the wrappers. `inSimulation` says whether the code running now is simulated code (a
  * seed's step, code adopted between steps, or a simulation module loading).
  */
-export function installFixedZoneAndLocale(inSimulation: () => boolean, patch: Patch = define): void {
+export function installFixedZoneAndLocale(inSimulation: () => boolean, patch: Patch): void {
   const wrap = (target: object, key: string, fixed: (self: any, args: any[], original: AnyFunction) => unknown) => {
     const original = (target as Record<string, unknown>)[key];
     if (typeof original !== "function") return;

@@ -8,13 +8,13 @@
  */
 import { parentPort, workerData } from "node:worker_threads";
 import { parseRecipe } from "../../engine/recipe.ts";
-import type { TraceEvent } from "../../world/trace-log.ts";
 import { DrawTrailRecorder } from "../draw-trail.ts";
 import { Campaign } from "../campaign.ts";
 import { configFingerprint } from "../config-fingerprint.ts";
 import { beginSeedCoverage, endSeedCoverage, scriptSources, startCoverage } from "../coverage/collector.ts";
 import { parseOverrides, withOverrides } from "../shrink/overrides.ts";
 import { buildWithOverrides, importSimulationModule, loadSimulationBuilder } from "../simulation-source.ts";
+import { replayWithTrace } from "../timeline-replay.ts";
 import type { PoolTaskMessage, PoolTaskResults, PoolTaskKind, WorkerReply } from "./messages.ts";
 
 if (parentPort === null) throw new Error("pool-worker.ts runs inside a worker thread (see worker-pool.ts)");
@@ -37,13 +37,7 @@ async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskK
       return scriptSources(task.urls);
     case "timeline": {
       const config = withOverrides(buildWithOverrides(builder, task.overrides), parseOverrides(task.timelineOverrides));
-      let events: readonly TraceEvent[] = [];
-      const { result } = await new Campaign(config).runSingleSeed(task.seed, {
-        breakpoints: parseRecipe(task.recipe),
-        explore: false,
-        keepLevel: "debug",
-        onTrace: (all) => (events = all),
-      });
+      const { result, events } = await replayWithTrace(config, task.seed, task.recipe);
       return { result: { ...result, discoveries: [] }, events };
     }
     case "rootSeed": {

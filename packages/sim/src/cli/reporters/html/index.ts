@@ -4,12 +4,12 @@
  * each violated property (replayed in a worker thread with debug-level trace events, so messages show).
  */
 import path from "node:path";
-import { parseRecipe } from "../../../engine/recipe.ts";
-import { Campaign } from "../../../runner/campaign.ts";
 import type { SimulationConfig } from "../../../runner/config.ts";
+import type { SeedResult } from "../../../runner/seed-result.ts";
 import type { TaskOutcome } from "../../../runner/pool/messages.ts";
 import { WorkerPool } from "../../../runner/pool/worker-pool.ts";
 import { formatDuration } from "../../../runner/report-format.ts";
+import { replayWithTrace } from "../../../runner/timeline-replay.ts";
 import type { BuildOverrides, SimulationSource } from "../../../runner/simulation-source.ts";
 import { TraceEvent } from "../../../world/trace-log.ts";
 import { ensureDir, writeReportFile } from "../../report-files.ts";
@@ -55,23 +55,29 @@ export async function replayTimeline(
   recipe: string,
   replayCommand: string,
 ): Promise<TimelineData> {
-  let events: readonly TraceEvent[] = [];
-  const campaign = new Campaign(config);
-  const { result } = await campaign.runSingleSeed(seed, {
-    breakpoints: parseRecipe(recipe),
-    explore: false,
-    keepLevel: "debug",
-    onTrace: (all) => (events = all),
-  });
+  const { result, events } = await replayWithTrace(config, seed, recipe);
+  return timelineOf(simulation, seed, recipe, replayCommand, result, events);
+}
+
+/** The page data of a replayed timeline: its outcome and trace. */
+function timelineOf(
+  simulation: string,
+  seed: number,
+  recipe: string,
+  replayCommand: string,
+  result: Pick<SeedResult, "ok" | "simulatedTimeMs" | "traceHash" | "failures">,
+  events: readonly TraceEvent[],
+): TimelineData {
+  const { ok, simulatedTimeMs, traceHash, failures } = result;
   return buildTimelineData({
     simulation,
     seed,
     recipe,
-    ok: result.ok,
-    simulatedTimeMs: result.simulatedTimeMs,
-    traceHash: result.traceHash,
+    ok,
+    simulatedTimeMs,
+    traceHash,
     replayCommand,
-    failures: result.failures,
+    failures,
     events,
   });
 }
@@ -130,17 +136,9 @@ export async function replayTimelineInWorker(
   );
   if (outcome.kind !== "done") return lostReplay(outcome, timeoutMs);
   const { result, events } = outcome.outcome;
-  return buildTimelineData({
-    simulation,
-    seed,
-    recipe,
-    ok: result.ok,
-    simulatedTimeMs: result.simulatedTimeMs,
-    traceHash: result.traceHash,
-    replayCommand,
-    failures: result.failures,
-    events: events.map((e) => new TraceEvent(e.seq, e.timeMs, e.source, e.level, e.name, e.fields)),
-  });
+  // Structured clone dropped the events' class.
+  const traceEvents = events.map((e) => new TraceEvent(e.seq, e.timeMs, e.source, e.level, e.name, e.fields));
+  return timelineOf(simulation, seed, recipe, replayCommand, result, traceEvents);
 }
 
 /** How `writeHtmlReport` replays the failing timelines it draws. */
