@@ -35,7 +35,7 @@ host.* and every wallTimeMs / totalWallTimeMs).
 seed of a round starts from the coverage merged up to the start of its round, so results do not
 depend on the number of workers. With --shard, rounds start at the shard's first seed. Every root
 seed runs its budget of timelines (--explore-budget) unless it fails first: a root ends at its first
-failing timeline unless --no-stop-on-failure. Progress and ETA count timelines.
+failing timeline unless --no-stop-on-failure. Progress and the time bound count timelines.
 --explore-total-budget N budgets the whole run instead: every root seed gets floor(N / seeds) (at
 least 1), so --iterations 20 --explore-total-budget 5000 explores each of 20 roots with 250.
 

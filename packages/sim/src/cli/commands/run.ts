@@ -348,6 +348,10 @@ async function runSimulation(
     upperBound: plan.kind === "untilStable",
     description: `${describePlan(plan)}${shardText}${exploreText} on ${pool.size} worker${pool.size === 1 ? "" : "s"}`,
     timelinesPerSeed: explore ? config.exploration!.maxRunsPerSeed : null,
+    stopRule:
+      plan.kind === "untilStable"
+        ? { requiredQuietSeeds: plan.quietSeeds, minSeeds: plan.minSeeds ?? 0, maxSeeds: plan.maxSeeds }
+        : null,
   });
   const errColors = colorsFor(io.stderr);
   const isolation = resolveIsolation(config, settings.isolation);
