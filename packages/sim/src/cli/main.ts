@@ -197,6 +197,10 @@ export function createProgram(): Command {
     .option("--recipe <recipe>", "the failing timeline's exploration recipe, if any")
     .option("--max-runs <n>", "candidate runs at most (default 1000)")
     .option("--time-budget <duration>", "wall-clock budget, e.g. 30s or 5m (default 2m), then the best run so far")
+    .option(
+      "--no-stop-on-stall",
+      "keep searching after the stall rule (no smaller failure in the last max(300, r) runs, best found at run r)",
+    )
     .option("--timeout <duration>", "wall-clock limit of one candidate run (default 60s); a run past it is not kept")
     .option("--html", "also write the shrunk run's timeline page into the report directory")
     .option("--out <dir>", "with --html: the folder to write the page into (default: reportDir of the config)")

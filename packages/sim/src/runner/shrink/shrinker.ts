@@ -9,8 +9,10 @@
  * anything; then strong reductions on other draw sequences, in rounds, until a few rounds in a
  * row keep nothing or a budget runs out. A search that stalls above half the original's events or
  * faults then hunts: other whole draw sequences, each that fails the same shrunk on its own.
- * Candidates come in a fixed order, so the same input gives the same result whenever the run
- * budget (not the time budget or an interrupt) ends the search.
+ * The search also stops once it stalls: no smaller failure in the last `stallRuns(r)` runs after
+ * the best, found at run r. Candidates come in a fixed order and the stall rule counts runs, so
+ * the same input gives the same result whenever the run budget or the stall rule (not the time
+ * budget or an interrupt) ends the search.
  */
 import { MoonpoolError } from "@moonpool/core";
 import { wallNowMs } from "../../engine/natives.ts";
@@ -35,6 +37,17 @@ export class NothingToShrink extends MoonpoolError {}
 
 export const DEFAULT_SHRINK_MAX_RUNS = 1_000;
 export const DEFAULT_SHRINK_TIME_BUDGET_MS = 120_000;
+/** The stall rule waits at least this many runs after the best... */
+export const SHRINK_STALL_MIN_RUNS = 300;
+
+/**
+ * ...and at least as many runs as it took to find the best (found at run `bestAtRun`): a search
+ * that needed many runs for its best gets as many again before it is called stalled, one whose
+ * best came early is not kept going for the whole budget.
+ */
+export function stallRuns(bestAtRun: number): number {
+  return Math.max(SHRINK_STALL_MIN_RUNS, bestAtRun);
+}
 
 export interface ShrinkOptions {
   readonly seed: number;
@@ -46,6 +59,8 @@ export interface ShrinkOptions {
   readonly timeBudgetMs?: number;
   /** Aborting it stops the search after the run under way and keeps the best so far (SIGINT). */
   readonly signal?: AbortSignal;
+  /** Stop when no smaller failure came in the last `stallRuns` runs after the best (default true). */
+  readonly stopOnStall?: boolean;
   /** Called after every candidate run. */
   readonly onProgress?: (progress: ShrinkProgress) => void;
   /**
@@ -62,6 +77,10 @@ export interface ShrinkProgress {
   readonly candidate: string;
   readonly kept: boolean;
   readonly best: RunSize;
+  /** The smallest failure of the whole search (`best` is the current search's, a hunted run's while it is shrunk)... */
+  readonly smallest: RunSize;
+  /** ...and the run that found it (1: the original run). */
+  readonly bestAtRun: number;
   /** Why the candidate could not be measured (past the time limit of `isolate`, its worker lost). */
   readonly lost?: string;
   /** A hunted run that fails the same: it is shrunk on its own next. */
@@ -81,8 +100,12 @@ export interface ShrinkResult {
   /** Candidate runs, the original included. */
   readonly runs: number;
   readonly wallMs: number;
-  /** Why the search ended. */
-  readonly stoppedBy: "fixpoint" | "runs" | "time" | "interrupted";
+  /** Why the search ended ("stalled": no smaller failure in the last `stallRuns` runs). */
+  readonly stoppedBy: "fixpoint" | "runs" | "time" | "interrupted" | "stalled";
+  /** The run that found the shrunk run (1: nothing smaller was found). */
+  readonly bestAtRun: number;
+  /** With `stoppedBy` "stalled": the runs without a smaller failure that ended the search. */
+  readonly stallRuns: number;
   /** Candidates that ran past the time limit of `isolate` or lost their worker. */
   readonly lostRuns: number;
   /** Runs of the hunt (other whole draw sequences tried once the search stalled above half), 0 without one. */
@@ -385,12 +408,26 @@ export async function shrinkTimeline(
   let huntRuns = 0;
   let huntHits = 0;
   let stoppedBy: ShrinkResult["stoppedBy"] = "fixpoint";
+  // The smallest failure found so far in all of the search, and the run that found it.
+  let overallBest = first.size;
+  let bestAtRun = 1;
+  const stopOnStall = options.stopOnStall !== false;
   const outOfBudget = (): boolean => {
     if (options.signal?.aborted === true) stoppedBy = "interrupted";
     else if (runs >= maxRuns) stoppedBy = "runs";
+    else if (stopOnStall && runs - bestAtRun >= stallRuns(bestAtRun)) stoppedBy = "stalled";
     else if (wallNowMs() - wallStart >= timeBudgetMs) stoppedBy = "time";
     else return false;
     return true;
+  };
+  /** A kept run smaller than every failure so far (a hunt's by events and faults in all, as the hunt compares) is progress. */
+  const noteKept = (size: RunSize): void => {
+    const better =
+      smaller(size, overallBest) ||
+      (total(size) < total(overallBest) && size.events <= first.size.events && size.faults <= first.size.faults);
+    if (!better) return;
+    overallBest = size;
+    bestAtRun = runs;
   };
   /** `candidate` run, or null when it could not be measured (counted and reported as lost). */
   const runCandidate = async (candidate: Candidate, best: RunSize): Promise<MeasuredRun | null> => {
@@ -398,7 +435,16 @@ export async function shrinkTimeline(
     runs++;
     if (typeof run !== "string") return run;
     lostRuns++;
-    options.onProgress?.({ runs, maxRuns, candidate: candidate.what, kept: false, best, lost: run });
+    options.onProgress?.({
+      runs,
+      maxRuns,
+      candidate: candidate.what,
+      kept: false,
+      best,
+      smallest: overallBest,
+      bestAtRun,
+      lost: run,
+    });
     return null;
   };
   /** The same property fails first, and nothing fails that did not fail in the original run. */
@@ -428,8 +474,17 @@ export async function shrinkTimeline(
         best = { overrides: candidate.overrides, recipe: candidate.recipe };
         bestRun = run;
         bestSize = run.size;
+        noteKept(run.size);
       }
-      options.onProgress?.({ runs, maxRuns, candidate: `${label}${candidate.what}`, kept, best: bestSize });
+      options.onProgress?.({
+        runs,
+        maxRuns,
+        candidate: `${label}${candidate.what}`,
+        kept,
+        best: bestSize,
+        smallest: overallBest,
+        bestAtRun,
+      });
       return kept;
     };
     /** Tries `next` in order until one is kept; false when none is (or the budget ran out). */
@@ -497,6 +552,8 @@ export async function shrinkTimeline(
       candidate: what,
       kept: false,
       best: bestRun.size,
+      smallest: overallBest,
+      bestAtRun,
       ...(hit ? { hunted: true } : {}),
     });
     if (!hit) continue;
@@ -522,6 +579,8 @@ export async function shrinkTimeline(
     lostRuns,
     wallMs: wallNowMs() - wallStart,
     stoppedBy,
+    bestAtRun,
+    stallRuns: stallRuns(bestAtRun),
     huntRuns,
     huntHits,
   };
