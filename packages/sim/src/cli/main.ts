@@ -11,6 +11,8 @@ import { listCommand } from "./commands/list.ts";
 import { mergeCommand, type MergeFlags } from "./commands/merge.ts";
 import { replayCommandRun, type ReplayFlags } from "./commands/replay.ts";
 import { runCommand, type RunFlags } from "./commands/run.ts";
+import { runWatch } from "./commands/run-watch.ts";
+import { givenOptions, SEED_CHOOSING_OPTIONS } from "./watch/child-args.ts";
 import { shrinkCommand, type ShrinkFlags } from "./commands/shrink.ts";
 import { CliError, EXIT_USAGE } from "./errors.ts";
 import { processIO } from "./io.ts";
@@ -153,10 +155,26 @@ export function createProgram(): Command {
       "--coverage",
       "code coverage of the system under test: a plateau signal; lcov.info and HTML in <out>/coverage",
     )
+    .option(
+      "-w, --watch",
+      "run again when a simulation file or a local file it imports changes; keys: a or Enter rerun all, f the failed seeds, q quit",
+    )
+    .addOption(new Option("--watch-report <file>").hideHelp())
     .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .addHelpText("after", RUN_HELP)
-    .action(async (filters: string[], flags: RunFlags) => {
-      process.exitCode = await runCommand(filters, flags, io);
+    .action(async (filters: string[], flags: RunFlags, command: Command) => {
+      if (flags.watch !== true) {
+        process.exitCode = await runCommand(filters, flags, io);
+        return;
+      }
+      const own = ["watch", "watchReport"];
+      const plan = {
+        filters,
+        allArgs: givenOptions(command, new Set(own)),
+        failedArgs: givenOptions(command, new Set([...own, ...SEED_CHOOSING_OPTIONS])),
+        ...(flags.config === undefined ? {} : { config: flags.config }),
+      };
+      process.exitCode = await runWatch(plan, io, process.stdin);
     });
 
   program
