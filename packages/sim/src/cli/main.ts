@@ -29,6 +29,16 @@ then until-stable 10,1000,500 (--quick: 10,1000 without the 500-seed minimum). T
 in one line why the campaign stopped.
 The base seed is --base-seed, else the simulation's setBaseSeed, else the wall clock (printed).
 
+Progress: time estimates are upper bounds from the measured rate, shown only where the remaining
+work is bounded (a fixed plan's seeds, an until-stable cap); until coverage is stable the status
+line says what the stop rule waits for (minimum, unreached sometimes, quiet seeds). NO_COLOR turns
+colours off, FORCE_COLOR on (NO_COLOR wins).
+
+--watch: runs again whenever a selected simulation file, a local module it imports (transitively,
+not packages) or the config file changes, each run a fresh moonpool run process with the same
+flags. Keys: a or Enter rerun all, f rerun the failing seeds of the last run, q quit (the last
+run's exit status); Ctrl-C quits with 130.
+
 Workers: each seed runs in a worker thread with a fresh assertion table; the main thread merges
 the tables in seed order, so every --workers N gives the same report (except wall-clock fields:
 host.* and every wallTimeMs / totalWallTimeMs).
