@@ -109,8 +109,11 @@ export async function runWatch(plan: WatchPlan, io: CliIO, stdin: NodeJS.ReadStr
   if (raw) stdin.setRawMode(true);
   stdin.on("data", onKeys);
   stdin.resume();
-  // The run is in a process group of its own: a signal reaches it once, from here.
+  // The run is in a process group of its own: a signal reaches it once, from here. A second
+  // signal quits this process at once, and must not leave the run going on its own.
   const termination = onTermination((signal) => push({ kind: "quit", signal }));
+  const killRun = () => child?.kill("SIGKILL");
+  process.on("exit", killRun);
 
   /** One `moonpool run`, its exit status; its report (or null) for the next watch. */
   const runOnce = async (args: readonly string[]): Promise<{ code: number; report: RunReportFile | null }> => {
@@ -176,6 +179,7 @@ export async function runWatch(plan: WatchPlan, io: CliIO, stdin: NodeJS.ReadStr
   } finally {
     watcher.close();
     termination.dispose();
+    process.off("exit", killRun);
     stdin.off("data", onKeys);
     if (raw) stdin.setRawMode(false);
     stdin.pause();
