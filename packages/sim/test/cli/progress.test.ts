@@ -16,6 +16,8 @@ import {
   type ProgressStart,
 } from "../../src/cli/progress.ts";
 import type { CampaignProgress } from "../../src/runner/pool/pool-campaign.ts";
+import { createShrinkDisplay } from "../../src/cli/shrink-progress.ts";
+import type { RunSize } from "../../src/runner/shrink/measure.ts";
 import { runCli } from "./helpers.ts";
 
 const PLAIN = pc.createColors(false);
@@ -158,5 +160,45 @@ describe("the displays", () => {
       env: { NO_COLOR: "", FORCE_COLOR: "1" },
     });
     expect(forced.stdout).toMatch(SGR);
+  });
+});
+
+describe("the shrink display", () => {
+  const size = (events: number, faults: number) => ({ events, faults }) as RunSize;
+  const report = (runs: number, kept: boolean) => ({
+    runs,
+    maxRuns: 1000,
+    candidate: "stop at the first failure",
+    kept,
+    best: size(40, 2),
+    smallest: size(40, 2),
+    bestAtRun: 2,
+  });
+
+  it("on a terminal: kept candidates as lines, the smallest failure on one line redrawn in place", () => {
+    const stream = new Capture(true);
+    const display = createShrinkDisplay(stream, true, colorsFor(stream, { NO_COLOR: "1" }));
+    display.update(report(2, true));
+    display.update(report(3, false));
+    display.end();
+    expect(stream.text).toBe(
+      "kept stop at the first failure: events 40, faults 2 (run 2/1000)\n" +
+        "\r\x1b[2Krun 2/1,000 · best: 40 events, 2 faults (run 2) · stops at run 302 without a smaller failure" +
+        "\r\x1b[2Krun 3/1,000 · best: 40 events, 2 faults (run 2) · stops at run 302 without a smaller failure" +
+        "\r\x1b[2K",
+    );
+  });
+
+  it("off a terminal: kept candidates, and the status every 50 runs", () => {
+    const stream = new Capture(false);
+    const display = createShrinkDisplay(stream, false, colorsFor(stream, {}));
+    for (let runs = 2; runs <= 100; runs++) display.update(report(runs, runs === 2));
+    display.end();
+    expect(stream.text.split("\n")).toEqual([
+      "kept stop at the first failure: events 40, faults 2 (run 2/1000)",
+      "run 50/1,000 · best: 40 events, 2 faults (run 2) · stops at run 302 without a smaller failure",
+      "run 100/1,000 · best: 40 events, 2 faults (run 2) · stops at run 302 without a smaller failure",
+      "",
+    ]);
   });
 });
