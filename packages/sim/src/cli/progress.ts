@@ -74,9 +74,14 @@ export function waitText(wait: StopRuleWait, done: number): string {
   return `waiting for ${parts.join(", ")}`;
 }
 
-/** The bounded share of the work done, for the bar: the seeds of a fixed plan, the minimum of a coverage rule. */
+/**
+ * The bounded share of the work done, for the bar: the seeds of a fixed plan; until coverage is
+ * stable, the minimum while it is not spent, or the cap when there is no coverage signal.
+ */
 export function boundedFraction(info: ProgressStart, p: CampaignProgress): number | null {
   if (!info.upperBound) return info.plannedSeeds > 0 ? Math.min(1, p.done / info.plannedSeeds) : null;
+  // Without a coverage signal only the cap ends the campaign: that is the work.
+  if (p.stopRule?.noSignal === true) return Math.min(1, p.done / p.stopRule.maxSeeds);
   const minSeeds = p.stopRule?.minSeeds ?? info.stopRule?.minSeeds ?? 0;
   return minSeeds > 0 && p.done < minSeeds ? p.done / minSeeds : null;
 }
@@ -98,11 +103,12 @@ export function statusText(info: ProgressStart, p: CampaignProgress, elapsedMs: 
     p.bugs > 0 ? c.red(`bugs ${p.bugs}`) : "bugs 0",
     `${rate.toFixed(1)} seeds/s`,
   ];
-  const rule = info.upperBound ? (p.stopRule ?? startWait(info)) : null;
-  if (rule !== null) parts.push(waitText(rule, p.done));
   const boundMs = upperBoundMs(info.plannedSeeds - p.done, p.done, elapsedMs);
   if (boundMs !== null)
     parts.push(info.upperBound ? `≤ ${formatDuration(boundMs)} to the cap` : `≤ ${formatDuration(boundMs)} left`);
+  // Last, as the longest part: a narrow terminal cuts it first.
+  const rule = info.upperBound ? (p.stopRule ?? startWait(info)) : null;
+  if (rule !== null) parts.push(waitText(rule, p.done));
   return `${info.name}  ${parts.join(" · ")}`;
 }
 

@@ -9,6 +9,7 @@ import pc from "picocolors";
 import { colorsFor } from "../../src/cli/colors.ts";
 import {
   BAR_AFTER_MS,
+  boundedFraction,
   createProgress,
   PLAIN_PROGRESS_INTERVAL_MS,
   RATE_MIN_MS,
@@ -74,9 +75,8 @@ describe("the status line of a campaign run until coverage is stable", () => {
 
   it("once the rate is measured: an upper bound to the cap, labelled as such", () => {
     const line = statusText(UNTIL_STABLE, seeds(40, { stopRule: wait(4) }), 4_000, PLAIN);
-    expect(line).toContain("waiting for minimum 40/500 seeds, quiet 4/10 seeds");
     // 960 seeds left at 10 seeds/s.
-    expect(line).toContain("≤ 1m 36s to the cap");
+    expect(line).toContain("· 10.0 seeds/s · ≤ 1m 36s to the cap · waiting for minimum 40/500 seeds, quiet 4/10 seeds");
   });
 
   it("past the minimum (or with --quick) it waits for quiet seeds only", () => {
@@ -89,6 +89,15 @@ describe("the status line of a campaign run until coverage is stable", () => {
   it("without any coverage signal the cap is all it waits for", () => {
     const line = statusText(UNTIL_STABLE, seeds(20, { stopRule: { ...wait(0), noSignal: true } }), 2_000, PLAIN);
     expect(line).toContain("waiting for the cap of 1,000 seeds (no coverage signal)");
+  });
+});
+
+describe("the bar's share of the work", () => {
+  it("a fixed plan's seeds; until stable the minimum, or the cap without a coverage signal, else none", () => {
+    expect(boundedFraction(FIXED, seeds(50))).toBe(0.25);
+    expect(boundedFraction(UNTIL_STABLE, seeds(100, { stopRule: wait(3) }))).toBe(0.2);
+    expect(boundedFraction(UNTIL_STABLE, seeds(600, { stopRule: wait(3) }))).toBeNull();
+    expect(boundedFraction(UNTIL_STABLE, seeds(600, { stopRule: { ...wait(0), noSignal: true } }))).toBe(0.6);
   });
 });
 
