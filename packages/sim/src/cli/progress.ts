@@ -58,7 +58,7 @@ export interface ProgressDisplay {
 
 type Stream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
-/** Work left per unit of time at the measured rate, or null while the rate rests on too little. */
+/** How long the remaining work takes at the measured rate, or null while that rate rests on too little. */
 function upperBoundMs(remaining: number, samples: number, elapsedMs: number): number | null {
   if (remaining <= 0 || samples < RATE_MIN_SAMPLES || elapsedMs < RATE_MIN_MS) return null;
   return (remaining * elapsedMs) / samples;
