@@ -227,7 +227,7 @@ export function createProgram(): Command {
     .option("--time-budget <duration>", "wall-clock budget, e.g. 30s or 5m (default 2m), then the best run so far")
     .option(
       "--no-stop-on-stall",
-      "keep searching after the stall rule (no smaller failure in the last max(300, r) runs, best found at run r)",
+      "keep hunting after the stall rule (the hunt for other draw sequences stops after max(300, h) runs without a smaller failure, h: the runs before it)",
     )
     .option("--timeout <duration>", "wall-clock limit of one candidate run (default 60s); a run past it is not kept")
     .option("--html", "also write the shrunk run's timeline page into the report directory")

@@ -4,7 +4,7 @@
  * place; elsewhere a plain line every `SHRINK_PLAIN_EVERY_RUNS` runs.
  */
 import { formatCount } from "../runner/report-format.ts";
-import { stallRuns, type ShrinkProgress } from "../runner/shrink/shrinker.ts";
+import type { ShrinkProgress } from "../runner/shrink/shrinker.ts";
 import type { Colors } from "./colors.ts";
 
 /** Off a terminal, a status line every this many runs. */
@@ -12,14 +12,14 @@ export const SHRINK_PLAIN_EVERY_RUNS = 50;
 
 type Stream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
-/** The status: runs, the smallest failure and where it was found, and when the stall rule ends the search. */
-export function shrinkStatusText(p: ShrinkProgress, stopOnStall = true): string {
-  const stallAt = p.bestAtRun + stallRuns(p.bestAtRun);
+/** The status: runs, the smallest failure and where it was found, and when a hunt gives up. */
+export function shrinkStatusText(p: ShrinkProgress): string {
   const parts = [
     `run ${formatCount(p.runs)}/${formatCount(p.maxRuns)}`,
     `best: ${formatCount(p.smallest.events)} events, ${formatCount(p.smallest.faults)} faults (run ${formatCount(p.bestAtRun)})`,
   ];
-  if (stopOnStall && stallAt < p.maxRuns) parts.push(`stops at run ${formatCount(stallAt)} without a smaller failure`);
+  if (p.stallAtRun !== null && p.stallAtRun < p.maxRuns)
+    parts.push(`hunting until run ${formatCount(p.stallAtRun)} without a smaller failure`);
   return parts.join(" · ");
 }
 

@@ -182,18 +182,19 @@ describe("the shrink display", () => {
     best: size(40, 2),
     smallest: size(40, 2),
     bestAtRun: 2,
+    stallAtRun: runs > 10 ? 310 : null,
   });
 
   it("on a terminal: kept candidates as lines, the smallest failure on one line redrawn in place", () => {
     const stream = new Capture(true);
     const display = createShrinkDisplay(stream, true, colorsFor(stream, { NO_COLOR: "1" }));
     display.update(report(2, true));
-    display.update(report(3, false));
+    display.update(report(11, false));
     display.end();
     expect(stream.text).toBe(
       "kept stop at the first failure: events 40, faults 2 (run 2/1000)\n" +
-        "\r\x1b[2Krun 2/1,000 · best: 40 events, 2 faults (run 2) · stops at run 302 without a smaller failure" +
-        "\r\x1b[2Krun 3/1,000 · best: 40 events, 2 faults (run 2) · stops at run 302 without a smaller failure" +
+        "\r\x1b[2Krun 2/1,000 · best: 40 events, 2 faults (run 2)" +
+        "\r\x1b[2Krun 11/1,000 · best: 40 events, 2 faults (run 2) · hunting until run 310 without a smaller failure" +
         "\r\x1b[2K",
     );
   });
@@ -205,8 +206,8 @@ describe("the shrink display", () => {
     display.end();
     expect(stream.text.split("\n")).toEqual([
       "kept stop at the first failure: events 40, faults 2 (run 2/1000)",
-      "run 50/1,000 · best: 40 events, 2 faults (run 2) · stops at run 302 without a smaller failure",
-      "run 100/1,000 · best: 40 events, 2 faults (run 2) · stops at run 302 without a smaller failure",
+      "run 50/1,000 · best: 40 events, 2 faults (run 2) · hunting until run 310 without a smaller failure",
+      "run 100/1,000 · best: 40 events, 2 faults (run 2) · hunting until run 310 without a smaller failure",
       "",
     ]);
   });

@@ -126,7 +126,7 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
     runs: "run budget spent",
     time: "time budget spent",
     interrupted: "interrupted",
-    stalled: `stalled: no smaller failure in ${result.stallRuns} runs`,
+    stalled: `the hunt stalled: no smaller failure in the last ${result.runs - result.bestAtRun} runs`,
   }[result.stoppedBy];
   if (result.stoppedBy === "stalled")
     io.stderr.write(

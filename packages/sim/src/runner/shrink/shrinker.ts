@@ -9,10 +9,11 @@
  * anything; then strong reductions on other draw sequences, in rounds, until a few rounds in a
  * row keep nothing or a budget runs out. A search that stalls above half the original's events or
  * faults then hunts: other whole draw sequences, each that fails the same shrunk on its own.
- * The search also stops once it stalls: no smaller failure in the last `stallRuns(r)` runs after
- * the best, found at run r. Candidates come in a fixed order and the stall rule counts runs, so
- * the same input gives the same result whenever the run budget or the stall rule (not the time
- * budget or an interrupt) ends the search.
+ * The hunt alone is unbounded, so it also stops once it stalls: it tries no further draw sequence
+ * after `stallRuns(h)` runs without a smaller failure, h being the runs spent when it began.
+ * Candidates come in a fixed order and the stall rule counts runs, so the same input gives the
+ * same result whenever the run budget or the stall rule (not the time budget or an interrupt)
+ * ends the search.
  */
 import { MoonpoolError } from "@moonpool/core";
 import { wallNowMs } from "../../engine/natives.ts";
@@ -37,16 +38,18 @@ export class NothingToShrink extends MoonpoolError {}
 
 export const DEFAULT_SHRINK_MAX_RUNS = 1_000;
 export const DEFAULT_SHRINK_TIME_BUDGET_MS = 120_000;
-/** The stall rule waits at least this many runs after the best... */
+/** The hunt gives up after at least this many runs without a smaller failure... */
 export const SHRINK_STALL_MIN_RUNS = 300;
 
 /**
- * ...and at least as many runs as it took to find the best (found at run `bestAtRun`): a search
- * that needed many runs for its best gets as many again before it is called stalled, one whose
- * best came early is not kept going for the whole budget.
+ * ...and at least as many as the search had spent when the hunt began (`huntStartRun`): a
+ * search that took long on the seed's own draws gets as long again to find a rarer failure on
+ * others, one that was over early does not hunt for the whole budget. The greedy phases before
+ * the hunt need no such rule: they end on their own, and productive stretches there can be
+ * hundreds of runs long.
  */
-export function stallRuns(bestAtRun: number): number {
-  return Math.max(SHRINK_STALL_MIN_RUNS, bestAtRun);
+export function stallRuns(huntStartRun: number): number {
+  return Math.max(SHRINK_STALL_MIN_RUNS, huntStartRun);
 }
 
 export interface ShrinkOptions {
@@ -59,7 +62,7 @@ export interface ShrinkOptions {
   readonly timeBudgetMs?: number;
   /** Aborting it stops the search after the run under way and keeps the best so far (SIGINT). */
   readonly signal?: AbortSignal;
-  /** Stop when no smaller failure came in the last `stallRuns` runs after the best (default true). */
+  /** Stop hunting when no smaller failure came in the last `stallRuns` runs (default true). */
   readonly stopOnStall?: boolean;
   /** Called after every candidate run. */
   readonly onProgress?: (progress: ShrinkProgress) => void;
@@ -81,6 +84,8 @@ export interface ShrinkProgress {
   readonly smallest: RunSize;
   /** ...and the run that found it (1: the original run). */
   readonly bestAtRun: number;
+  /** While hunting: the run after which the hunt tries no other draw sequence without a smaller failure. */
+  readonly stallAtRun: number | null;
   /** Why the candidate could not be measured (past the time limit of `isolate`, its worker lost). */
   readonly lost?: string;
   /** A hunted run that fails the same: it is shrunk on its own next. */
@@ -100,12 +105,12 @@ export interface ShrinkResult {
   /** Candidate runs, the original included. */
   readonly runs: number;
   readonly wallMs: number;
-  /** Why the search ended ("stalled": no smaller failure in the last `stallRuns` runs). */
+  /** Why the search ended ("stalled": the hunt found no smaller failure in `stallRuns` runs). */
   readonly stoppedBy: "fixpoint" | "runs" | "time" | "interrupted" | "stalled";
   /** The run that found the shrunk run (1: nothing smaller was found). */
   readonly bestAtRun: number;
-  /** With `stoppedBy` "stalled": the runs without a smaller failure that ended the search. */
-  readonly stallRuns: number;
+  /** With a hunt: the runs without a smaller failure after which it gives up (null without one). */
+  readonly stallRuns: number | null;
   /** Candidates that ran past the time limit of `isolate` or lost their worker. */
   readonly lostRuns: number;
   /** Runs of the hunt (other whole draw sequences tried once the search stalled above half), 0 without one. */
@@ -411,11 +416,20 @@ export async function shrinkTimeline(
   // The smallest failure found so far in all of the search, and the run that found it.
   let overallBest = first.size;
   let bestAtRun = 1;
+  let huntStartRun: number | null = null;
   const stopOnStall = options.stopOnStall !== false;
+  const stallAtRun = (): number | null =>
+    huntStartRun === null || !stopOnStall ? null : Math.max(bestAtRun, huntStartRun) + stallRuns(huntStartRun);
+  /** Checked between hunted draw sequences only: a hit is shrunk to the end of its share. */
+  const stalled = (): boolean => {
+    const at = stallAtRun();
+    if (at === null || runs < at) return false;
+    stoppedBy = "stalled";
+    return true;
+  };
   const outOfBudget = (): boolean => {
     if (options.signal?.aborted === true) stoppedBy = "interrupted";
     else if (runs >= maxRuns) stoppedBy = "runs";
-    else if (stopOnStall && runs - bestAtRun >= stallRuns(bestAtRun)) stoppedBy = "stalled";
     else if (wallNowMs() - wallStart >= timeBudgetMs) stoppedBy = "time";
     else return false;
     return true;
@@ -442,6 +456,7 @@ export async function shrinkTimeline(
       kept: false,
       best,
       smallest: overallBest,
+      stallAtRun: stallAtRun(),
       bestAtRun,
       lost: run,
     });
@@ -483,6 +498,7 @@ export async function shrinkTimeline(
         kept,
         best: bestSize,
         smallest: overallBest,
+        stallAtRun: stallAtRun(),
         bestAtRun,
       });
       return kept;
@@ -539,7 +555,8 @@ export async function shrinkTimeline(
   // The hunt: a search stalled above half the original run's events or faults tries other whole
   // draw sequences that end at their failure; each that fails the same is shrunk on its own.
   let huntIndex = 0;
-  while (!atHalf(bestRun.size, first.size) && !outOfBudget()) {
+  if (!atHalf(bestRun.size, first.size)) huntStartRun = runs;
+  while (!atHalf(bestRun.size, first.size) && !outOfBudget() && !stalled()) {
     const hunted = huntCandidate(options.seed, best, huntIndex++);
     const run = await runCandidate(hunted, bestRun.size);
     huntRuns++;
@@ -553,6 +570,7 @@ export async function shrinkTimeline(
       kept: false,
       best: bestRun.size,
       smallest: overallBest,
+      stallAtRun: stallAtRun(),
       bestAtRun,
       ...(hit ? { hunted: true } : {}),
     });
@@ -580,7 +598,7 @@ export async function shrinkTimeline(
     wallMs: wallNowMs() - wallStart,
     stoppedBy,
     bestAtRun,
-    stallRuns: stallRuns(bestAtRun),
+    stallRuns: huntStartRun === null ? null : stallRuns(huntStartRun),
     huntRuns,
     huntHits,
   };
