@@ -6,7 +6,8 @@
  */
 import { describe, expect, it } from "vitest";
 import { shrinkTimeline, type ShrinkResult } from "../src/index.ts";
-import { SHRINK_STALL_MIN_RUNS, stallRuns, type ShrinkProgress } from "../src/runner/shrink/shrinker.ts";
+import type { ShrinkProgress } from "../src/runner/shrink/shrinker.ts";
+import { SHRINK_STALL_MIN_RUNS, stallRuns } from "../src/runner/shrink/stall-rule.ts";
 import { leaderElectionSimulation } from "../../../examples/leader-election/simulation.ts";
 import { failsAtTick100 } from "./fixtures/fixed-failure.ts";
 

@@ -21,6 +21,7 @@ import { childSeed, formatRecipe, parseRecipe, type Recipe } from "../../engine/
 import type { SimulationConfig } from "../config.ts";
 import type { IsolatedRuns } from "./isolated-runs.ts";
 import { failureProperty, measureRun, type MeasuredRun, type RunSize } from "./measure.ts";
+import { stallRuns } from "./stall-rule.ts";
 import {
   formatOverrides,
   NO_OVERRIDES,
@@ -38,19 +39,6 @@ export class NothingToShrink extends MoonpoolError {}
 
 export const DEFAULT_SHRINK_MAX_RUNS = 1_000;
 export const DEFAULT_SHRINK_TIME_BUDGET_MS = 120_000;
-/** The hunt gives up after at least this many runs without a smaller failure... */
-export const SHRINK_STALL_MIN_RUNS = 300;
-
-/**
- * ...and at least as many as the search had spent when the hunt began (`huntStartRun`): a
- * search that took long on the seed's own draws gets as long again to find a rarer failure on
- * others, one that was over early does not hunt for the whole budget. The greedy phases before
- * the hunt need no such rule: they end on their own, and productive stretches there can be
- * hundreds of runs long.
- */
-export function stallRuns(huntStartRun: number): number {
-  return Math.max(SHRINK_STALL_MIN_RUNS, huntStartRun);
-}
 
 export interface ShrinkOptions {
   readonly seed: number;
