@@ -8,7 +8,9 @@ import { cp, readFile, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
+import { Command } from "commander";
 import { keyTrigger } from "../../src/cli/commands/run-watch.ts";
+import { givenOptions, SEED_CHOOSING_OPTIONS } from "../../src/cli/watch/child-args.ts";
 import { startCli } from "./helpers.ts";
 
 const FIXTURE = fileURLToPath(new URL("./fixtures-watch/", import.meta.url));
@@ -48,6 +50,8 @@ describe("moonpool run --watch", () => {
     expect(cli.output().stderr).toContain("press a or Enter to rerun all, f to rerun the failed seeds, q to quit");
     expect(cli.output().stderr).toMatch(/PASS waiting for file changes \(3 files: /);
     expect(cli.output().stdout).toContain("Simulations: 1 passed, 0 failed");
+    // The run got the flags as given.
+    expect(cli.output().stderr).toMatch(/^▶ watched: 3 seeds from base seed 1 on /m);
 
     // The simulation file: it now fails from its third tick.
     await edit(path.join(dir, "watched.sim.ts"), "FAIL_AT_TICK = 1_000", "FAIL_AT_TICK = 3");
@@ -99,5 +103,34 @@ describe("moonpool run --watch", () => {
     expect(keyTrigger("q")).toEqual({ kind: "quit", signal: null });
     expect(keyTrigger("\u0003")).toEqual({ kind: "quit", signal: "SIGINT" });
     expect(keyTrigger("x")).toBeNull();
+  });
+
+  it("each run gets the options as given, in one spelling; f's run drops those that choose seeds", () => {
+    const command = new Command("run")
+      .exitOverride()
+      .argument("[filter...]")
+      .option("-n, --iterations <n>")
+      .option("--base-seed <seed>")
+      .option("-r, --reporter <name>", "", (v: string, p: string[]) => [...p, v], [] as string[])
+      .option("--no-stop-on-failure")
+      .option("-x")
+      .option("-w, --watch")
+      .option("-j, --workers <n>", "", "4");
+    command.parse(["-n5", "--base-seed=1", "-r", "json", "-r", "text", "--no-stop-on-failure", "-x", "-w", "sim"], {
+      from: "user",
+    });
+    expect(givenOptions(command, new Set(["watch"]))).toEqual([
+      "--iterations",
+      "5",
+      "--base-seed",
+      "1",
+      "--reporter",
+      "json",
+      "--reporter",
+      "text",
+      "--no-stop-on-failure",
+      "-x",
+    ]);
+    expect(givenOptions(command, new Set(["watch", ...SEED_CHOOSING_OPTIONS]))).not.toContain("--iterations");
   });
 });
