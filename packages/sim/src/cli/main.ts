@@ -11,6 +11,8 @@ import { listCommand } from "./commands/list.ts";
 import { mergeCommand, type MergeFlags } from "./commands/merge.ts";
 import { replayCommandRun, type ReplayFlags } from "./commands/replay.ts";
 import { runCommand, type RunFlags } from "./commands/run.ts";
+import { runWatch } from "./commands/run-watch.ts";
+import { givenOptions, SEED_CHOOSING_OPTIONS } from "./watch/child-args.ts";
 import { shrinkCommand, type ShrinkFlags } from "./commands/shrink.ts";
 import { CliError, EXIT_USAGE } from "./errors.ts";
 import { processIO } from "./io.ts";
@@ -27,6 +29,16 @@ then until-stable 10,1000,500 (--quick: 10,1000 without the 500-seed minimum). T
 in one line why the campaign stopped.
 The base seed is --base-seed, else the simulation's setBaseSeed, else the wall clock (printed).
 
+Progress: time estimates are upper bounds from the measured rate, shown only where the remaining
+work is bounded (a fixed plan's seeds, an until-stable cap); until coverage is stable the status
+line says what the stop rule waits for (minimum, unreached sometimes, quiet seeds). NO_COLOR turns
+colours off, FORCE_COLOR on (NO_COLOR wins).
+
+--watch: runs again whenever a selected simulation file, a local module it imports (transitively,
+not packages) or the config file changes, each run a fresh moonpool run process with the same
+flags. Keys: a or Enter rerun all, f rerun the failing seeds of the last run, q quit (the last
+run's exit status); Ctrl-C quits with 130.
+
 Workers: each seed runs in a worker thread with a fresh assertion table; the main thread merges
 the tables in seed order, so every --workers N gives the same report (except wall-clock fields:
 host.* and every wallTimeMs / totalWallTimeMs).
@@ -35,7 +47,7 @@ host.* and every wallTimeMs / totalWallTimeMs).
 seed of a round starts from the coverage merged up to the start of its round, so results do not
 depend on the number of workers. With --shard, rounds start at the shard's first seed. Every root
 seed runs its budget of timelines (--explore-budget) unless it fails first: a root ends at its first
-failing timeline unless --no-stop-on-failure. Progress and ETA count timelines.
+failing timeline unless --no-stop-on-failure. Progress and the time bound count timelines.
 --explore-total-budget N budgets the whole run instead: every root seed gets floor(N / seeds) (at
 least 1), so --iterations 20 --explore-total-budget 5000 explores each of 20 roots with 250.
 
@@ -153,10 +165,26 @@ export function createProgram(): Command {
       "--coverage",
       "code coverage of the system under test: a plateau signal; lcov.info and HTML in <out>/coverage",
     )
+    .option(
+      "-w, --watch",
+      "run again when a simulation file or a local file it imports changes; keys: a or Enter rerun all, f the failed seeds, q quit",
+    )
+    .addOption(new Option("--watch-report <file>").hideHelp())
     .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .addHelpText("after", RUN_HELP)
-    .action(async (filters: string[], flags: RunFlags) => {
-      process.exitCode = await runCommand(filters, flags, io);
+    .action(async (filters: string[], flags: RunFlags, command: Command) => {
+      if (flags.watch !== true) {
+        process.exitCode = await runCommand(filters, flags, io);
+        return;
+      }
+      const own = ["watch", "watchReport"];
+      const plan = {
+        filters,
+        allArgs: givenOptions(command, new Set(own)),
+        failedArgs: givenOptions(command, new Set([...own, ...SEED_CHOOSING_OPTIONS])),
+        ...(flags.config === undefined ? {} : { config: flags.config }),
+      };
+      process.exitCode = await runWatch(plan, io, process.stdin);
     });
 
   program
@@ -197,6 +225,10 @@ export function createProgram(): Command {
     .option("--recipe <recipe>", "the failing timeline's exploration recipe, if any")
     .option("--max-runs <n>", "candidate runs at most (default 1000)")
     .option("--time-budget <duration>", "wall-clock budget, e.g. 30s or 5m (default 2m), then the best run so far")
+    .option(
+      "--no-stop-on-stall",
+      "keep hunting after the stall rule (the hunt for other draw sequences stops after max(300, h) runs without a smaller failure, h: the runs before it)",
+    )
     .option("--timeout <duration>", "wall-clock limit of one candidate run (default 60s); a run past it is not kept")
     .option("--html", "also write the shrunk run's timeline page into the report directory")
     .option("--out <dir>", "with --html: the folder to write the page into (default: reportDir of the config)")

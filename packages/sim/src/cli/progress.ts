@@ -1,20 +1,34 @@
 /**
  * Progress of a campaign on stderr. On a TTY (and not under CI) one live status line, redrawn in
- * place; elsewhere plain lines: one when a simulation starts, one every
- * `PLAIN_PROGRESS_INTERVAL_MS`, and failures as they are found. Either way failures are printed
- * in full (with their replay command) as soon as they are absorbed.
+ * place, with a bar once a run is long and its work is bounded; elsewhere plain lines: one when a
+ * simulation starts, one every `PLAIN_PROGRESS_INTERVAL_MS`, and failures as they are found.
+ * Either way failures are printed in full (with their replay command) as soon as they are absorbed.
+ *
+ * A time estimate only where the remaining work is bounded: the seeds of a fixed plan, or the cap
+ * of a plan that runs until coverage is stable. It is an upper bound (a bail, a root ending at its
+ * failure or a stable coverage can end sooner) from the rate measured so far, and shown only
+ * once that rate rests on `RATE_MIN_SAMPLES` and `RATE_MIN_MS`. Until coverage is stable the
+ * line says what the stop rule waits for instead.
  */
 import { formatCount, formatDuration } from "../runner/report-format.ts";
 import pc from "picocolors";
 import type { Colors } from "./colors.ts";
+import type { CampaignProgress } from "../runner/pool/pool-campaign.ts";
+import type { StopRuleWait } from "../runner/coverage-stop-rule.ts";
 
 const NO_COLORS = pc.createColors(false);
-import type { CampaignProgress } from "../runner/pool/pool-campaign.ts";
 
 /** Redraw at most this often on a TTY (and at least this often while seeds are slow). */
 export const LIVE_REDRAW_MS = 100;
 /** A plain status line at most this often. */
 export const PLAIN_PROGRESS_INTERVAL_MS = 5_000;
+/** A rate predicts nothing before this many seeds (timelines when exploring)... */
+export const RATE_MIN_SAMPLES = 3;
+/** ...and this much time. */
+export const RATE_MIN_MS = 1_000;
+/** The live line draws a bar once a run has gone on this long. */
+export const BAR_AFTER_MS = 1_000;
+const BAR_WIDTH = 20;
 
 export interface ProgressStart {
   readonly name: string;
@@ -23,8 +37,14 @@ export interface ProgressStart {
   readonly upperBound: boolean;
   /** One line: what runs, where. */
   readonly description: string;
-  /** With exploration: each root seed's timeline budget (progress and ETA then count timelines). */
+  /** With exploration: each root seed's timeline budget (progress and the time bound then count timelines). */
   readonly timelinesPerSeed?: number | null;
+  /** Until coverage is stable: the rule's settings, what the line shows before the first seed. */
+  readonly stopRule?: {
+    readonly requiredQuietSeeds: number;
+    readonly minSeeds: number;
+    readonly maxSeeds: number;
+  } | null;
 }
 
 export interface ProgressDisplay {
@@ -38,15 +58,44 @@ export interface ProgressDisplay {
 
 type Stream = NodeJS.WritableStream & { isTTY?: boolean; columns?: number };
 
-function statusText(info: ProgressStart, p: CampaignProgress, elapsedMs: number, c: Colors): string {
+/** How long the remaining work takes at the measured rate, or null while that rate rests on too little. */
+function upperBoundMs(remaining: number, samples: number, elapsedMs: number): number | null {
+  if (remaining <= 0 || samples < RATE_MIN_SAMPLES || elapsedMs < RATE_MIN_MS) return null;
+  return (remaining * elapsedMs) / samples;
+}
+
+/** What the coverage rule still waits for: only the conditions not yet met. */
+export function waitText(wait: StopRuleWait, done: number): string {
+  if (wait.noSignal) return `waiting for the cap of ${formatCount(wait.maxSeeds)} seeds (no coverage signal)`;
+  const parts: string[] = [];
+  if (done < wait.minSeeds) parts.push(`minimum ${formatCount(done)}/${formatCount(wait.minSeeds)} seeds`);
+  if (wait.unreached > 0) parts.push(`${wait.unreached} sometimes unreached`);
+  parts.push(`quiet ${wait.quietSeeds}/${wait.requiredQuietSeeds} seeds`);
+  return `waiting for ${parts.join(", ")}`;
+}
+
+/**
+ * The bounded share of the work done, for the bar: the seeds of a fixed plan; until coverage is
+ * stable, the minimum while it is not spent, or the cap when there is no coverage signal.
+ */
+export function boundedFraction(info: ProgressStart, p: CampaignProgress): number | null {
+  if (!info.upperBound) return info.plannedSeeds > 0 ? Math.min(1, p.done / info.plannedSeeds) : null;
+  // Without a coverage signal only the cap ends the campaign: that is the work.
+  if (p.stopRule?.noSignal === true) return Math.min(1, p.done / p.stopRule.maxSeeds);
+  const minSeeds = p.stopRule?.minSeeds ?? info.stopRule?.minSeeds ?? 0;
+  return minSeeds > 0 && p.done < minSeeds ? p.done / minSeeds : null;
+}
+
+export function progressBar(fraction: number): string {
+  const filled = Math.round(fraction * BAR_WIDTH);
+  return `${"█".repeat(filled)}${"░".repeat(BAR_WIDTH - filled)} ${Math.floor(fraction * 100)}%`;
+}
+
+/** The status line of a campaign `elapsedMs` after it started. */
+export function statusText(info: ProgressStart, p: CampaignProgress, elapsedMs: number, c: Colors): string {
   if (info.timelinesPerSeed != null && p.timelines !== undefined)
     return explorationStatusText(info, info.timelinesPerSeed, p, p.timelines, elapsedMs, c);
   const rate = elapsedMs > 0 ? (1000 * p.done) / elapsedMs : 0;
-  const remaining = Math.max(0, info.plannedSeeds - p.done);
-  const eta =
-    rate > 0 && remaining > 0
-      ? `${info.upperBound ? "ETA ≤ " : "ETA "}${formatDuration((1000 * remaining) / rate)}`
-      : "";
   const parts = [
     `${formatCount(p.done)}/${info.upperBound ? "≤" : ""}${formatCount(info.plannedSeeds)} seeds`,
     p.failing > 0 ? c.red(`${p.failing} failing`) : "0 failing",
@@ -54,8 +103,19 @@ function statusText(info: ProgressStart, p: CampaignProgress, elapsedMs: number,
     p.bugs > 0 ? c.red(`bugs ${p.bugs}`) : "bugs 0",
     `${rate.toFixed(1)} seeds/s`,
   ];
-  if (eta !== "") parts.push(eta);
+  const boundMs = upperBoundMs(info.plannedSeeds - p.done, p.done, elapsedMs);
+  if (boundMs !== null)
+    parts.push(info.upperBound ? `≤ ${formatDuration(boundMs)} to the cap` : `≤ ${formatDuration(boundMs)} left`);
+  // Last, as the longest part: a narrow terminal cuts it first.
+  const rule = info.upperBound ? (p.stopRule ?? startWait(info)) : null;
+  if (rule !== null) parts.push(waitText(rule, p.done));
   return `${info.name}  ${parts.join(" · ")}`;
+}
+
+function startWait(info: ProgressStart): StopRuleWait | null {
+  const rule = info.stopRule;
+  if (rule == null) return null;
+  return { ...rule, quietSeeds: 0, unreached: 0, noSignal: false };
 }
 
 /**
@@ -74,7 +134,6 @@ function explorationStatusText(
   // Roots not yet absorbed run their full budget at most; absorbed ones are done.
   const remaining = Math.max(0, (info.plannedSeeds - p.done) * perSeed);
   const rate = elapsedMs > 0 ? (1000 * timelines) / elapsedMs : 0;
-  const eta = rate > 0 && remaining > 0 ? `ETA ≤ ${formatDuration((1000 * remaining) / rate)}` : "";
   const parts = [
     `${formatCount(p.done)}/${formatCount(info.plannedSeeds)} root seeds`,
     `${formatCount(timelines)}/≤${formatCount(planned)} timelines`,
@@ -83,7 +142,8 @@ function explorationStatusText(
     p.bugs > 0 ? c.red(`bugs ${p.bugs}`) : "bugs 0",
     `${rate.toFixed(1)} timelines/s`,
   ];
-  if (eta !== "") parts.push(eta);
+  const boundMs = upperBoundMs(remaining, timelines, elapsedMs);
+  if (boundMs !== null) parts.push(`≤ ${formatDuration(boundMs)} left`);
   return `${info.name}  ${parts.join(" · ")}`;
 }
 
@@ -105,7 +165,7 @@ class LiveProgress implements ProgressDisplay {
     this.last = { done: 0, failing: 0, sometimesHit: 0, sometimesTotal: 0, bugs: 0 };
     this.startedMs = performance.now();
     this.stream.write(`${this.c.bold("▶")} ${info.name}: ${info.description}\n`);
-    // Slow seeds (exploration) still get a moving rate and ETA.
+    // Slow seeds (exploration) still get a moving rate and time bound.
     this.timer = setInterval(() => this.draw(), 5 * LIVE_REDRAW_MS);
     this.timer.unref();
     this.draw();
@@ -139,9 +199,11 @@ class LiveProgress implements ProgressDisplay {
     const elapsedMs = this.drawnMs - this.startedMs;
     const columns = this.stream.columns ?? 0;
     const width = columns >= 20 ? columns : 120;
-    let line = statusText(this.info, this.last, elapsedMs, this.c);
+    const fraction = elapsedMs >= BAR_AFTER_MS ? boundedFraction(this.info, this.last) : null;
+    const bar = fraction === null ? "" : `${progressBar(fraction)} `;
+    let line = bar + statusText(this.info, this.last, elapsedMs, this.c);
     // Never wrap: a wrapped line cannot be redrawn in place. Measure and cut without colour codes.
-    const plain = statusText(this.info, this.last, elapsedMs, NO_COLORS);
+    const plain = bar + statusText(this.info, this.last, elapsedMs, NO_COLORS);
     if (plain.length >= width) line = plain.slice(0, width - 2) + "…";
     this.stream.write(`\r\x1b[2K${line}`);
   }

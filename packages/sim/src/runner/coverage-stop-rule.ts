@@ -22,6 +22,19 @@ import type { SeedPlan } from "./seed-plan.ts";
 /** The minimum `moonpool run` spends by default before coverage may stop it (`--quick`: none). */
 export const DEFAULT_RUN_MIN_SEEDS = 500;
 
+/** What the rule still waits for after the latest seed: the progress display shows it. */
+export interface StopRuleWait {
+  /** Seeds in a row that added no coverage, and how many the rule needs. */
+  readonly quietSeeds: number;
+  readonly requiredQuietSeeds: number;
+  readonly minSeeds: number;
+  readonly maxSeeds: number;
+  /** Sometimes-style sites seen but not reached yet (the rule waits for all of them). */
+  readonly unreached: number;
+  /** No coverage signal at all: only the cap ends the campaign. */
+  readonly noSignal: boolean;
+}
+
 export class CoverageStopRule {
   private previousSignal = -1;
   private quietSeeds = 0;
@@ -32,6 +45,8 @@ export class CoverageStopRule {
   saturation: SaturationReport | null = null;
   /** True when the last allowed seed ran without saturating. */
   convergenceTimeout = false;
+  private unreached = 0;
+  private noSignal = false;
 
   /** The rule of a plan that runs until coverage is stable; null for a fixed plan. */
   static forPlan(plan: SeedPlan): CoverageStopRule | null {
@@ -65,6 +80,8 @@ export class CoverageStopRule {
     }
     // Without any signal (no sometimes-style site, no bucket, no code coverage) there is nothing to be stable.
     const anySignal = total + buckets > 0 || codeCoveredChars !== null;
+    this.unreached = total - hit;
+    this.noSignal = !anySignal;
     const stable = this.quietSeeds >= this.requiredQuietSeeds && hit === total && anySignal;
     const saturated = stable && seedsRun >= this.minSeeds;
     if (!saturated && seedsRun >= this.maxSeeds) this.convergenceTimeout = true;
@@ -92,6 +109,18 @@ export class CoverageStopRule {
       ...(codeCoveredChars === null ? {} : this.codeFields(codeCoveredChars, assertionQuiet, saturated)),
     };
     return saturated;
+  }
+
+  /** What the rule waits for after the latest seed (before the first: everything). */
+  wait(): StopRuleWait {
+    return {
+      quietSeeds: this.quietSeeds,
+      requiredQuietSeeds: this.requiredQuietSeeds,
+      minSeeds: this.minSeeds,
+      maxSeeds: this.maxSeeds,
+      unreached: this.unreached,
+      noSignal: this.noSignal,
+    };
   }
 
   private codeFields(codeCoveredChars: number, assertionQuiet: number, saturated: boolean): Partial<SaturationReport> {

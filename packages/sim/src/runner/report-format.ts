@@ -10,6 +10,16 @@ import { codeFrame, formatLocation } from "./source-location.ts";
 
 type Colors = ReturnType<typeof pc.createColors>;
 
+/**
+ * Colour only where it is supported: a TTY, `NO_COLOR` unset or empty (https://no-color.org),
+ * and not a dumb terminal; `FORCE_COLOR` (non-empty, not "0") forces it on, but never over `NO_COLOR`.
+ */
+export function colorEnabled(stream: { isTTY?: boolean }, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (env.NO_COLOR !== undefined && env.NO_COLOR !== "") return false;
+  if (env.FORCE_COLOR !== undefined && env.FORCE_COLOR !== "" && env.FORCE_COLOR !== "0") return true;
+  return stream.isTTY === true && env.TERM !== "dumb";
+}
+
 /** `<1s` ⇒ `Nms`, `<60s` ⇒ `x.xxs`, else `Mm SSs`. */
 export function formatDuration(ms: number): string {
   if (ms < 1000) return `${Math.round(ms)}ms`;

@@ -14,7 +14,7 @@ import {
   type AssertionOverflow,
 } from "../chaos/assertions/index.ts";
 import { formatFailure, type SeedResult } from "./seed-result.ts";
-import { formatText, formatPretty, type RenderOptions } from "./report-format.ts";
+import { colorEnabled, formatText, formatPretty, type RenderOptions } from "./report-format.ts";
 import type { ExplorationReport } from "../explore/index.ts";
 import { groupFailures } from "./failure-groups.ts";
 import { userFrames } from "./source-location.ts";
@@ -214,10 +214,9 @@ export class SimulationReport {
     return formatText(this, options);
   }
 
-  /** Writes the readable summary to stderr (coloured on a TTY unless NO_COLOR is set). */
+  /** Writes the readable summary to stderr (coloured on a TTY unless NO_COLOR is set, or with FORCE_COLOR). */
   print(stream: NodeJS.WritableStream & { isTTY?: boolean } = process.stderr, options: RenderOptions = {}): void {
-    const colour = stream.isTTY === true && process.env.NO_COLOR === undefined;
-    stream.write(colour ? formatPretty(this, options) : formatText(this, options));
+    stream.write(colorEnabled(stream) ? formatPretty(this, options) : formatText(this, options));
   }
 
   /**

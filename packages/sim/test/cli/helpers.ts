@@ -29,11 +29,15 @@ export interface StartedCli {
   readonly stderrMatch: (pattern: RegExp) => Promise<RegExpExecArray>;
 }
 
-export function startCli(args: readonly string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): StartedCli {
+export function startCli(
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: boolean } = {},
+): StartedCli {
   const child = spawn(process.execPath, [BIN, ...args], {
     cwd: options.cwd ?? FIXTURES,
     env: { ...process.env, ...PLAIN_ENV, ...options.env },
-    stdio: ["ignore", "pipe", "pipe"],
+    // `stdin: true`: a pipe the test writes keys into (moonpool run --watch).
+    stdio: [options.stdin === true ? "pipe" : "ignore", "pipe", "pipe"],
   });
   let stdout = "";
   let stderr = "";

@@ -68,3 +68,28 @@ describe("moonpool shrink", () => {
     expect(badOverrides.stderr).toContain("--overrides: invalid value 'soon'");
   });
 });
+
+describe("moonpool shrink's stall rule", () => {
+  const FIXTURE = fileURLToPath(new URL("./fixtures-shrink/", import.meta.url));
+
+  it("stops the hunt when no smaller failure came in the last K runs and says where the best was found", {
+    timeout: TIMEOUT_MS,
+  }, async () => {
+    const shrink = await runCli(["shrink", "fixed-failure", "--seed", "1"], { cwd: FIXTURE });
+    expect(shrink.code, shrink.stderr).toBe(0);
+    const stopped =
+      /^stopped: no smaller failure in the last (\d+) runs; best found at run (\d+): 201 events, 0 faults$/m.exec(
+        shrink.stderr,
+      );
+    expect(stopped, shrink.stderr).not.toBeNull();
+    const [since, bestAt] = [Number(stopped![1]), Number(stopped![2])];
+    expect(since).toBeGreaterThanOrEqual(300);
+    expect(shrink.stdout).toContain(`shrunk fixed-failure seed 1: ${since + bestAt} runs in `);
+    expect(shrink.stdout).toContain(`(the hunt stalled: no smaller failure in the last ${since} runs;`);
+    // The plain progress lines show the current best, not a bare run count.
+    expect(shrink.stderr).toMatch(
+      /^run 200\/1,000 · best: 201 events, 0 faults \(run \d+\) · hunting until run \d+ without a smaller failure$/m,
+    );
+    expect(shrink.stderr).not.toMatch(/^run \d+\/\d+$/m);
+  });
+});

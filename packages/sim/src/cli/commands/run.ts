@@ -7,7 +7,7 @@
  * `expectFailure` simulation that found no failure passes: only `merge` judges the campaign.
  */
 import { constants } from "node:fs";
-import { access } from "node:fs/promises";
+import { access, writeFile } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import type { SimulationConfig } from "../../runner/config.ts";
@@ -99,6 +99,10 @@ export interface RunFlags {
   readonly coverage?: boolean;
   /** `--isolation seed|shared`: overrides every simulation's own setting. */
   readonly isolation?: string;
+  /** `--watch`: run again when the files change (commands/run-watch.ts). */
+  readonly watch?: boolean;
+  /** Internal, for `--watch`: also write the run report (JSON) here. */
+  readonly watchReport?: string;
 }
 
 /** Failing seeds per simulation recorded in a JSON report (what `--last-failed` reruns). */
@@ -348,6 +352,10 @@ async function runSimulation(
     upperBound: plan.kind === "untilStable",
     description: `${describePlan(plan)}${shardText}${exploreText} on ${pool.size} worker${pool.size === 1 ? "" : "s"}`,
     timelinesPerSeed: explore ? config.exploration!.maxRunsPerSeed : null,
+    stopRule:
+      plan.kind === "untilStable"
+        ? { requiredQuietSeeds: plan.quietSeeds, minSeeds: plan.minSeeds ?? 0, maxSeeds: plan.maxSeeds }
+        : null,
   });
   const errColors = colorsFor(io.stderr);
   const isolation = resolveIsolation(config, settings.isolation);
@@ -494,6 +502,8 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
       wallTimeMs,
     },
   };
+  // What a watching moonpool reads back: the files to watch and the failing seeds.
+  if (flags.watchReport !== undefined) await writeFile(flags.watchReport, JSON.stringify(file));
   const target = {
     file,
     outDir: settings.outDir,

@@ -15,7 +15,8 @@ import { IsolatedRuns } from "../../runner/shrink/isolated-runs.ts";
 import { resolveIsolation } from "../../runner/isolation.ts";
 import { NothingToShrink, shrinkTimeline, type ShrinkResult } from "../../runner/shrink/shrinker.ts";
 import { buildSimulationConfig } from "../build-simulation.ts";
-import { colorsFor } from "../colors.ts";
+import { colorsFor, isCI } from "../colors.ts";
+import { createShrinkDisplay } from "../shrink-progress.ts";
 import { loadConfig } from "../config-file.ts";
 import { discoverSimulations, findSimulation, formatLoadFailure } from "../discovery.ts";
 import { EXIT_PASSED, UsageError } from "../errors.ts";
@@ -34,6 +35,8 @@ export interface ShrinkFlags {
   readonly recipe?: string;
   readonly maxRuns?: string;
   readonly timeBudget?: string;
+  /** Commander's `--no-stop-on-stall`: true unless turned off. */
+  readonly stopOnStall?: boolean;
   readonly timeout?: string;
   readonly html?: boolean;
   readonly out?: string;
@@ -97,6 +100,7 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
   // With isolation "seed", a fresh realm per candidate: module state cannot carry between them.
   const isolate = new IsolatedRuns(sim.source, runTimeoutMs, resolveIsolation(config).mode === "seed");
   let result: ShrinkResult;
+  const display = createShrinkDisplay(io.stderr, io.stderr.isTTY === true && !isCI(io.env), c);
   try {
     io.stderr.write(`shrinking ${sim.name} seed ${seed}${recipe === "" ? "" : ` recipe "${recipe}"`}\n`);
     result = await shrinkTimeline(config, {
@@ -105,23 +109,15 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
       ...(maxRuns !== undefined ? { maxRuns } : {}),
       ...(timeBudgetMs !== undefined ? { timeBudgetMs } : {}),
       signal: interrupt.signal,
+      stopOnStall: flags.stopOnStall !== false,
       isolate,
-      onProgress: (p) => {
-        if (p.kept)
-          io.stderr.write(
-            `${c.green("kept")} ${p.candidate}: events ${p.best.events}, faults ${p.best.faults} ` +
-              `(run ${p.runs}/${p.maxRuns})\n`,
-          );
-        else if (p.hunted === true) io.stderr.write(`${c.cyan("hunt")} ${p.candidate} (run ${p.runs}/${p.maxRuns})\n`);
-        else if (p.lost !== undefined)
-          io.stderr.write(c.yellow(`not kept: ${p.candidate}: ${p.lost} (run ${p.runs}/${p.maxRuns})\n`));
-        else if (p.runs % 10 === 0) io.stderr.write(c.dim(`run ${p.runs}/${p.maxRuns}\n`));
-      },
+      onProgress: (p) => display.update(p),
     });
   } catch (error) {
     if (error instanceof NothingToShrink) throw new UsageError(error.message);
     throw error;
   } finally {
+    display.end();
     await isolate.close();
   }
 
@@ -130,7 +126,12 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
     runs: "run budget spent",
     time: "time budget spent",
     interrupted: "interrupted",
+    stalled: `the hunt stalled: no smaller failure in the last ${result.runs - result.bestAtRun} runs`,
   }[result.stoppedBy];
+  if (result.stoppedBy === "stalled")
+    io.stderr.write(
+      `stopped: no smaller failure in the last ${result.runs - result.bestAtRun} runs; best found at run ${result.bestAtRun}: ${result.after.events} events, ${result.after.faults} faults\n`,
+    );
   const lost =
     result.lostRuns === 0 ? "" : `, ${result.lostRuns} past the ${formatDuration(runTimeoutMs)} limit or lost`;
   const hunt =

@@ -22,7 +22,7 @@ import { InvalidConfiguration } from "@moonpool/core";
 import type { SteppingMode } from "../../engine/engine.ts";
 import { AssertionTable, type AssertionTableState } from "../../chaos/assertions/index.ts";
 import { mergeExplorationReports, type ExplorationReport } from "../../explore/index.ts";
-import { CoverageStopRule } from "../coverage-stop-rule.ts";
+import { CoverageStopRule, type StopRuleWait } from "../coverage-stop-rule.ts";
 import { exploreInRounds } from "../root-rounds.ts";
 import {
   blockCoverageTotals,
@@ -54,6 +54,8 @@ export interface CampaignProgress {
   readonly bugs: number;
   /** With exploration: timelines run by the absorbed root seeds. */
   readonly timelines?: number;
+  /** Until coverage is stable: what the stop rule still waits for. */
+  readonly stopRule?: StopRuleWait;
 }
 
 export type StopReason = "bail" | "interrupted";
@@ -243,17 +245,23 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
     }
     const bugs = options.explore ? explorations.reduce((n, x) => n + x.bugsFound, 0) : failing;
     const timelines = options.explore ? explorations.reduce((n, x) => n + x.timelines, 0) : undefined;
-    options.onProgress?.({
+    const progress: CampaignProgress = {
       done: results.length,
       failing,
       sometimesHit: hit,
       sometimesTotal: total,
       bugs,
       ...(timelines === undefined ? {} : { timelines }),
-    });
-    if (options.bail && !result.ok && failing >= (options.bailAfter ?? 1)) throw new Stop("bail");
+    };
+    if (options.bail && !result.ok && failing >= (options.bailAfter ?? 1)) {
+      options.onProgress?.(progress);
+      throw new Stop("bail");
+    }
     const codeCoveredChars = coverage === null ? null : blockCoverageTotals(coverage).coveredChars;
-    return stopRule === null || !stopRule.afterSeed(table, results.length, codeCoveredChars);
+    const stop = stopRule !== null && stopRule.afterSeed(table, results.length, codeCoveredChars);
+    // After the rule has seen the seed: the display says what it still waits for.
+    options.onProgress?.(stopRule === null ? progress : { ...progress, stopRule: stopRule.wait() });
+    return !stop;
   };
 
   try {

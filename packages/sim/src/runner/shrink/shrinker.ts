@@ -9,8 +9,11 @@
  * anything; then strong reductions on other draw sequences, in rounds, until a few rounds in a
  * row keep nothing or a budget runs out. A search that stalls above half the original's events or
  * faults then hunts: other whole draw sequences, each that fails the same shrunk on its own.
- * Candidates come in a fixed order, so the same input gives the same result whenever the run
- * budget (not the time budget or an interrupt) ends the search.
+ * The hunt alone is unbounded, so it also stops once it stalls: it tries no further draw sequence
+ * after `stallRuns(h)` runs without a smaller failure, h being the runs spent when it began.
+ * Candidates come in a fixed order and the stall rule counts runs, so the same input gives the
+ * same result whenever the run budget or the stall rule (not the time budget or an interrupt)
+ * ends the search.
  */
 import { MoonpoolError } from "@moonpool/core";
 import { wallNowMs } from "../../engine/natives.ts";
@@ -18,6 +21,7 @@ import { childSeed, formatRecipe, parseRecipe, type Recipe } from "../../engine/
 import type { SimulationConfig } from "../config.ts";
 import type { IsolatedRuns } from "./isolated-runs.ts";
 import { failureProperty, measureRun, type MeasuredRun, type RunSize } from "./measure.ts";
+import { stallRuns } from "./stall-rule.ts";
 import {
   formatOverrides,
   NO_OVERRIDES,
@@ -46,6 +50,8 @@ export interface ShrinkOptions {
   readonly timeBudgetMs?: number;
   /** Aborting it stops the search after the run under way and keeps the best so far (SIGINT). */
   readonly signal?: AbortSignal;
+  /** Stop hunting when no smaller failure came in the last `stallRuns` runs (default true). */
+  readonly stopOnStall?: boolean;
   /** Called after every candidate run. */
   readonly onProgress?: (progress: ShrinkProgress) => void;
   /**
@@ -62,6 +68,12 @@ export interface ShrinkProgress {
   readonly candidate: string;
   readonly kept: boolean;
   readonly best: RunSize;
+  /** The smallest failure of the whole search (`best` is the current search's, a hunted run's while it is shrunk)... */
+  readonly smallest: RunSize;
+  /** ...and the run that found it (1: the original run). */
+  readonly bestAtRun: number;
+  /** While hunting: the run after which the hunt tries no other draw sequence without a smaller failure. */
+  readonly stallAtRun: number | null;
   /** Why the candidate could not be measured (past the time limit of `isolate`, its worker lost). */
   readonly lost?: string;
   /** A hunted run that fails the same: it is shrunk on its own next. */
@@ -81,8 +93,12 @@ export interface ShrinkResult {
   /** Candidate runs, the original included. */
   readonly runs: number;
   readonly wallMs: number;
-  /** Why the search ended. */
-  readonly stoppedBy: "fixpoint" | "runs" | "time" | "interrupted";
+  /** Why the search ended ("stalled": the hunt found no smaller failure in `stallRuns` runs). */
+  readonly stoppedBy: "fixpoint" | "runs" | "time" | "interrupted" | "stalled";
+  /** The run that found the shrunk run (1: nothing smaller was found). */
+  readonly bestAtRun: number;
+  /** With a hunt: the runs without a smaller failure after which it gives up (null without one). */
+  readonly stallRuns: number | null;
   /** Candidates that ran past the time limit of `isolate` or lost their worker. */
   readonly lostRuns: number;
   /** Runs of the hunt (other whole draw sequences tried once the search stalled above half), 0 without one. */
@@ -385,6 +401,20 @@ export async function shrinkTimeline(
   let huntRuns = 0;
   let huntHits = 0;
   let stoppedBy: ShrinkResult["stoppedBy"] = "fixpoint";
+  // The smallest failure found so far in all of the search, and the run that found it.
+  let overallBest = first.size;
+  let bestAtRun = 1;
+  let huntStartRun: number | null = null;
+  const stopOnStall = options.stopOnStall !== false;
+  const stallAtRun = (): number | null =>
+    huntStartRun === null || !stopOnStall ? null : Math.max(bestAtRun, huntStartRun) + stallRuns(huntStartRun);
+  /** Checked between hunted draw sequences only: a hit is shrunk to the end of its share. */
+  const stalled = (): boolean => {
+    const at = stallAtRun();
+    if (at === null || runs < at) return false;
+    stoppedBy = "stalled";
+    return true;
+  };
   const outOfBudget = (): boolean => {
     if (options.signal?.aborted === true) stoppedBy = "interrupted";
     else if (runs >= maxRuns) stoppedBy = "runs";
@@ -392,13 +422,32 @@ export async function shrinkTimeline(
     else return false;
     return true;
   };
+  /** A kept run smaller than every failure so far (a hunt's by events and faults in all, as the hunt compares) is progress. */
+  const noteKept = (size: RunSize): void => {
+    const better =
+      smaller(size, overallBest) ||
+      (total(size) < total(overallBest) && size.events <= first.size.events && size.faults <= first.size.faults);
+    if (!better) return;
+    overallBest = size;
+    bestAtRun = runs;
+  };
   /** `candidate` run, or null when it could not be measured (counted and reported as lost). */
   const runCandidate = async (candidate: Candidate, best: RunSize): Promise<MeasuredRun | null> => {
     const run = await measure(candidate.recipe, candidate.overrides);
     runs++;
     if (typeof run !== "string") return run;
     lostRuns++;
-    options.onProgress?.({ runs, maxRuns, candidate: candidate.what, kept: false, best, lost: run });
+    options.onProgress?.({
+      runs,
+      maxRuns,
+      candidate: candidate.what,
+      kept: false,
+      best,
+      smallest: overallBest,
+      stallAtRun: stallAtRun(),
+      bestAtRun,
+      lost: run,
+    });
     return null;
   };
   /** The same property fails first, and nothing fails that did not fail in the original run. */
@@ -428,8 +477,18 @@ export async function shrinkTimeline(
         best = { overrides: candidate.overrides, recipe: candidate.recipe };
         bestRun = run;
         bestSize = run.size;
+        noteKept(run.size);
       }
-      options.onProgress?.({ runs, maxRuns, candidate: `${label}${candidate.what}`, kept, best: bestSize });
+      options.onProgress?.({
+        runs,
+        maxRuns,
+        candidate: `${label}${candidate.what}`,
+        kept,
+        best: bestSize,
+        smallest: overallBest,
+        stallAtRun: stallAtRun(),
+        bestAtRun,
+      });
       return kept;
     };
     /** Tries `next` in order until one is kept; false when none is (or the budget ran out). */
@@ -484,7 +543,8 @@ export async function shrinkTimeline(
   // The hunt: a search stalled above half the original run's events or faults tries other whole
   // draw sequences that end at their failure; each that fails the same is shrunk on its own.
   let huntIndex = 0;
-  while (!atHalf(bestRun.size, first.size) && !outOfBudget()) {
+  if (!atHalf(bestRun.size, first.size)) huntStartRun = runs;
+  while (!atHalf(bestRun.size, first.size) && !outOfBudget() && !stalled()) {
     const hunted = huntCandidate(options.seed, best, huntIndex++);
     const run = await runCandidate(hunted, bestRun.size);
     huntRuns++;
@@ -497,6 +557,9 @@ export async function shrinkTimeline(
       candidate: what,
       kept: false,
       best: bestRun.size,
+      smallest: overallBest,
+      stallAtRun: stallAtRun(),
+      bestAtRun,
       ...(hit ? { hunted: true } : {}),
     });
     if (!hit) continue;
@@ -522,6 +585,8 @@ export async function shrinkTimeline(
     lostRuns,
     wallMs: wallNowMs() - wallStart,
     stoppedBy,
+    bestAtRun,
+    stallRuns: huntStartRun === null ? null : stallRuns(huntStartRun),
     huntRuns,
     huntHits,
   };
