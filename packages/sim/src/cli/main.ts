@@ -257,7 +257,7 @@ export function createProgram(): Command {
   program
     .command("check-history")
     .description(
-      "check a recorded history for linearizability (Jepsen EDN, or JSON); exit 0 linearizable, 1 not, 3 unknown",
+      "check a recorded history for linearizability (Jepsen EDN, or JSON); exit 0 linearizable, 1 not, 3 unknown, 2 no verdict",
     )
     .argument("<file>", "history file: .edn (Jepsen/Knossos) or .json (the same records, or HistoryRecorder events)")
     .option("--model <name>", `model to check against: ${CHECK_HISTORY_MODELS.join(", ")}`)

@@ -31,7 +31,10 @@ export interface Operation<I = OpInput, O = unknown> {
 
 export type History<I = OpInput, O = unknown> = readonly Operation<I, O>[];
 
-/** Thrown for histories that cannot be checked as given (a completion without an invocation). */
+/**
+ * Thrown for histories that cannot be checked as given: a completion without an invocation, or an
+ * operation the model cannot read (an unknown function, a kv operation without a key).
+ */
 export class HistoryError extends Error {
   override readonly name = "HistoryError";
 }

@@ -3,7 +3,8 @@
  * Knossos' semantics: an `:ok` completion's value is copied into its invocation, `:fail`
  * operations are removed, `:info` completions and invocations that never complete are crashed,
  * nemesis operations are ignored, a `nil` read is unknown, and a process id may be reused after
- * a crash.
+ * a crash. An operation's `:key` (multi-key histories, checked one key at a time by the kv model)
+ * is kept; a `get` returns its value like a `read` does, with `nil` meaning the key is absent.
  */
 import { parseEdn, type EdnValue } from "./edn.ts";
 import { HistoryError, type OpInput, type Operation } from "./history.ts";
@@ -11,6 +12,7 @@ import { HistoryError, type OpInput, type Operation } from "./history.ts";
 interface Open {
   readonly process: string;
   readonly f: string;
+  readonly key?: string;
   readonly value: unknown;
   readonly callIndex: number;
   readonly time?: number;
@@ -28,6 +30,13 @@ export function parseKnossosHistory(text: string, options: KnossosImportOptions 
   return knossosHistoryFromRecords(forms.length === 1 && Array.isArray(forms[0]) ? (forms[0] as EdnValue[]) : forms);
 }
 
+// Keys are strings in the models; EDN keywords already read as strings, numbers are printed, and
+// a composite key keeps its JSON text so equal keys stay equal.
+function keyOf(raw: unknown): string | undefined {
+  if (raw === undefined || raw === null) return undefined;
+  return typeof raw === "string" ? raw : typeof raw === "object" ? JSON.stringify(raw) : String(raw);
+}
+
 /** The same import from already parsed records (e.g. a JSON export of a Jepsen history). */
 export function knossosHistoryFromRecords(events: readonly unknown[]): Operation<OpInput, unknown>[] {
   const open = new Map<string, Open>();
@@ -35,7 +44,7 @@ export function knossosHistoryFromRecords(events: readonly unknown[]): Operation
   const crash = (o: Open): void => {
     ops.push({
       client: o.process,
-      input: { f: o.f, value: o.value },
+      input: { f: o.f, ...(o.key !== undefined ? { key: o.key } : {}), value: o.value },
       output: undefined,
       callIndex: o.callIndex,
       returnIndex: Infinity,
@@ -53,12 +62,14 @@ export function knossosHistoryFromRecords(events: readonly unknown[]): Operation
     const type = e.type;
     const f = String(e.f);
     const time = typeof e.time === "number" ? e.time : undefined;
+    const key = keyOf(e.key);
     if (type === "invoke") {
       const previous = open.get(process);
       if (previous !== undefined) crash(previous);
       open.set(process, {
         process,
         f,
+        ...(key !== undefined ? { key } : {}),
         value: e.value ?? null,
         callIndex: index,
         ...(time !== undefined ? { time } : {}),
@@ -78,11 +89,13 @@ export function knossosHistoryFromRecords(events: readonly unknown[]): Operation
     }
     if (type !== "ok") throw new HistoryError(`history entry ${index}: unknown :type ${JSON.stringify(type)}`);
     const value = (e.value ?? null) as unknown;
-    const isRead = f === "read";
+    const isRead = f === "read" || f === "get";
+    // The invocation names the key; a completion that alone carries it still counts.
+    const opKey = call.key ?? key;
     ops.push({
       client: process,
-      input: { f, value: isRead ? null : value },
-      output: isRead ? (value === null ? undefined : value) : true,
+      input: { f, ...(opKey !== undefined ? { key: opKey } : {}), value: isRead ? null : value },
+      output: f === "read" ? (value === null ? undefined : value) : isRead ? value : true,
       callIndex: call.callIndex,
       returnIndex: index,
       crashed: false,

@@ -3,7 +3,7 @@
  * means the outcome is unknown (a crashed operation), so a read with an unknown result is always
  * legal and a crashed write may apply or not.
  */
-import type { History, OpInput, Operation } from "./history.ts";
+import { HistoryError, type History, type OpInput, type Operation } from "./history.ts";
 import type { DeterministicModel, StepResult } from "./model.ts";
 
 type Op = OpInput;
@@ -19,8 +19,10 @@ const same = (a: unknown, b: unknown): boolean =>
 const yes = <S>(state: S): StepResult<S> => ({ ok: true, state });
 const no = <S>(state: S): StepResult<S> => ({ ok: false, state });
 
+// A HistoryError, not a plain Error: the history is what has to change, and `moonpool check-history`
+// reports it as one line (exit 2) rather than a verdict.
 function unknownFunction(model: string, f: string, allowed: string): never {
-  throw new Error(`${model} model: unknown operation ${JSON.stringify(f)}; use one of ${allowed}`);
+  throw new HistoryError(`${model} model: unknown operation ${JSON.stringify(f)}; use one of ${allowed}`);
 }
 
 /** `f key value → output`; `?` for an unknown outcome, `ok` for a plain acknowledgement. */
@@ -119,7 +121,11 @@ export function kvModel(): DeterministicModel<KvState, Op, unknown> {
     init: () => ({}),
     step(state, input, output) {
       const key = input.key;
-      if (key === undefined) throw new Error(`kv model: operation ${input.f} needs a key`);
+      if (key === undefined) {
+        throw new HistoryError(
+          `kv model: operation ${input.f} has no key; give every operation one (:key in EDN records, "key" in JSON)`,
+        );
+      }
       const current = valueOf(state, key);
       if (input.f === "get") return output === undefined || same(current, output) ? yes(state) : no(state);
       if (input.f === "put") return yes({ ...state, [key]: input.value });

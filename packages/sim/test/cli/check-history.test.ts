@@ -2,6 +2,7 @@
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { beforeAll, describe, expect, it } from "vitest";
+import { knossosHistoryFromRecords, parseKnossosHistory } from "../../src/linearizability/knossos.ts";
 import { runCli, tempDir } from "./helpers.ts";
 
 const GOOD = `[{:process 0, :type :invoke, :f :write, :value 1}
@@ -12,6 +13,20 @@ const BAD = `[{:process 0, :type :invoke, :f :write, :value 1}
 {:process 0, :type :ok, :f :write, :value 1}
 {:process 1, :type :invoke, :f :read, :value nil}
 {:process 1, :type :ok, :f :read, :value 0}]`;
+
+// Two keys appended to by two processes, as a Jepsen kv test writes them: x is fine, y reads a value
+// that was never appended.
+const KV_GOOD = `[{:process 0, :type :invoke, :f :append, :key :x, :value 1}
+{:process 0, :type :ok, :f :append, :key :x, :value 1}
+{:process 1, :type :invoke, :f :append, :key :y, :value 2}
+{:process 1, :type :ok, :f :append, :key :y, :value 2}
+{:process 0, :type :invoke, :f :get, :key :x, :value nil}
+{:process 0, :type :ok, :f :get, :key :x, :value [1]}
+{:process 1, :type :invoke, :f :get, :key :y, :value nil}
+{:process 1, :type :ok, :f :get, :key :y, :value [2]}]`;
+const KV_BAD = KV_GOOD.replace(":key :y, :value [2]}]", ":key :y, :value [3]}]");
+// The same history with its keys dropped: no verdict is possible, and the reason says so.
+const KV_NO_KEYS = KV_GOOD.replace(/:key :[xy], /g, "");
 
 describe("moonpool check-history", () => {
   let dir: string;
@@ -38,6 +53,12 @@ describe("moonpool check-history", () => {
       ]),
     );
     await writeFile(path.join(dir, "broken.edn"), "[{:process 0 :type}]");
+    await writeFile(path.join(dir, "kv-good.edn"), KV_GOOD);
+    await writeFile(path.join(dir, "kv-bad.edn"), KV_BAD);
+    await writeFile(path.join(dir, "kv-no-keys.edn"), KV_NO_KEYS);
+    await writeFile(path.join(dir, "unknown-f.edn"), GOOD.replaceAll(":write", ":incr"));
+    await writeFile(path.join(dir, "orphan.json"), JSON.stringify([{ process: 0, type: "ok", f: "write", value: 1 }]));
+    await writeFile(path.join(dir, "object.json"), JSON.stringify({ history: [] }));
   });
 
   it("exit 0 and 'linearizable' for a legal history (initial value set with --initial)", async () => {
@@ -92,5 +113,82 @@ describe("moonpool check-history", () => {
     });
     expect(badInitial.code).toBe(2);
     expect(badInitial.stderr).toContain("--initial '{x': expected a JSON value");
+  });
+
+  it("multi-key EDN histories keep :key: exit 0 for a legal one, 1 naming the key for an illegal one", async () => {
+    const good = await runCli(["check-history", "kv-good.edn", "--model", "kv"], { cwd: dir });
+    expect(good.code, good.stderr).toBe(0);
+    expect(good.stdout).toMatch(/^linearizable: 4 operations in 2 parts, model kv/);
+    const bad = await runCli(["check-history", "kv-bad.edn", "--model", "kv"], { cwd: dir });
+    expect(bad.code, bad.stderr).toBe(1);
+    expect(bad.stdout).toContain("not linearizable");
+    expect(bad.stdout).toContain("get y → [3]");
+    expect(bad.stderr).toBe("");
+  });
+
+  it("exit 2 with a one-line reason, never a stack trace, for anything that is not a verdict", async () => {
+    const cases: [file: string, model: string, reason: string][] = [
+      ["kv-no-keys.edn", "kv", "kv-no-keys.edn: kv model: operation append has no key; give every operation one"],
+      ["unknown-f.edn", "register", 'unknown-f.edn: register model: unknown operation "incr"; use one of read, write'],
+      ["orphan.json", "register", "orphan.json: history entry 0: process 0 completes write without an invocation"],
+      ["object.json", "register", "object.json: expected a JSON array of history events"],
+      ["broken.edn", "kv", "broken.edn: EDN line 1: a map needs an even number of forms"],
+    ];
+    for (const [file, model, reason] of cases) {
+      const r = await runCli(["check-history", file, "--model", model], { cwd: dir });
+      expect(r.code, `${file}: ${r.stderr}`).toBe(2);
+      expect(r.stdout).toBe("");
+      expect(r.stderr.startsWith(`moonpool: ${reason}`), r.stderr).toBe(true);
+      expect(r.stderr.trimEnd().split("\n"), r.stderr).toHaveLength(1);
+      expect(r.stderr).not.toMatch(/\n\s+at /);
+    }
+  });
+});
+
+describe("the Knossos importer", () => {
+  it("keeps each record's :key, from the invocation or else the completion, on completed and crashed ops", () => {
+    const ops = parseKnossosHistory(`[{:process 0, :type :invoke, :f :put, :key :x, :value 1}
+{:process 0, :type :ok, :f :put, :key :x, :value 1}
+{:process 1, :type :invoke, :f :get, :value nil}
+{:process 1, :type :ok, :f :get, :key 7, :value nil}
+{:process 2, :type :invoke, :f :append, :key "z", :value 3}
+{:process 2, :type :info, :f :append, :key "z", :value 3}]`);
+    expect(ops.map((o) => [o.input, o.output, o.crashed])).toEqual([
+      [{ f: "put", key: "x", value: 1 }, true, false],
+      [{ f: "get", key: "7", value: null }, null, false],
+      [{ f: "append", key: "z", value: 3 }, undefined, true],
+    ]);
+  });
+
+  it("leaves records without a key unkeyed, and passes transactions' micro-ops through", () => {
+    const ops = knossosHistoryFromRecords([
+      {
+        process: 0,
+        type: "invoke",
+        f: "txn",
+        value: [
+          ["read", "x", null],
+          ["write", "y", 1],
+        ],
+      },
+      {
+        process: 0,
+        type: "ok",
+        f: "txn",
+        value: [
+          ["read", "x", 0],
+          ["write", "y", 1],
+        ],
+      },
+    ]);
+    expect(ops).toHaveLength(1);
+    expect(ops[0]!.input).toEqual({
+      f: "txn",
+      value: [
+        ["read", "x", 0],
+        ["write", "y", 1],
+      ],
+    });
+    expect("key" in ops[0]!.input).toBe(false);
   });
 });

@@ -2,7 +2,8 @@
  * `moonpool check-history <file> --model <name>`: checks a recorded history for linearizability.
  * Reads Jepsen/Knossos EDN, the same records as JSON, or the JSON events of a HistoryRecorder;
  * prints the verdict and its explanation; exit 0 linearizable, 1 not linearizable, 3 unknown
- * (the time budget ran out), 2 usage.
+ * (the time budget ran out), 2 anything that is not a verdict (a bad flag, a file that does not
+ * parse, an operation the model cannot read), with a one-line reason.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -64,6 +65,19 @@ function parseHistory(text: string, file: string): Operation<OpInput, unknown>[]
   return recorded ? historyFromEvents<OpInput, unknown>(data as HistoryEvent[]) : knossosHistoryFromRecords(data);
 }
 
+/**
+ * Whatever stops the check short of a verdict becomes one line and exit 2: a history the reader or
+ * the model rejects says what to change; anything else is still one line, never a stack trace,
+ * so a script can tell "no verdict" from "not linearizable" (exit 1).
+ */
+function notAVerdict(file: string, error: unknown): UsageError {
+  if (error instanceof UsageError) return error;
+  if (error instanceof EdnParseError || error instanceof HistoryError)
+    return new UsageError(`${file}: ${error.message}`);
+  const message = error instanceof Error ? error.message : String(error);
+  return new UsageError(`${file}: cannot check this history: ${message.split("\n")[0]}`);
+}
+
 export async function checkHistoryCommand(file: string, flags: CheckHistoryFlags, io: CliIO): Promise<number> {
   if (flags.model === undefined) {
     throw new UsageError(`--model is required: one of ${CHECK_HISTORY_MODELS.join(", ")} (e.g. --model cas-register)`);
@@ -93,16 +107,15 @@ export async function checkHistoryCommand(file: string, flags: CheckHistoryFlags
   try {
     ops = parseHistory(text, file);
   } catch (error) {
-    if (error instanceof EdnParseError || error instanceof HistoryError)
-      throw new UsageError(`${file}: ${error.message}`);
-    throw error;
+    throw notAVerdict(file, error);
   }
   const model = makeModel(initial);
-  const result: CheckResult<OpInput, unknown> = checkLinearizability(
-    model,
-    ops,
-    timeoutMs === undefined ? {} : { timeoutMs },
-  );
+  let result: CheckResult<OpInput, unknown>;
+  try {
+    result = checkLinearizability(model, ops, timeoutMs === undefined ? {} : { timeoutMs });
+  } catch (error) {
+    throw notAVerdict(file, error);
+  }
   const c = colorsFor(io.stdout);
   const text2 = explainCheck(model, result);
   const [head, ...rest] = text2.split("\n");
