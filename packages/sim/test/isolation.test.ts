@@ -1,7 +1,7 @@
 /**
- * Which isolation a campaign runs with (runner/isolation.ts): the default follows `nodeRuntime()`,
- * the simulation's `isolation()` overrides it, the command overrides both; a bad mode is refused
- * at the call with the modes it takes.
+ * Which isolation a campaign runs with (runner/isolation.ts): a fresh realm per seed by default,
+ * with or without `nodeRuntime()`; the simulation's `isolation()` overrides it, the command
+ * overrides both; a bad mode is refused at the call with the modes it takes.
  */
 import { InvalidConfiguration } from "@moonpool/core";
 import { describe, expect, it } from "vitest";
@@ -11,13 +11,13 @@ import { resolveIsolation, sharedIsolationNote } from "../src/runner/isolation.t
 const sleeper = () => ({ name: "sleeper", run: async () => {} });
 
 describe("seed isolation settings", () => {
-  it("defaults to a fresh realm per seed with nodeRuntime() and to shared realms without", () => {
+  it("defaults to a fresh realm per seed, with nodeRuntime() and without", () => {
     const node = new SimulationBuilder().nodeRuntime().workloadFactory(sleeper).build();
     const plain = new SimulationBuilder().workloadFactory(sleeper).build();
     expect(resolveIsolation(node)).toEqual({ mode: "seed", chosen: "default" });
-    expect(resolveIsolation(plain)).toEqual({ mode: "shared", chosen: "default" });
-    // A default choice makes no note: only an explicit "shared" says replays are not guaranteed.
+    expect(resolveIsolation(plain)).toEqual({ mode: "seed", chosen: "default" });
     expect(sharedIsolationNote(resolveIsolation(plain))).toBeNull();
+    expect(sharedIsolationNote(resolveIsolation(plain, "shared"))).toContain("replays are not guaranteed");
   });
 
   it("takes the simulation's choice, and the command's over it", () => {

@@ -113,7 +113,7 @@ export function createProgram(): Command {
     .option("-j, --workers <n>", "worker threads (default: config, else the number of cores)")
     .option(
       "--isolation <mode>",
-      "seed: a fresh realm per seed (default with nodeRuntime()); shared: realms reused across seeds (default without)",
+      "seed: a fresh realm per seed (the default); shared: realms reused across seeds (replays not guaranteed)",
     )
     .option(
       "--explore",
