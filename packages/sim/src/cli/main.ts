@@ -198,6 +198,10 @@ export function createProgram(): Command {
     .option("--max-runs <n>", "candidate runs at most (default 1000)")
     .option("--time-budget <duration>", "wall-clock budget, e.g. 30s or 5m (default 2m), then the best run so far")
     .option("--timeout <duration>", "wall-clock limit of one candidate run (default 60s); a run past it is not kept")
+    .option(
+      "--isolation <mode>",
+      "seed: a fresh realm per candidate run (the default); shared: realms reused across runs (replays not guaranteed)",
+    )
     .option("--html", "also write the shrunk run's timeline page into the report directory")
     .option("--out <dir>", "with --html: the folder to write the page into (default: reportDir of the config)")
     .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
