@@ -16,7 +16,7 @@ export {
 } from "./runner/user-interfaces.ts";
 export { Topology } from "./runner/topology.ts";
 export { StateBoard } from "./runner/state-board.ts";
-export { SimulationReport, SimulationFailed, type SaturationReport } from "./runner/report.ts";
+export { SimulationReport, SimulationFailed, type SaturationReport, type ReportIsolation } from "./runner/report.ts";
 export { formatDuration, formatCount } from "./runner/report-format.ts";
 export type { SeedResult, SeedFailure, SeedFailureKind, Discovery } from "./runner/seed-result.ts";
 export {

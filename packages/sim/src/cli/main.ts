@@ -125,7 +125,7 @@ export function createProgram(): Command {
     .option("-j, --workers <n>", "worker threads (default: config, else the number of cores)")
     .option(
       "--isolation <mode>",
-      "seed: a fresh realm per seed (default with nodeRuntime()); shared: realms reused across seeds (default without)",
+      "seed: a fresh realm per seed (the default); shared: realms reused across seeds (replays not guaranteed)",
     )
     .option(
       "--explore",
@@ -230,6 +230,10 @@ export function createProgram(): Command {
       "keep hunting after the stall rule (the hunt for other draw sequences stops after max(300, h) runs without a smaller failure, h: the runs before it)",
     )
     .option("--timeout <duration>", "wall-clock limit of one candidate run (default 60s); a run past it is not kept")
+    .option(
+      "--isolation <mode>",
+      "seed: a fresh realm per candidate run (the default); shared: realms reused across runs (replays not guaranteed)",
+    )
     .option("--html", "also write the shrunk run's timeline page into the report directory")
     .option("--out <dir>", "with --html: the folder to write the page into (default: reportDir of the config)")
     .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")

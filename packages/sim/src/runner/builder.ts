@@ -425,7 +425,8 @@ export class SimulationBuilder {
    * seed (every root seed when exploring) in a fresh realm, so module-level state of the
    * simulation and its libraries never carries from one seed to the next; "shared" reuses a
    * realm for many seeds (faster; a seed may then depend on the seeds before it, and the report
-   * says so). Default: "seed" with `nodeRuntime()`, "shared" without (docs/decisions.md).
+   * says so). Default: "seed". An in-thread `run()` (no workers) runs every seed in this one
+   * realm whatever the mode, and its report says so (docs/decisions.md D21).
    */
   isolation(mode: IsolationMode): this {
     this.isolationMode = checkIsolationMode(mode, "isolation(mode)");

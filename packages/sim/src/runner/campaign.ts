@@ -10,7 +10,7 @@ import { natives } from "../engine/natives.ts";
 import type { Breakpoint } from "../engine/rng.ts";
 import { AssertionTable } from "../chaos/assertions/index.ts";
 import type { SimulationConfig } from "./config.ts";
-import { SimulationReport } from "./report.ts";
+import { IN_THREAD_ISOLATION, SimulationReport } from "./report.ts";
 import { CoverageStopRule } from "./coverage-stop-rule.ts";
 import type { AssertionTableState } from "../chaos/assertions/index.ts";
 import type { TraceEvent } from "../world/trace-log.ts";
@@ -139,6 +139,7 @@ export class Campaign {
       wallTimeMs: natives.performanceNow() - wallStart,
       steppingMode: this.config.steppingMode,
       exploration,
+      isolation: IN_THREAD_ISOLATION,
     });
   }
 

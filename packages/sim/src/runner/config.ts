@@ -97,8 +97,7 @@ export interface SimulationConfig {
   readonly nodeRuntime?: boolean;
   /**
    * Where seeds run on workers (`isolation()`): "seed", a fresh realm per seed (per root seed
-   * when exploring); "shared", realms reused across seeds. Absent: "seed" with `nodeRuntime()`,
-   * "shared" without (runner/isolation.ts).
+   * when exploring); "shared", realms reused across seeds. Absent: "seed" (runner/isolation.ts).
    */
   readonly isolation?: IsolationMode;
 

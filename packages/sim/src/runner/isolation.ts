@@ -4,12 +4,12 @@
  * module-level state (ws's mask pool, uuid's byte pool, caches). "seed" gives every seed (every
  * root seed with its timelines, when exploring) a fresh one; "shared" reuses one for many seeds.
  *
- * The default follows where module state can change a timeline unseen. With `nodeRuntime()`,
- * unmodified libraries draw from the seed's virtual randomness and clocks and may keep what they
- * drew for the next seed: "seed". Without it, simulated code that reaches for Math.random,
- * crypto or Date fails the seed (the escape guard), so what could carry over is the simulation's
- * own module variables, in the user's sight: "shared", which costs about a second of CPU less
- * per seed. Either way every failure is re-run alone before it is reported (pool/replay-check.ts).
+ * Every seed gets a fresh realm unless the simulation (`isolation("shared")`) or the command
+ * (`--isolation shared`) chooses otherwise: a provider-only simulation's module variables carry
+ * over as surely as a library's pools, and the replay contract holds only if every seed starts
+ * from the same module state. "shared" costs less (a fresh realm is a few hundred ms of CPU) and
+ * its report says that replays are not guaranteed; every failure is still re-run alone before it
+ * is reported (pool/replay-check.ts).
  */
 import { InvalidConfiguration } from "@moonpool/core";
 import type { SimulationConfig } from "./config.ts";
@@ -31,16 +31,16 @@ export function checkIsolationMode(mode: unknown, where: string): IsolationMode 
   );
 }
 
-/** The command's choice first, then the simulation's, then the default (see above). */
+/** The command's choice first, then the simulation's, then the default: a fresh realm per seed. */
 export function resolveIsolation(config: SimulationConfig, command: IsolationMode | null = null): Isolation {
   if (command !== null) return { mode: command, chosen: "command" };
   if (config.isolation !== undefined) return { mode: config.isolation, chosen: "simulation" };
-  return { mode: config.nodeRuntime === true ? "seed" : "shared", chosen: "default" };
+  return { mode: "seed", chosen: "default" };
 }
 
-/** The report's note on a campaign whose seeds shared realms by choice (null otherwise). */
+/** The report's note on a campaign whose seeds shared realms (only ever by choice; null otherwise). */
 export function sharedIsolationNote(isolation: Isolation): string | null {
-  if (isolation.mode !== "shared" || isolation.chosen === "default") return null;
+  if (isolation.mode !== "shared") return null;
   return (
     "isolation 'shared': seeds reused realms, so a seed may depend on the module state the seeds before it " +
     "left; replays are not guaranteed (each failure was re-run alone, and one that differed says so)"

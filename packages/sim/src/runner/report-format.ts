@@ -119,6 +119,12 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
   );
   out.push(`Avg Sim Time: ${formatDuration(average(report, "simulatedTimeMs"))}`);
   out.push(`Avg Events: ${formatCount(average(report, "eventsProcessed"))}`);
+  if (report.isolation?.realm === "in-thread")
+    out.push(
+      c.yellow(
+        "Isolation: shared (in-thread): every seed ran in this thread's realm, so module state a seed leaves reaches the seeds after it (moonpool run gives each seed a fresh realm)",
+      ),
+    );
   if (report.seedsFailing.length > 0) out.push(c.red(`Failing seeds: ${report.seedsFailing.join(",")}`));
 
   if (report.failedRuns > 0) {

@@ -77,7 +77,21 @@ export interface ReportInput {
   readonly seedIndexes?: readonly number[];
   /** The Node and V8 versions the seeds ran on (default: this process's). */
   readonly runtime?: RuntimeVersions;
+  /** Where the seeds' module state lived, when one realm held them all (an in-thread run). */
+  readonly isolation?: ReportIsolation | null;
 }
+
+/**
+ * An in-thread run's isolation: every seed in the calling thread's realm, so module state one
+ * seed leaves reaches the seeds after it (runner/isolation.ts; `moonpool run` isolates seeds).
+ */
+export interface ReportIsolation {
+  readonly mode: "shared";
+  readonly realm: "in-thread";
+}
+
+/** The isolation of every run in the calling thread. */
+export const IN_THREAD_ISOLATION: ReportIsolation = { mode: "shared", realm: "in-thread" };
 
 export interface RuntimeVersions {
   readonly node: string;
@@ -120,6 +134,11 @@ export class SimulationReport {
   readonly runtime: RuntimeVersions;
   /** The table snapshot `toJSON()` carries so that reports can be merged. */
   readonly tableState: AssertionTableState;
+  /**
+   * "shared" (in-thread) for a run in the calling thread, whose seeds share its realm; null for
+   * seeds run on workers (the command's JSON entry records their mode) and reports read back.
+   */
+  readonly isolation: ReportIsolation | null;
 
   /** A report of seeds whose assertion table arrives as a snapshot. */
   static fromParts(parts: ReportParts): SimulationReport {
@@ -180,6 +199,7 @@ export class SimulationReport {
       throw new RangeError(`seedIndexes has ${this.seedIndexes.length} entries for ${results.length} seeds`);
     this.runtime = input.runtime ?? { node: process.versions.node, v8: process.versions.v8 };
     this.tableState = input.table.snapshot();
+    this.isolation = input.isolation ?? null;
   }
 
   /** Percentage of successful seeds (0-100). */

@@ -20,6 +20,9 @@ describe("run --explore", () => {
     out = await tempDir("explore");
   });
 
+  // Budgets are the subject, not isolation: these campaigns reuse realms (12 roots each). The
+  // comparison with the builder keeps the default, a fresh realm per root.
+  const SHARED = ["--isolation", "shared"];
   const run = async (name: string, extra: string[]) => {
     const dir = path.join(out, name);
     const result = await runCli([
@@ -43,7 +46,7 @@ describe("run --explore", () => {
   };
 
   it("gives every root seed its --explore-budget, and ends a root at its first failure by default", async () => {
-    const { result, exploration } = await run("stop", ["--explore-budget", "45"]);
+    const { result, exploration } = await run("stop", ["--explore-budget", "45", ...SHARED]);
     expect(result.code).toBe(1);
     expect(result.stderr).toContain("exploring 45 timelines per root seed (or to its first failure)");
     const perSeed = exploration.perSeed as PerSeed[];
@@ -60,7 +63,7 @@ describe("run --explore", () => {
   });
 
   it("--no-stop-on-failure spends every root's whole budget, bugs or not", async () => {
-    const { exploration } = await run("no-stop", ["--explore-budget", "45", "--no-stop-on-failure"]);
+    const { exploration } = await run("no-stop", ["--explore-budget", "45", "--no-stop-on-failure", ...SHARED]);
     const perSeed = exploration.perSeed as PerSeed[];
     expect(exploration.config.stopOnFailure).toBe(false);
     for (const root of perSeed) expect(root.timelines).toBe(45);
@@ -88,7 +91,12 @@ describe("run --explore", () => {
   }, 300_000);
 
   it("--explore-total-budget splits one budget evenly over the root seeds", async () => {
-    const { result, exploration } = await run("total", ["--explore-total-budget", "250", "--no-stop-on-failure"]);
+    const { result, exploration } = await run("total", [
+      "--explore-total-budget",
+      "250",
+      "--no-stop-on-failure",
+      ...SHARED,
+    ]);
     expect(result.stderr).toContain("exploring 20 timelines per root seed");
     const perSeed = exploration.perSeed as PerSeed[];
     expect(perSeed).toHaveLength(12);

@@ -3,7 +3,8 @@
  * random bytes: with a fresh realm per seed, a failing seed hashes the same at every campaign
  * position, alone, on 1 and 2 workers, under `moonpool replay` and as an explored root; with
  * `--isolation shared` the report says so, and a failure whose seed hashes differently alone is
- * reported as not replaying, with the first diverging draw, and without a replay command.
+ * reported as not replaying, with the first diverging draw, and without a replay command. A
+ * provider-only simulation with a module-level counter is isolated by default too.
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
@@ -160,4 +161,55 @@ describe("seed isolation on a module-level byte pool", () => {
     expect(bad.code).toBe(2);
     expect(bad.stderr).toContain("--isolation 'thread': use seed (a fresh realm per seed) or shared");
   });
+});
+
+describe("seed isolation of a provider-only simulation with a module-level counter", () => {
+  const SEED = 11;
+  const OTHER = 12;
+
+  const run = async (name: string, args: readonly string[]) => {
+    const dir = path.join(await tempDir(`counter-${name}`), "out");
+    const seeds = `${SEED},${OTHER},${SEED},${SEED}`;
+    const result = await runCli(
+      ["run", "module-counter", "--seeds", seeds, "--workers", "1", ...args, "--reporter", "json", "--out", dir],
+      { cwd: FIXTURES },
+    );
+    const report = await readJson(path.join(dir, "report.json"));
+    return { result, entry: report.simulations[0], seeds: report.simulations[0].report.seeds as SeedEntry[] };
+  };
+
+  let isolated: Awaited<ReturnType<typeof run>>;
+  beforeAll(async () => {
+    isolated = await run("default", []);
+  }, CLI_TIMEOUT_MS);
+
+  it(
+    "gives a seed one hash at every campaign position by default; another seed another hash",
+    async () => {
+      const { result, entry, seeds } = isolated;
+      expect(result.code).toBe(0);
+      expect(entry.isolation).toEqual({ mode: "seed", chosen: "default" });
+      expect(result.stderr).not.toContain("isolation 'shared'");
+      expect(seeds.map((s) => s.seed)).toEqual([SEED, OTHER, SEED, SEED]);
+      const [first, other, second, third] = seeds.map((s) => s.traceHash);
+      expect([second, third]).toEqual([first, first]);
+      expect(other).not.toBe(first);
+    },
+    CLI_TIMEOUT_MS,
+  );
+
+  it(
+    "with --isolation shared: the count carries over, and the report says replays are not guaranteed",
+    async () => {
+      const { result, entry, seeds } = await run("shared", ["--isolation", "shared"]);
+      expect(entry.isolation).toEqual({ mode: "shared", chosen: "command" });
+      expect(result.stderr).toContain("isolation 'shared': seeds reused realms");
+      expect(result.stderr).toContain("replays are not guaranteed");
+      // The first seed of the realm is as in a realm of its own; the same seed later is not.
+      const hashes = seeds.map((s) => s.traceHash);
+      expect(hashes[0]).toBe(isolated.seeds[0]!.traceHash);
+      expect(new Set([hashes[0], hashes[2], hashes[3]]).size).toBe(3);
+    },
+    CLI_TIMEOUT_MS,
+  );
 });

@@ -20,10 +20,25 @@ describe("moonpool shrink", () => {
     const seed = report.seeds.find((s) => !s.ok)!.seed;
     const out = await tempDir("shrink");
     const shrink = await runCli(
-      ["shrink", "leader-election-vote-twice", "--seed", String(seed), "--max-runs", "40", "--html", "--out", out],
+      // Shared realms: a fresh realm per candidate would be 40 worker starts; isolation is not the
+      // subject here (seed-isolation.test.ts), and the replay below still checks the shrunk run alone.
+      [
+        "shrink",
+        "leader-election-vote-twice",
+        "--seed",
+        String(seed),
+        "--max-runs",
+        "40",
+        "--isolation",
+        "shared",
+        "--html",
+        "--out",
+        out,
+      ],
       { cwd: REPOSITORY },
     );
     expect(shrink.code, shrink.stderr).toBe(0);
+    expect(shrink.stderr).toContain("isolation 'shared': candidate runs reused realms");
     expect(shrink.stderr).toContain(`shrinking leader-election-vote-twice seed ${seed}`);
     expect(shrink.stderr).toMatch(/^kept .+: events \d+, faults \d+ \(run \d+\/40\)$/m);
     expect(shrink.stdout).toContain('still violates "one leader per term"');

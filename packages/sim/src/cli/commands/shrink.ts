@@ -13,6 +13,7 @@ import type { RunSize } from "../../runner/shrink/measure.ts";
 import { DEFAULT_SEED_TIMEOUT_MS } from "../../runner/pool/pool-campaign.ts";
 import { IsolatedRuns } from "../../runner/shrink/isolated-runs.ts";
 import { resolveIsolation } from "../../runner/isolation.ts";
+import { isolationFlag } from "../isolation-flag.ts";
 import { NothingToShrink, shrinkTimeline, type ShrinkResult } from "../../runner/shrink/shrinker.ts";
 import { buildSimulationConfig } from "../build-simulation.ts";
 import { colorsFor, isCI } from "../colors.ts";
@@ -40,6 +41,8 @@ export interface ShrinkFlags {
   readonly timeout?: string;
   readonly html?: boolean;
   readonly out?: string;
+  /** `--isolation seed|shared`: overrides the simulation's own setting (runner/isolation.ts). */
+  readonly isolation?: string;
 }
 
 /** The before/after table: one row per figure, sizes by name. */
@@ -98,11 +101,19 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
   );
   // Each candidate runs in a worker under the per-seed time limit, as seeds of moonpool run do.
   // With isolation "seed", a fresh realm per candidate: module state cannot carry between them.
-  const isolate = new IsolatedRuns(sim.source, runTimeoutMs, resolveIsolation(config).mode === "seed");
+  const isolation = resolveIsolation(config, isolationFlag(flags.isolation));
+  const isolate = new IsolatedRuns(sim.source, runTimeoutMs, isolation.mode === "seed");
   let result: ShrinkResult;
   const display = createShrinkDisplay(io.stderr, io.stderr.isTTY === true && !isCI(io.env), c);
   try {
     io.stderr.write(`shrinking ${sim.name} seed ${seed}${recipe === "" ? "" : ` recipe "${recipe}"`}\n`);
+    if (isolation.mode === "shared")
+      io.stderr.write(
+        c.yellow(
+          `${sim.name}: isolation 'shared': candidate runs reused realms, so a run may depend on the module state ` +
+            "the runs before it left; the shrunk run's replay is not guaranteed\n",
+        ),
+      );
     result = await shrinkTimeline(config, {
       seed,
       recipe,

@@ -1,7 +1,7 @@
 // Entry of a pool worker thread. Registers tsx in this thread (each worker has its own module
 // loader state) so TypeScript simulation modules load without a build step, then starts the
 // worker loop: its TypeScript source inside the repository, its compiled `.js` in the published
-// package (which holds no `.ts`).
+// package (which holds no `.ts`; there the engine is imported before tsx is registered).
 import { existsSync, readlinkSync } from "node:fs";
 import { setPriority } from "node:os";
 import { fileURLToPath } from "node:url";
@@ -19,8 +19,12 @@ if (workerData?.lowPriority === true && process.platform === "linux") {
 }
 
 const source = new URL("./pool-worker.ts", import.meta.url);
+const inRepository = existsSync(source);
+// Compiled, the engine loads before tsx's hooks exist: through them every module would cost a
+// round trip to tsx's loader thread (worker-modules.ts). The simulation's files load after them.
+if (!inRepository) await import(new URL("./worker-modules.js", import.meta.url).href);
 // As in bin/moonpool.mjs: inside the repository, its tsconfig `paths` resolve the packages to
 // their sources from any working folder.
 const repositoryTsconfig = fileURLToPath(new URL("../../../../../tsconfig.json", import.meta.url));
-register(existsSync(source) && existsSync(repositoryTsconfig) ? { tsconfig: repositoryTsconfig } : {});
-await import(existsSync(source) ? source.href : new URL("./pool-worker.js", import.meta.url).href);
+register(inRepository && existsSync(repositoryTsconfig) ? { tsconfig: repositoryTsconfig } : {});
+await import(inRepository ? source.href : new URL("./pool-worker.js", import.meta.url).href);
