@@ -1,6 +1,6 @@
 /**
  * Jepsen's Knossos example histories with known verdicts (the folder names): a copy of the
- * `histories/` folder of jepsen-io/knossos (EPL-1.0 data, so not vendored here), read from the
+ * `data/` folder of jepsen-io/knossos (EPL-1.0 data, so not vendored here), read from the
  * folder MOONPOOL_KNOSSOS_DIR names (`.ci/run` sets it). Without it the test is skipped, saying so
  * (and fails under CI).
  */
