@@ -95,13 +95,15 @@ export class WorkerPool {
   /**
    * Fresh workers import `module` ahead of their first task from now on, so an isolated task
    * of that simulation starts at once; idle fresh workers that imported another module are
-   * replaced (a fresh realm holds only its own simulation's module).
+   * replaced (a fresh realm holds only its own simulation's module). Those that imported none
+   * stay: they serve an isolated task as well, importing its module in the task.
    */
   prepare(module: string): void {
     if (this.closed || this.warmModule === module) return;
     this.warmModule = module;
     for (const slot of [...this.slots]) {
-      if (slot.fresh && slot.current === null && slot.preloaded !== module) this.retire(slot, true);
+      const other = slot.preloaded !== null && slot.preloaded !== module;
+      if (slot.fresh && slot.current === null && other) this.retire(slot, true);
     }
   }
 
