@@ -75,6 +75,7 @@ export class SimulationBuilder {
   private consoleCapture = true;
   private virtualRuntime = false;
   private isolationMode: IsolationMode | undefined = undefined;
+  private hangLimitMs: number | undefined = undefined;
   private processErrorMode: ProcessErrorMode = "failSeed";
   private maxStepsAtInstant = DEFAULT_MAX_STEPS_PER_INSTANT;
   private exploration: ExplorationConfig | null = null;
@@ -433,6 +434,20 @@ export class SimulationBuilder {
   }
 
   /**
+   * The hang limit of a seed on a worker (`moonpool run`, `run({ workers })`), in ms of wall
+   * clock: the seed fails as hung, alone, when no engine step of it starts for this long. A seed
+   * that keeps stepping is never stopped, however slow (default 60 s; `--hang-timeout` wins).
+   */
+  hangTimeout(limitMs: number): this {
+    if (typeof limitMs !== "number" || !Number.isSafeInteger(limitMs) || limitMs < 1)
+      throw new InvalidConfiguration(
+        `hangTimeout(limitMs) takes a positive whole number of milliseconds, e.g. hangTimeout(120_000), got ${String(limitMs)}`,
+      );
+    this.hangLimitMs = limitMs;
+    return this;
+  }
+
+  /**
    * What an uncaught exception or an unhandled rejection in a process's code does. Either way the
    * process ends at that instant, as a Node process would (unless it listens with
    * `process.on('uncaughtException' | 'unhandledRejection')`). "failSeed" (default): the seed fails
@@ -575,6 +590,7 @@ export class SimulationBuilder {
         taskFailuresFailSeed: this.taskFailuresFail,
         nodeRuntime: this.virtualRuntime,
         ...(this.isolationMode === undefined ? {} : { isolation: this.isolationMode }),
+        ...(this.hangLimitMs === undefined ? {} : { hangTimeoutMs: this.hangLimitMs }),
         processErrors: this.processErrorMode,
       },
       this.replay?.overrides ?? NO_OVERRIDES,

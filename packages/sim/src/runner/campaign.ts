@@ -32,6 +32,7 @@ import { WorkerPool } from "./pool/worker-pool.ts";
 import { checkWorkerConfiguration } from "./pool/worker-check.ts";
 import { checkSourceHere, DeferredPool } from "./pool/deferred-pool.ts";
 import { lostSeedResult, runPoolCampaign } from "./pool/pool-campaign.ts";
+import { DEFAULT_HANG_TIMEOUT_MS } from "./pool/progress-watchdog.ts";
 import { RootSharing, Superseded, type SharedRootOutcome } from "./pool/root-sharing.ts";
 import { exploreInRounds } from "./root-rounds.ts";
 import { configSeedPlan, planSize, seedAt, type SeedPlan } from "./seed-plan.ts";
@@ -195,7 +196,7 @@ export class Campaign {
             baseTable: base,
             exploration,
           }),
-          (index, outcome) => lostSeedResult(seedAt(seeds, index), outcome, null),
+          (index, outcome) => lostSeedResult(seedAt(seeds, index), outcome),
         );
         sharing = shared;
         try {
@@ -258,7 +259,7 @@ export class Campaign {
         explore: false,
         steppingMode: this.config.steppingMode,
         bail: false,
-        seedTimeoutMs: null,
+        hangTimeoutMs: this.config.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS,
         isolation: resolveIsolation(this.config).mode,
         signal: new AbortController().signal,
       });

@@ -20,9 +20,9 @@ import { loadConfig } from "../config-file.ts";
 import { discoverSimulations, findSimulation, formatLoadFailure } from "../discovery.ts";
 import { EXIT_FAILED, EXIT_PASSED, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
-import { parseDurationMs, parsePositiveInteger, parseSeed, parseTraceLevel } from "../option-values.ts";
-import { DEFAULT_SEED_TIMEOUT_MS } from "../../runner/pool/pool-campaign.ts";
-import { isReplayChild, replayInChild, runSimulatedCode } from "../replay-watchdog.ts";
+import { parsePositiveInteger, parseSeed, parseTraceLevel } from "../option-values.ts";
+import { hangLimitMs, hangTimeoutFlag } from "../hang-timeout.ts";
+import { isReplayChild, replayInChild, runSimulatedCode, tellHangLimit } from "../replay-watchdog.ts";
 import { AFTER_FAILURE_MS, buildStory } from "../replay-story.ts";
 import { replayCommand } from "../replay-command.ts";
 import { REPLAY_FILE_ENV, simulationFileOf } from "../replay-file.ts";
@@ -67,6 +67,8 @@ export interface ReplayFlags {
   readonly html?: boolean;
   readonly out?: string;
   /** Wall-clock limit of the replay (default: the per-seed limit of `run`). */
+  readonly hangTimeout?: string;
+  /** The older name of `hangTimeout`. */
   readonly timeout?: string;
 }
 
@@ -114,9 +116,22 @@ export async function replayCommandRun(
   io: CliIO,
 ): Promise<number> {
   if (!isReplayChild(io)) {
-    const limitMs = flags.timeout === undefined ? DEFAULT_SEED_TIMEOUT_MS : parseDurationMs(flags.timeout, "--timeout");
+    const flagMs = hangTimeoutFlag(flags);
+    // The child reports its simulation's own limit (its builder's) once built; the flag wins over it.
+    const fileMs =
+      flagMs === null
+        ? await loadConfig(io.cwd, flags.config).then(
+            (c) => c.hangTimeoutMs,
+            () => null,
+          )
+        : null;
     const file = await replayFileFor(simulationArg, flags, io);
-    return replayInChild(limitMs, io, file === null ? {} : { [REPLAY_FILE_ENV]: file });
+    return replayInChild(
+      hangLimitMs(flagMs, undefined, fileMs),
+      flagMs !== null,
+      io,
+      file === null ? {} : { [REPLAY_FILE_ENV]: file },
+    );
   }
   let target: Target;
   if (flags.from !== undefined) {
@@ -149,6 +164,7 @@ export async function replayCommandRun(
   );
   const sim = findSimulation(discovered, target.simulation);
   let config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);
+  if (config.hangTimeoutMs !== undefined) tellHangLimit(config.hangTimeoutMs);
   const overrides = flags.overrides ?? "";
   config = withOverrides(config, parseOverridesFlag(overrides));
   let events: readonly TraceEvent[] = [];

@@ -10,7 +10,7 @@ import path from "node:path";
 import { parseRecipe, RecipeParseError } from "../../engine/recipe.ts";
 import { formatDuration } from "../../runner/report-format.ts";
 import type { RunSize } from "../../runner/shrink/measure.ts";
-import { DEFAULT_SEED_TIMEOUT_MS } from "../../runner/pool/pool-campaign.ts";
+import { hangLimitMs, hangTimeoutFlag } from "../hang-timeout.ts";
 import { IsolatedRuns } from "../../runner/shrink/isolated-runs.ts";
 import { resolveIsolation } from "../../runner/isolation.ts";
 import { NothingToShrink, shrinkTimeline, type ShrinkResult } from "../../runner/shrink/shrinker.ts";
@@ -34,6 +34,8 @@ export interface ShrinkFlags {
   readonly recipe?: string;
   readonly maxRuns?: string;
   readonly timeBudget?: string;
+  readonly hangTimeout?: string;
+  /** The older name of `hangTimeout`. */
   readonly timeout?: string;
   readonly html?: boolean;
   readonly out?: string;
@@ -75,14 +77,14 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
   }
   const maxRuns = flags.maxRuns === undefined ? undefined : parsePositiveInteger(flags.maxRuns, "--max-runs", "1000");
   const timeBudgetMs = flags.timeBudget === undefined ? undefined : parseDurationMs(flags.timeBudget, "--time-budget");
-  const runTimeoutMs =
-    flags.timeout === undefined ? DEFAULT_SEED_TIMEOUT_MS : parseDurationMs(flags.timeout, "--timeout");
+  const hangFlagMs = hangTimeoutFlag(flags);
   const fileConfig = await loadConfig(io.cwd, flags.config);
   const discovered = await discoverSimulations(fileConfig, (failure) =>
     io.stderr.write(`${escapeTerminal(formatLoadFailure(failure))}\n`),
   );
   const sim = findSimulation(discovered, simulationArg);
   const config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);
+  const runHangMs = hangLimitMs(hangFlagMs, config.hangTimeoutMs, fileConfig.hangTimeoutMs);
   const c = colorsFor(io.stderr);
   const out = colorsFor(io.stdout);
 
@@ -93,9 +95,9 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
       ),
     ),
   );
-  // Each candidate runs in a worker under the per-seed time limit, as seeds of moonpool run do.
+  // Each candidate runs in a worker under the hang limit, as seeds of moonpool run do.
   // With isolation "seed", a fresh realm per candidate: module state cannot carry between them.
-  const isolate = new IsolatedRuns(sim.source, runTimeoutMs, resolveIsolation(config).mode === "seed");
+  const isolate = new IsolatedRuns(sim.source, runHangMs, resolveIsolation(config).mode === "seed");
   let result: ShrinkResult;
   try {
     io.stderr.write(`shrinking ${sim.name} seed ${seed}${recipe === "" ? "" : ` recipe "${recipe}"`}\n`);
@@ -132,7 +134,7 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
     interrupted: "interrupted",
   }[result.stoppedBy];
   const lost =
-    result.lostRuns === 0 ? "" : `, ${result.lostRuns} past the ${formatDuration(runTimeoutMs)} limit or lost`;
+    result.lostRuns === 0 ? "" : `, ${result.lostRuns} hung (no step for ${formatDuration(runHangMs)}) or lost`;
   const hunt =
     result.huntRuns === 0
       ? ""
@@ -154,7 +156,7 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
       seed,
       result.recipe,
       command,
-      runTimeoutMs,
+      runHangMs,
     ).finally(() => pool.close());
     if (typeof data === "string") {
       io.stderr.write(c.yellow(`html: no timeline page for the shrunk run: ${data}\n`));
