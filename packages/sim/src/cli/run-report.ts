@@ -33,7 +33,7 @@ export interface FailureEntry {
   readonly index: number;
   /** Exploration recipe of the failing timeline ("" = the root seed itself). */
   readonly recipe: string;
-  /** The first failure's kind (`assertion`, `workload`, `timeout` for a seed past `--timeout`, ...). */
+  /** The first failure's kind (`assertion`, `workload`, `hung` for a seed with no engine step for `--hang-timeout`, ...). */
   readonly kind: string;
   readonly message: string;
   /** The command that replays it; "" when the failure does not replay on its own (`notReplaying`). */
