@@ -38,7 +38,7 @@ export interface ResolvedConfig {
   /** Absolute. */
   readonly reportDir: string;
   readonly reporters: readonly ReporterName[];
-  /** The project's hang limit (`hangTimeoutMs`), or null for the default (a builder's own wins). */
+  /** The project's hang limit (`hangTimeoutMs`), or null for the default. */
   readonly hangTimeoutMs: number | null;
 }
 

@@ -95,8 +95,8 @@ export interface MoonpoolConfig {
   readonly reporters?: readonly ReporterName[];
   /**
    * A seed fails as hung when no engine step of it starts for this long, in ms (default 60 s;
-   * a builder's `hangTimeout` wins over this; `--hang-timeout` over both). A seed that keeps
-   * stepping is never stopped, however long it runs.
+   * `--hang-timeout` wins over this). A seed that keeps stepping is never stopped, however long
+   * it runs; `moonpool shrink` and `replay` follow the same limit.
    */
   readonly hangTimeoutMs?: number;
 }

@@ -1,7 +1,7 @@
 /**
  * `--hang-timeout <duration>` (and `--timeout`, its older name: once a wall-clock limit of the
- * whole seed, now the same hang limit), and which hang limit applies: the flag, else the
- * simulation's builder (`hangTimeout`), else the config file (`hangTimeoutMs`), else 60 s.
+ * whole seed, now the same hang limit), and which hang limit applies: the flag, else the config
+ * file (`hangTimeoutMs`), else 60 s.
  */
 import { DEFAULT_HANG_TIMEOUT_MS } from "../runner/pool/progress-watchdog.ts";
 import { UsageError } from "./errors.ts";
@@ -21,7 +21,7 @@ export function hangTimeoutFlag(flags: HangTimeoutFlags): number | null {
   return null;
 }
 
-/** The hang limit of a simulation's seeds: flag, builder, config file, default (in that order). */
-export function hangLimitMs(flagMs: number | null, builderMs: number | undefined, fileMs: number | null): number {
-  return flagMs ?? builderMs ?? fileMs ?? DEFAULT_HANG_TIMEOUT_MS;
+/** The hang limit: flag, config file, default (in that order). */
+export function hangLimitMs(flagMs: number | null, fileMs: number | null): number {
+  return flagMs ?? fileMs ?? DEFAULT_HANG_TIMEOUT_MS;
 }

@@ -87,17 +87,6 @@ function startProgressRelay(): void {
   relay.unref();
 }
 
-/** In the child: the simulation's own hang limit (its builder's `hangTimeout`), when the flag did not set one. */
-export function tellHangLimit(limitMs: number): void {
-  const fdText = process.env[REPLAY_PROGRESS_FD_ENV];
-  if (fdText === undefined) return;
-  try {
-    writeSync(Number(fdText), `limit ${limitMs}\n`);
-  } catch {
-    // The parent is gone: nobody watches.
-  }
-}
-
 /** In the child: runs simulated code (a replay) with the parent told before and after it. */
 export async function runSimulatedCode<T>(run: () => Promise<T>): Promise<T> {
   // The channel alone must not keep the child alive once the command is done.
@@ -149,16 +138,8 @@ class StderrFilter {
   }
 }
 
-/**
- * Runs this same command in a child process; its output is this one's; killed once no engine
- * step of it started for `limitMs` (the simulation's own limit when `fromFlag` is false).
- */
-export function replayInChild(
-  limitMs: number,
-  fromFlag: boolean,
-  io: CliIO,
-  extraEnv: NodeJS.ProcessEnv = {},
-): Promise<number> {
+/** Runs this same command in a child process; its output is this one's; killed once no engine step of it started for `limitMs`. */
+export function replayInChild(limitMs: number, io: CliIO, extraEnv: NodeJS.ProcessEnv = {}): Promise<number> {
   const env: NodeJS.ProcessEnv = {
     ...io.env,
     ...extraEnv,
@@ -200,9 +181,7 @@ export function replayInChild(
     for (const line of lines) {
       const [first, second, third] = line.split(" ");
       if (first === "heap") heapLimitMb = Number(second);
-      else if (first === "limit") {
-        if (!fromFlag) watchdog.useLimit(Number(second));
-      } else progress = { steps: Number(first), generation: Number(second), timeUs: Number(third) };
+      else progress = { steps: Number(first), generation: Number(second), timeUs: Number(third) };
     }
   });
   // A termination signal sent to this process alone (not to its process group) reaches the child too.

@@ -75,7 +75,6 @@ export class SimulationBuilder {
   private consoleCapture = true;
   private virtualRuntime = false;
   private isolationMode: IsolationMode | undefined = undefined;
-  private hangLimitMs: number | undefined = undefined;
   private processErrorMode: ProcessErrorMode = "failSeed";
   private maxStepsAtInstant = DEFAULT_MAX_STEPS_PER_INSTANT;
   private exploration: ExplorationConfig | null = null;
@@ -434,20 +433,6 @@ export class SimulationBuilder {
   }
 
   /**
-   * The hang limit of a seed on a worker (`moonpool run`, `run({ workers })`), in ms of wall
-   * clock: the seed fails as hung, alone, when no engine step of it starts for this long. A seed
-   * that keeps stepping is never stopped, however slow (default 60 s; `--hang-timeout` wins).
-   */
-  hangTimeout(limitMs: number): this {
-    if (typeof limitMs !== "number" || !Number.isSafeInteger(limitMs) || limitMs < 1)
-      throw new InvalidConfiguration(
-        `hangTimeout(limitMs) takes a positive whole number of milliseconds, e.g. hangTimeout(120_000), got ${String(limitMs)}`,
-      );
-    this.hangLimitMs = limitMs;
-    return this;
-  }
-
-  /**
    * What an uncaught exception or an unhandled rejection in a process's code does. Either way the
    * process ends at that instant, as a Node process would (unless it listens with
    * `process.on('uncaughtException' | 'unhandledRejection')`). "failSeed" (default): the seed fails
@@ -590,7 +575,6 @@ export class SimulationBuilder {
         taskFailuresFailSeed: this.taskFailuresFail,
         nodeRuntime: this.virtualRuntime,
         ...(this.isolationMode === undefined ? {} : { isolation: this.isolationMode }),
-        ...(this.hangLimitMs === undefined ? {} : { hangTimeoutMs: this.hangLimitMs }),
         processErrors: this.processErrorMode,
       },
       this.replay?.overrides ?? NO_OVERRIDES,
@@ -601,12 +585,13 @@ export class SimulationBuilder {
    * Runs the campaign and returns its report. Never throws for a failing seed: read the report.
    * `workers` (default 0): N > 0 runs the seeds in a pool of N worker threads started for this
    * run (needs `simulationSource`; not with exploration, which has its own `workers`). Every
-   * seed's result, hash included, is the same as in this thread.
+   * seed's result, hash included, is the same as in this thread. `hangTimeoutMs` (default 60 s):
+   * with workers, a seed fails, alone, as hung when no engine step of it starts for this long.
    */
-  async run(options: { readonly workers?: number } = {}): Promise<SimulationReport> {
+  async run(options: { readonly workers?: number; readonly hangTimeoutMs?: number } = {}): Promise<SimulationReport> {
     const config = this.build();
     if (this.replay !== null)
       return new Campaign(config).run({ seeds: [this.replay.seed], breakpoints: this.replay.recipe });
-    return new Campaign(config).run({ workers: options.workers ?? 0 });
+    return new Campaign(config).run({ ...options, workers: options.workers ?? 0 });
   }
 }

@@ -54,6 +54,11 @@ export interface CampaignPlan {
    * an in-thread run, for any number of workers. Needs `simulationSource`.
    */
   readonly workers?: number;
+  /**
+   * With `workers`: a seed fails as hung, alone, when no engine step of it starts for this long,
+   * in ms of wall clock (default 60 s; a seed that keeps stepping is never stopped).
+   */
+  readonly hangTimeoutMs?: number;
 }
 
 /** Options of `Campaign.runSingleSeed`. */
@@ -104,7 +109,7 @@ export class Campaign {
     const seeds: SeedPlan =
       plan.seeds !== undefined ? { kind: "list", seeds: plan.seeds } : configSeedPlan(this.config);
     if (plan.workers !== undefined && plan.workers !== 0 && plan.breakpoints === undefined)
-      return this.runOnWorkers(seeds, plan.workers);
+      return this.runOnWorkers(seeds, plan.workers, plan.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS);
     const exploration = plan.breakpoints === undefined ? this.config.exploration : null;
     if (exploration !== null) return this.explore(seeds, exploration, plan.drawObserver);
     const wallStart = natives.performanceNow();
@@ -228,13 +233,17 @@ export class Campaign {
    * with its seed-order absorb and stop rule. The workers rebuild the simulation from its source,
    * checked first to build this very configuration.
    */
-  private async runOnWorkers(seeds: SeedPlan, workers: number): Promise<SimulationReport> {
+  private async runOnWorkers(seeds: SeedPlan, workers: number, hangTimeoutMs: number): Promise<SimulationReport> {
     const source = this.config.source;
     if (!Number.isSafeInteger(workers) || workers < 1) {
       throw new InvalidConfiguration(
         `run({ workers }): workers must be a whole number of threads (0 runs in this thread), got ${String(workers)}`,
       );
     }
+    if (!Number.isSafeInteger(hangTimeoutMs) || hangTimeoutMs < 1)
+      throw new InvalidConfiguration(
+        `run({ hangTimeoutMs }): a positive whole number of milliseconds, e.g. 120_000, got ${String(hangTimeoutMs)}`,
+      );
     if (source === null) {
       throw new InvalidConfiguration(
         `run({ workers: ${workers} }) runs seeds in worker threads, which cannot receive this builder's closures: ` +
@@ -259,7 +268,7 @@ export class Campaign {
         explore: false,
         steppingMode: this.config.steppingMode,
         bail: false,
-        hangTimeoutMs: this.config.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS,
+        hangTimeoutMs,
         isolation: resolveIsolation(this.config).mode,
         signal: new AbortController().signal,
       });

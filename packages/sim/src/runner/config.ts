@@ -101,11 +101,6 @@ export interface SimulationConfig {
    * "shared" without (runner/isolation.ts).
    */
   readonly isolation?: IsolationMode;
-  /**
-   * A seed on a worker fails as hung when no engine step of it starts for this long, in ms
-   * (`hangTimeout()`; absent: the project's setting, else 60 s: runner/pool/progress-watchdog.ts).
-   */
-  readonly hangTimeoutMs?: number;
 
   /** What an uncaught exception or unhandled rejection of a process does (`processErrors(mode)`; default "failSeed"). */
   readonly processErrors?: ProcessErrorMode;

@@ -22,7 +22,7 @@ import { EXIT_FAILED, EXIT_PASSED, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parsePositiveInteger, parseSeed, parseTraceLevel } from "../option-values.ts";
 import { hangLimitMs, hangTimeoutFlag } from "../hang-timeout.ts";
-import { isReplayChild, replayInChild, runSimulatedCode, tellHangLimit } from "../replay-watchdog.ts";
+import { isReplayChild, replayInChild, runSimulatedCode } from "../replay-watchdog.ts";
 import { AFTER_FAILURE_MS, buildStory } from "../replay-story.ts";
 import { replayCommand } from "../replay-command.ts";
 import { REPLAY_FILE_ENV, simulationFileOf } from "../replay-file.ts";
@@ -117,7 +117,7 @@ export async function replayCommandRun(
 ): Promise<number> {
   if (!isReplayChild(io)) {
     const flagMs = hangTimeoutFlag(flags);
-    // The child reports its simulation's own limit (its builder's) once built; the flag wins over it.
+    // A config file that does not load is reported by the child, as it always was.
     const fileMs =
       flagMs === null
         ? await loadConfig(io.cwd, flags.config).then(
@@ -126,12 +126,7 @@ export async function replayCommandRun(
           )
         : null;
     const file = await replayFileFor(simulationArg, flags, io);
-    return replayInChild(
-      hangLimitMs(flagMs, undefined, fileMs),
-      flagMs !== null,
-      io,
-      file === null ? {} : { [REPLAY_FILE_ENV]: file },
-    );
+    return replayInChild(hangLimitMs(flagMs, fileMs), io, file === null ? {} : { [REPLAY_FILE_ENV]: file });
   }
   let target: Target;
   if (flags.from !== undefined) {
@@ -164,7 +159,6 @@ export async function replayCommandRun(
   );
   const sim = findSimulation(discovered, target.simulation);
   let config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);
-  if (config.hangTimeoutMs !== undefined) tellHangLimit(config.hangTimeoutMs);
   const overrides = flags.overrides ?? "";
   config = withOverrides(config, parseOverridesFlag(overrides));
   let events: readonly TraceEvent[] = [];

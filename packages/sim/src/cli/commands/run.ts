@@ -145,7 +145,7 @@ interface RunSettings {
   readonly seeds: SeedFlags;
   readonly shard: Shard | null;
   readonly workers: number;
-  /** `--hang-timeout` (or `--timeout`), or null: each simulation's own, else the config file's (cli/hang-timeout.ts). */
+  /** `--hang-timeout` (or `--timeout`), or null: the config file's, else the default (cli/hang-timeout.ts). */
   readonly hangTimeoutMs: number | null;
   readonly reporters: readonly ReporterName[];
   readonly outDir: string;
@@ -361,7 +361,7 @@ async function runSimulation(
     steppingMode: config.steppingMode,
     bail: bailAfter !== null,
     bailAfter: bailAfter === null ? undefined : Math.max(1, bailAfter - failingSoFar),
-    hangTimeoutMs: hangLimitMs(settings.hangTimeoutMs, config.hangTimeoutMs, settings.fileConfig.hangTimeoutMs),
+    hangTimeoutMs: hangLimitMs(settings.hangTimeoutMs, settings.fileConfig.hangTimeoutMs),
     isolation: isolation.mode,
     signal,
     loadError: (message) => new SimulationLoadError(message),
@@ -502,7 +502,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         interruptedBy !== null
           ? new Map()
           : new Map(prepared.map((p) => [p.sim.name, { source: p.sim.source, overrides: p.overrides }])),
-      hangTimeoutMs: hangLimitMs(settings.hangTimeoutMs, undefined, settings.fileConfig.hangTimeoutMs),
+      hangTimeoutMs: hangLimitMs(settings.hangTimeoutMs, settings.fileConfig.hangTimeoutMs),
       warn: (line: string) => progress.print(errColors.yellow(line)),
     },
   };

@@ -84,7 +84,7 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
   );
   const sim = findSimulation(discovered, simulationArg);
   const config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);
-  const runHangMs = hangLimitMs(hangFlagMs, config.hangTimeoutMs, fileConfig.hangTimeoutMs);
+  const runHangMs = hangLimitMs(hangFlagMs, fileConfig.hangTimeoutMs);
   const c = colorsFor(io.stderr);
   const out = colorsFor(io.stdout);
 

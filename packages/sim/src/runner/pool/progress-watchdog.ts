@@ -49,7 +49,7 @@ export class ProgressWatchdog {
    */
   constructor(
     private readonly read: () => ProgressSnapshot,
-    private limitMs: number,
+    private readonly limitMs: number,
     private readonly onHung: (hang: Hang) => void,
   ) {
     if (!(limitMs > 0) || !Number.isFinite(limitMs))
@@ -57,11 +57,6 @@ export class ProgressWatchdog {
     const pollMs = Math.min(MAX_POLL_MS, Math.max(MIN_POLL_MS, limitMs / POLLS_PER_LIMIT));
     this.timer = setInterval(() => this.poll(), pollMs);
     this.timer.unref();
-  }
-
-  /** From now on the limit is `limitMs` (the replay learns its simulation's own once built). */
-  useLimit(limitMs: number): void {
-    this.limitMs = limitMs;
   }
 
   stop(): void {
