@@ -145,6 +145,7 @@ export class Engine {
     this.progressCounters = progress.counters;
     this.progressTimeUs = progress.timeUs;
     Atomics.add(progress.counters, 1, 1);
+    progress.timeUs[0] = 0;
   }
 
   /** Schedules `callback(arg, arg2)` at `nowUs + delayUs`. `tag` identifies the event kind in the hash. */
@@ -306,6 +307,7 @@ export class Engine {
       } else {
         this.stepsAtInstant = 0;
         this.nowUs = next.timeUs;
+        this.progressTimeUs[0] = next.timeUs;
       }
       // An actor that only ever yields is busy even when chaos delays its yields (time then
       // moves, and with it the per-instant count resets).
@@ -316,7 +318,6 @@ export class Engine {
       }
       this.steps++;
       Atomics.store(this.progressCounters, 0, this.steps);
-      this.progressTimeUs[0] = next.timeUs;
       this.hash32 = Math.imul(Math.imul(this.hash32 ^ (next.timeUs | 0), FNV_PRIME) ^ next.tag, FNV_PRIME);
       this.currentOwner = next.owner;
       run.seenTicks = this.ticks.count;

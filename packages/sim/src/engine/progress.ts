@@ -1,8 +1,8 @@
 /**
  * Where the engine publishes that it is making progress, for a watchdog on another thread (the
  * pool's, runner/pool/progress-watchdog.ts) to tell a slow seed from a hung one without a wall
- * limit on the whole seed (docs/decisions.md D25). Every step stores its step count and simulated
- * time; every new engine bumps a generation, so a new timeline's step 1 differs from the last
+ * limit on the whole seed (docs/decisions.md D25). Every step stores its step count, and the
+ * simulated time when it advances; every new engine bumps a generation, so a new timeline's step 1 differs from the last
  * one's. The cells live in a SharedArrayBuffer the host hands over (`publishProgressInto`); until
  * then they are private memory nobody reads.
  */
