@@ -40,7 +40,7 @@ async function timeCampaign(
     explore: false,
     steppingMode: "fast",
     bail: false,
-    seedTimeoutMs: null,
+    hangTimeoutMs: null,
     signal: new AbortController().signal,
     ...(coverage ? { coverageRoot: ROOT_DIR } : {}),
   });

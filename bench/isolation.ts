@@ -62,7 +62,7 @@ async function perSeed(
     explore: false,
     steppingMode: "fast",
     bail: false,
-    seedTimeoutMs: null,
+    hangTimeoutMs: null,
     isolation,
     signal: new AbortController().signal,
   });

@@ -36,7 +36,7 @@ async function timeCampaign(
     explore: false,
     steppingMode: "fast",
     bail: false,
-    seedTimeoutMs: null,
+    hangTimeoutMs: null,
     signal: new AbortController().signal,
   });
   if (report.iterations !== seeds || report.failedRuns !== 0)

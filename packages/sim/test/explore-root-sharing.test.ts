@@ -50,8 +50,7 @@ describe("root sharing: whole roots of a round on this thread and the workers", 
     baseTable: base,
     exploration: config().exploration!,
   });
-  const lost: ConstructorParameters<typeof RootSharing>[3] = (index, outcome) =>
-    lostSeedResult(index + 1, outcome, null);
+  const lost: ConstructorParameters<typeof RootSharing>[3] = (index, outcome) => lostSeedResult(index + 1, outcome);
   const here: ExploreHere = (index, base) => new Campaign(config()).runSingleSeed(index + 1, { baseTable: base });
   /** This thread explores only the roots `indexes`; any other waits until its outcome came from a worker. */
   const onlyHere =

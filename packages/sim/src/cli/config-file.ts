@@ -38,6 +38,8 @@ export interface ResolvedConfig {
   /** Absolute. */
   readonly reportDir: string;
   readonly reporters: readonly ReporterName[];
+  /** The project's hang limit (`hangTimeoutMs`), or null for the default. */
+  readonly hangTimeoutMs: number | null;
 }
 
 function fail(file: string, message: string): never {
@@ -87,7 +89,16 @@ export async function loadConfig(cwd: string, explicitPath?: string): Promise<Re
     config = value as MoonpoolConfig;
   }
   const file = configFile ?? "moonpool config";
-  const known = new Set(["include", "exclude", "iterations", "untilStable", "workers", "reportDir", "reporters"]);
+  const known = new Set([
+    "include",
+    "exclude",
+    "iterations",
+    "untilStable",
+    "workers",
+    "reportDir",
+    "reporters",
+    "hangTimeoutMs",
+  ]);
   for (const key of Object.keys(config))
     if (!known.has(key)) fail(file, `unknown option '${key}'; valid options: ${[...known].join(", ")}`);
   if (config.iterations !== undefined && config.untilStable !== undefined)
@@ -127,5 +138,7 @@ export async function loadConfig(cwd: string, explicitPath?: string): Promise<Re
     workers: config.workers === undefined ? availableParallelism() : positiveInteger(file, config.workers, "workers"),
     reportDir: path.resolve(rootDir, config.reportDir ?? DEFAULT_REPORT_DIR),
     reporters: reporters as ReporterName[],
+    hangTimeoutMs:
+      config.hangTimeoutMs === undefined ? null : positiveInteger(file, config.hangTimeoutMs, "hangTimeoutMs"),
   };
 }

@@ -93,6 +93,12 @@ export interface MoonpoolConfig {
   readonly reportDir?: string;
   /** Reporters when `--reporter` is not given (default `["text"]`). */
   readonly reporters?: readonly ReporterName[];
+  /**
+   * A seed fails as hung when no engine step of it starts for this long, in ms (default 60 s;
+   * `--hang-timeout` wins over this). A seed that keeps stepping is never stopped, however long
+   * it runs; `moonpool shrink` and `replay` follow the same limit.
+   */
+  readonly hangTimeoutMs?: number;
 }
 
 export function defineConfig(config: MoonpoolConfig): MoonpoolConfig {

@@ -67,8 +67,8 @@ reached. saturated: every sometimes/reachable assertion was hit and no new one f
 seeds. Never Evaluated: safety assertions in the source that no seed reached.
 Simulations defined with expectFailure: true (planted bugs) pass when a seed fails.
 
-Exit status: 0 passed; 1 a seed failed, a safety assertion was violated or a seed exceeded
---timeout (coverage gaps and until-stable's cap too with --strict-coverage); 2 usage or loading
+Exit status: 0 passed; 1 a seed failed, a safety assertion was violated or a seed hung (no
+engine step for --hang-timeout) (coverage gaps and until-stable's cap too with --strict-coverage); 2 usage or loading
 error, or a simulation file failed to load (the others still run); 74 a report file could not be
 written (one line names it and the errno; no half-written file is left under its name); 130, 143,
 129 stopped by SIGINT, SIGTERM, SIGHUP (the report of the seeds that ran is still written; a
@@ -154,9 +154,11 @@ export function createProgram(): Command {
     .option("--bail [n]", "stop after n failing seeds, in seed order (default n: 1)")
     .option("-x", "stop at the first failing seed (--bail 1)")
     .option(
-      "--timeout <duration>",
-      "wall-clock limit per root seed, e.g. 30s or 5m; a seed over it fails and the run goes on (default: 60s)",
+      "--hang-timeout <duration>",
+      "a seed fails as hung when no engine step of it starts for this long, e.g. 30s or 5m; it fails alone, " +
+        "the run goes on; a seed that keeps stepping is never stopped, an explored root included (default: 60s)",
     )
+    .option("--timeout <duration>", "older name of --hang-timeout (once a wall-clock limit of the whole seed)")
     .option(
       "--strict-coverage",
       "also fail on coverage gaps, never-evaluated safety assertions, and when until-stable hits its cap",
@@ -209,9 +211,10 @@ export function createProgram(): Command {
     .option("--html", "also write the timeline page (a self-contained HTML file) into the report directory")
     .option("--out <dir>", "with --html: the folder to write the page into (default: reportDir of the config)")
     .option(
-      "--timeout <duration>",
-      "wall-clock limit of the replay, e.g. 30s or 5m (default: 60s); past it the replay is stopped, exit 1",
+      "--hang-timeout <duration>",
+      "the replay is stopped, exit 1, when no engine step starts for this long, e.g. 30s or 5m (default: 60s)",
     )
+    .option("--timeout <duration>", "older name of --hang-timeout (once a wall-clock limit of the whole replay)")
     .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .action(async (simulation: string | undefined, flags: ReplayFlags) => {
       process.exitCode = await replayCommandRun(simulation, flags, io);
@@ -229,7 +232,11 @@ export function createProgram(): Command {
       "--no-stop-on-stall",
       "keep hunting after the stall rule (the hunt for other draw sequences stops after max(300, h) runs without a smaller failure, h: the runs before it)",
     )
-    .option("--timeout <duration>", "wall-clock limit of one candidate run (default 60s); a run past it is not kept")
+    .option(
+      "--hang-timeout <duration>",
+      "a candidate run with no engine step for this long is stopped and not kept (default 60s)",
+    )
+    .option("--timeout <duration>", "older name of --hang-timeout (once a wall-clock limit of one candidate run)")
     .option(
       "--isolation <mode>",
       "seed: a fresh realm per candidate run (the default); shared: realms reused across runs (replays not guaranteed)",

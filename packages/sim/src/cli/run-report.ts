@@ -33,7 +33,7 @@ export interface FailureEntry {
   readonly index: number;
   /** Exploration recipe of the failing timeline ("" = the root seed itself). */
   readonly recipe: string;
-  /** The first failure's kind (`assertion`, `workload`, `timeout` for a seed past `--timeout`, ...). */
+  /** The first failure's kind (`assertion`, `workload`, `hung` for a seed with no engine step for `--hang-timeout`, ...). */
   readonly kind: string;
   readonly message: string;
   /** The command that replays it; "" when the failure does not replay on its own (`notReplaying`). */
@@ -63,7 +63,7 @@ export interface SimulationEntry {
   readonly neverEvaluated?: readonly { readonly message: string; readonly kind?: string; readonly where: string }[];
   /** The simulation fails on purpose: `status` is "passed" when a seed failed, "failed" when none did. */
   readonly expectFailure?: boolean;
-  /** Why the campaign ended before its plan: --bail, --timeout, SIGINT; null when it ran to the end. */
+  /** Why the campaign ended before its plan: --bail, SIGINT; null when it ran to the end. */
   readonly stoppedBy: StopReason | null;
   /** How seeds were kept apart (runner/isolation.ts); absent in reports older than it. */
   readonly isolation?: Isolation;
@@ -110,7 +110,7 @@ export function simulationFailed(report: SimulationReport, strictCoverage: boole
   return strictCoverage && (report.coverageViolations.length > 0 || report.convergenceTimeout);
 }
 
-/** Seeds whose worker was lost (past --timeout, or the thread died), and seeds that failed on their own. */
+/** Seeds whose worker was lost (hung, or the thread died), and seeds that failed on their own. */
 export function failureCounts(seeds: readonly Pick<SeedResult, "ok" | "failures">[]): { lost: number; own: number } {
   let lost = 0;
   let own = 0;

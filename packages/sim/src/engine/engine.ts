@@ -12,6 +12,7 @@
  */
 import { EventQueue, SimEvent, type EventCallback, type EventOwner } from "./event-queue.ts";
 import { natives } from "./natives.ts";
+import { currentProgressCells } from "./progress.ts";
 import { seedStreams, type SeedStreams } from "./rng.ts";
 import { TickCounter } from "./ticks.ts";
 
@@ -129,6 +130,9 @@ export class Engine {
   private ticks: TickCounter = tickCounter();
   /** The `runUntil` in progress, or null. */
   private run: ActiveRun | null = null;
+  /** Where every step says it started, for the hang watchdog of the thread's host (progress.ts). */
+  private readonly progressCounters: Int32Array;
+  private readonly progressTimeUs: Float64Array;
 
   constructor(
     readonly seed: number,
@@ -137,6 +141,11 @@ export class Engine {
     this.streams = seedStreams(seed);
     const schedule = this.streams.schedule;
     this.queue = new EventQueue((n) => schedule.rangeInt(0, n));
+    const progress = currentProgressCells();
+    this.progressCounters = progress.counters;
+    this.progressTimeUs = progress.timeUs;
+    Atomics.add(progress.counters, 1, 1);
+    progress.timeUs[0] = 0;
   }
 
   /** Schedules `callback(arg, arg2)` at `nowUs + delayUs`. `tag` identifies the event kind in the hash. */
@@ -298,6 +307,7 @@ export class Engine {
       } else {
         this.stepsAtInstant = 0;
         this.nowUs = next.timeUs;
+        this.progressTimeUs[0] = next.timeUs;
       }
       // An actor that only ever yields is busy even when chaos delays its yields (time then
       // moves, and with it the per-instant count resets).
@@ -307,6 +317,7 @@ export class Engine {
         else if (++owner.yieldStreak > run.maxAtInstant) return this.finish(run, "busy");
       }
       this.steps++;
+      Atomics.store(this.progressCounters, 0, this.steps);
       this.hash32 = Math.imul(Math.imul(this.hash32 ^ (next.timeUs | 0), FNV_PRIME) ^ next.tag, FNV_PRIME);
       this.currentOwner = next.owner;
       run.seenTicks = this.ticks.count;

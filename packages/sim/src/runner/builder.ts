@@ -586,12 +586,13 @@ export class SimulationBuilder {
    * Runs the campaign and returns its report. Never throws for a failing seed: read the report.
    * `workers` (default 0): N > 0 runs the seeds in a pool of N worker threads started for this
    * run (needs `simulationSource`; not with exploration, which has its own `workers`). Every
-   * seed's result, hash included, is the same as in this thread.
+   * seed's result, hash included, is the same as in this thread. `hangTimeoutMs` (default 60 s):
+   * with workers, a seed fails, alone, as hung when no engine step of it starts for this long.
    */
-  async run(options: { readonly workers?: number } = {}): Promise<SimulationReport> {
+  async run(options: { readonly workers?: number; readonly hangTimeoutMs?: number } = {}): Promise<SimulationReport> {
     const config = this.build();
     if (this.replay !== null)
       return new Campaign(config).run({ seeds: [this.replay.seed], breakpoints: this.replay.recipe });
-    return new Campaign(config).run({ workers: options.workers ?? 0 });
+    return new Campaign(config).run({ ...options, workers: options.workers ?? 0 });
   }
 }

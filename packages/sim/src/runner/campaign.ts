@@ -32,6 +32,7 @@ import { WorkerPool } from "./pool/worker-pool.ts";
 import { checkWorkerConfiguration } from "./pool/worker-check.ts";
 import { checkSourceHere, DeferredPool } from "./pool/deferred-pool.ts";
 import { lostSeedResult, runPoolCampaign } from "./pool/pool-campaign.ts";
+import { DEFAULT_HANG_TIMEOUT_MS } from "./pool/progress-watchdog.ts";
 import { RootSharing, Superseded, type SharedRootOutcome } from "./pool/root-sharing.ts";
 import { exploreInRounds } from "./root-rounds.ts";
 import { configSeedPlan, planSize, seedAt, type SeedPlan } from "./seed-plan.ts";
@@ -53,6 +54,11 @@ export interface CampaignPlan {
    * an in-thread run, for any number of workers. Needs `simulationSource`.
    */
   readonly workers?: number;
+  /**
+   * With `workers`: a seed fails as hung, alone, when no engine step of it starts for this long,
+   * in ms of wall clock (default 60 s; a seed that keeps stepping is never stopped).
+   */
+  readonly hangTimeoutMs?: number;
 }
 
 /** Options of `Campaign.runSingleSeed`. */
@@ -103,7 +109,7 @@ export class Campaign {
     const seeds: SeedPlan =
       plan.seeds !== undefined ? { kind: "list", seeds: plan.seeds } : configSeedPlan(this.config);
     if (plan.workers !== undefined && plan.workers !== 0 && plan.breakpoints === undefined)
-      return this.runOnWorkers(seeds, plan.workers);
+      return this.runOnWorkers(seeds, plan.workers, plan.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS);
     const exploration = plan.breakpoints === undefined ? this.config.exploration : null;
     if (exploration !== null) return this.explore(seeds, exploration, plan.drawObserver);
     const wallStart = natives.performanceNow();
@@ -196,7 +202,7 @@ export class Campaign {
             baseTable: base,
             exploration,
           }),
-          (index, outcome) => lostSeedResult(seedAt(seeds, index), outcome, null),
+          (index, outcome) => lostSeedResult(seedAt(seeds, index), outcome),
         );
         sharing = shared;
         try {
@@ -228,13 +234,17 @@ export class Campaign {
    * with its seed-order absorb and stop rule. The workers rebuild the simulation from its source,
    * checked first to build this very configuration.
    */
-  private async runOnWorkers(seeds: SeedPlan, workers: number): Promise<SimulationReport> {
+  private async runOnWorkers(seeds: SeedPlan, workers: number, hangTimeoutMs: number): Promise<SimulationReport> {
     const source = this.config.source;
     if (!Number.isSafeInteger(workers) || workers < 1) {
       throw new InvalidConfiguration(
         `run({ workers }): workers must be a whole number of threads (0 runs in this thread), got ${String(workers)}`,
       );
     }
+    if (!Number.isSafeInteger(hangTimeoutMs) || hangTimeoutMs < 1)
+      throw new InvalidConfiguration(
+        `run({ hangTimeoutMs }): a positive whole number of milliseconds, e.g. 120_000, got ${String(hangTimeoutMs)}`,
+      );
     if (source === null) {
       throw new InvalidConfiguration(
         `run({ workers: ${workers} }) runs seeds in worker threads, which cannot receive this builder's closures: ` +
@@ -259,7 +269,7 @@ export class Campaign {
         explore: false,
         steppingMode: this.config.steppingMode,
         bail: false,
-        seedTimeoutMs: null,
+        hangTimeoutMs,
         isolation: resolveIsolation(this.config).mode,
         signal: new AbortController().signal,
       });

@@ -16,11 +16,16 @@ export type SeedFailureKind =
   | "unhandledRejection" // a promise rejected in simulated code and nobody handled it
   | "faultInjector" // a fault injector (or its factory) failed
   | "uncaughtException"
-  | "timeout" // the seed ran past its wall-clock limit; its worker was terminated
+  | "hung" // no engine step started for the hang limit; its worker was terminated
+  | "timeout" // reports from before progress-based hang detection: the seed ran past a wall-clock limit
   | "workerCrash"; // the worker running the seed died (out of memory, process.exit in simulated code)
 
 /** Failure kinds of a seed whose worker was lost: nothing of the seed's own behaviour came back. */
-export const LOST_SEED_KINDS: ReadonlySet<SeedFailureKind> = new Set<SeedFailureKind>(["timeout", "workerCrash"]);
+export const LOST_SEED_KINDS: ReadonlySet<SeedFailureKind> = new Set<SeedFailureKind>([
+  "hung",
+  "timeout",
+  "workerCrash",
+]);
 
 export interface SeedFailure {
   readonly kind: SeedFailureKind;

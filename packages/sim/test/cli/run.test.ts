@@ -188,7 +188,7 @@ describe("moonpool list / run / replay", () => {
     expect(() => checkXml("<a><b></a></b>")).toThrow(/mismatched/);
   });
 
-  it("--bail stops at the first failing seed in seed order; --timeout fails each seed over its wall-clock limit and goes on", async () => {
+  it("--bail stops at the first failing seed in seed order; --timeout (the hang limit's older name) does not fail seeds that keep stepping", async () => {
     const [bail, timeout] = await Promise.all([
       runCli([
         "run",
@@ -211,7 +211,7 @@ describe("moonpool list / run / replay", () => {
         "--base-seed",
         "1",
         "--timeout",
-        "1ms",
+        "1s",
         "--reporter",
         "json",
         "--out",
@@ -223,14 +223,12 @@ describe("moonpool list / run / replay", () => {
     expect(bailed.stoppedBy).toBe("bail");
     const seeds = bailed.report.seeds as { ok: boolean }[];
     expect(seeds.findIndex((s) => !s.ok)).toBe(seeds.length - 1);
-    expect(timeout.code).toBe(1);
-    expect(timeout.stderr).toMatch(
-      /ran longer than its wall-clock limit of 1 ms.*\n {2}replay: npx moonpool replay slow --seed \d+/,
-    );
-    const timedOut = (await readJson(path.join(out, "timeout", "report.json"))).simulations[0];
-    expect(timedOut.stoppedBy).toBeNull();
-    expect(timedOut.report.seeds).toHaveLength(3);
-    expect(timedOut.failures.map((f: { kind: string }) => f.kind)).toEqual(["timeout", "timeout", "timeout"]);
+    // --timeout is accepted as the hang limit: seeds that keep stepping pass.
+    expect(timeout.code, timeout.stderr).toBe(0);
+    const slowSeeds = (await readJson(path.join(out, "timeout", "report.json"))).simulations[0];
+    expect(slowSeeds.stoppedBy).toBeNull();
+    expect(slowSeeds.report.seeds).toHaveLength(3);
+    expect(slowSeeds.failures).toEqual([]);
   });
 
   it("reports usage errors with what to do, exit 2", async () => {

@@ -34,10 +34,13 @@ describe("a campaign survives seeds that hang, kill their worker or run out of m
     ).filter((s) => !s.ok);
     expect(entry.report.seeds).toHaveLength(100);
     expect(failed.map((s) => [s.seed, s.failures.map((f) => f.kind)])).toEqual([
-      [5, ["timeout"]],
+      [5, ["hung"]],
       [17, ["workerCrash"]],
       [33, ["workerCrash"]],
     ]);
+    expect(failed[0]!.failures[0]!.message).toMatch(
+      /^hung: no engine step for 30\.00s \(last step #\d+ at simulated \d+ms\)/,
+    );
     expect(failed[1]!.failures[0]!.message).toContain("exited with code 3");
     expect(failed[2]!.failures[0]!.message).toContain("out of memory");
     for (const seed of [5, 17, 33])
@@ -46,17 +49,127 @@ describe("a campaign survives seeds that hang, kill their worker or run out of m
   }, 300_000);
 });
 
-describe("replay under a wall-clock limit", () => {
-  it("a hung timeline's replay is stopped at --timeout with a message, exit 1; a passing one replays as before", async () => {
-    const env = { MISBEHAVING_SEEDS: "hang:5" };
-    const hung = await runCli(["replay", "misbehaving", "--seed", "5", "--timeout", "2s"], { cwd: FIXTURES, env });
+/** A hang limit far above any one step of the fixture (30 ms at most) and far below a test's time. */
+const HANG_LIMIT = "1s";
+const HUNG_1S = /hung: no engine step for 1\.00s \(last step #\d+ at simulated \d+ms\)/;
+
+describe("hang detection by progress, not by total duration", () => {
+  it("a slow seed that keeps stepping passes; a synchronous loop and an endless promise chain fail alone", async () => {
+    const out = await tempDir("hang-progress");
+    const result = await runCli(
+      [
+        "run",
+        "misbehaving",
+        "--seeds",
+        "1,2,3,4,5,6,7,8",
+        "--workers",
+        "2",
+        "--hang-timeout",
+        HANG_LIMIT,
+        "--reporter",
+        "json",
+        "--out",
+        out,
+      ],
+      // Seed 2 blocks 30 ms in each of 100 steps: about 3 s in all, three times the hang limit.
+      { cwd: FIXTURES, env: { MISBEHAVING_SEEDS: "slow:2,hang:4,spin:6" } },
+    );
+    expect(result.code, result.stderr).toBe(1);
+    const entry = (await readJson(path.join(out, "report.json"))).simulations[0];
+    const seedsRun = entry.report.seeds as {
+      seed: number;
+      ok: boolean;
+      failures: { kind: string; message: string }[];
+    }[];
+    expect(seedsRun).toHaveLength(8);
+    const failed = seedsRun.filter((s) => !s.ok);
+    expect(failed.map((s) => [s.seed, s.failures.map((f) => f.kind)])).toEqual([
+      [4, ["hung"]],
+      [6, ["hung"]],
+    ]);
+    for (const s of failed) expect(s.failures[0]!.message).toMatch(HUNG_1S);
+    // The terminal shows the first seed of the group; the report keeps every one's replay command.
+    expect(result.stderr).toContain("replay: npx moonpool replay misbehaving --seed 4");
+    expect(
+      (entry.failures as { seed: number; kind: string; replayCommand: string }[]).map((f) => [
+        f.seed,
+        f.kind,
+        f.replayCommand,
+      ]),
+    ).toEqual([
+      [4, "hung", "npx moonpool replay misbehaving --seed 4"],
+      [6, "hung", "npx moonpool replay misbehaving --seed 6"],
+    ]);
+  }, 300_000);
+
+  it("an exploring root whose budget takes longer than the hang limit is bounded by its budget: exit 0", async () => {
+    const out = await tempDir("hang-explore");
+    const result = await runCli(
+      [
+        "run",
+        "slow-exploring",
+        "--seeds",
+        "1,2",
+        "--workers",
+        "2",
+        "--hang-timeout",
+        HANG_LIMIT,
+        "--reporter",
+        "json",
+        "--out",
+        out,
+      ],
+      { cwd: FIXTURES },
+    );
+    expect(result.code, result.stderr).toBe(0);
+    const entry = (await readJson(path.join(out, "report.json"))).simulations[0];
+    expect((entry.report.seeds as { ok: boolean }[]).map((s) => s.ok)).toEqual([true, true]);
+    // Every root spent its whole budget (80 timelines of 40 ms and more): seconds past the limit.
+    expect(entry.report.exploration.timelines).toBe(160);
+  }, 300_000);
+});
+
+describe("replay under the hang rule", () => {
+  it("a hung timeline's replay is stopped with a message, exit 1; slow and passing ones replay as before", async () => {
+    const env = { MISBEHAVING_SEEDS: "hang:5,spin:7,slow:8" };
+    const hung = await runCli(["replay", "misbehaving", "--seed", "5", "--hang-timeout", "2s"], { cwd: FIXTURES, env });
     expect(hung.code).toBe(1);
-    expect(hung.stderr).toContain("the replay ran longer than its wall-clock limit of 2.00s and was stopped");
+    expect(hung.stderr).toMatch(
+      /moonpool: the replay hung: no engine step for 2\.00s \(last step #\d+ at simulated \d+ms\) and was stopped/,
+    );
+    const spinning = await runCli(["replay", "misbehaving", "--seed", "7", "--timeout", HANG_LIMIT], {
+      cwd: FIXTURES,
+      env,
+    });
+    expect(spinning.code).toBe(1);
+    expect(spinning.stderr).toMatch(HUNG_1S);
+    const slow = await runCli(["replay", "misbehaving", "--seed", "8", "--hang-timeout", HANG_LIMIT], {
+      cwd: FIXTURES,
+      env,
+    });
+    expect(slow.code, slow.stderr).toBe(0);
+    expect(slow.stdout).toMatch(/^PASSED misbehaving seed 8 /m);
     const passing = await runCli(["replay", "misbehaving", "--seed", "6", "--timeout", "2m"], { cwd: FIXTURES, env });
     expect(passing.code, passing.stderr).toBe(0);
     expect(passing.stdout).toMatch(/^PASSED misbehaving seed 6 /m);
     const noUnit = await runCli(["replay", "misbehaving", "--seed", "6", "--timeout", "30"], { cwd: FIXTURES, env });
     expect(noUnit.code).toBe(2);
     expect(noUnit.stderr).toContain("--timeout '30'");
+    const both = await runCli(["replay", "misbehaving", "--seed", "6", "--timeout", "1s", "--hang-timeout", "1s"], {
+      cwd: FIXTURES,
+      env,
+    });
+    expect(both.code).toBe(2);
+    expect(both.stderr).toContain("--timeout is the older name of --hang-timeout");
+  }, 120_000);
+
+  it("a replay that exhausts its heap ends with one line, exit 1, not V8's trace", async () => {
+    const result = await runCli(["replay", "misbehaving", "--seed", "33"], {
+      cwd: FIXTURES,
+      env: { MISBEHAVING_SEEDS: "oom:33", NODE_OPTIONS: "--max-old-space-size=64" },
+    });
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^moonpool: the replay ran out of memory \(heap limit \d+ MB\) and was stopped$/m);
+    expect(result.stderr).not.toMatch(/FATAL ERROR|Last few GCs|Native stack|JavaScript heap/);
   }, 120_000);
 });

@@ -20,8 +20,8 @@ import { loadConfig } from "../config-file.ts";
 import { discoverSimulations, findSimulation, formatLoadFailure } from "../discovery.ts";
 import { EXIT_FAILED, EXIT_PASSED, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
-import { parseDurationMs, parsePositiveInteger, parseSeed, parseTraceLevel } from "../option-values.ts";
-import { DEFAULT_SEED_TIMEOUT_MS } from "../../runner/pool/pool-campaign.ts";
+import { parsePositiveInteger, parseSeed, parseTraceLevel } from "../option-values.ts";
+import { hangLimitMs, hangTimeoutFlag } from "../hang-timeout.ts";
 import { isReplayChild, replayInChild, runSimulatedCode } from "../replay-watchdog.ts";
 import { AFTER_FAILURE_MS, buildStory } from "../replay-story.ts";
 import { replayCommand } from "../replay-command.ts";
@@ -67,6 +67,8 @@ export interface ReplayFlags {
   readonly html?: boolean;
   readonly out?: string;
   /** Wall-clock limit of the replay (default: the per-seed limit of `run`). */
+  readonly hangTimeout?: string;
+  /** The older name of `hangTimeout`. */
   readonly timeout?: string;
 }
 
@@ -114,9 +116,17 @@ export async function replayCommandRun(
   io: CliIO,
 ): Promise<number> {
   if (!isReplayChild(io)) {
-    const limitMs = flags.timeout === undefined ? DEFAULT_SEED_TIMEOUT_MS : parseDurationMs(flags.timeout, "--timeout");
+    const flagMs = hangTimeoutFlag(flags);
+    // A config file that does not load is reported by the child, as it always was.
+    const fileMs =
+      flagMs === null
+        ? await loadConfig(io.cwd, flags.config).then(
+            (c) => c.hangTimeoutMs,
+            () => null,
+          )
+        : null;
     const file = await replayFileFor(simulationArg, flags, io);
-    return replayInChild(limitMs, io, file === null ? {} : { [REPLAY_FILE_ENV]: file });
+    return replayInChild(hangLimitMs(flagMs, fileMs), io, file === null ? {} : { [REPLAY_FILE_ENV]: file });
   }
   let target: Target;
   if (flags.from !== undefined) {

@@ -35,18 +35,12 @@ import {
   UsageError,
 } from "../errors.ts";
 import type { CliIO } from "../io.ts";
-import {
-  parseDurationMs,
-  parsePositiveInteger,
-  parseReporters,
-  parseSeed,
-  parseSeedList,
-  parseUntilStable,
-} from "../option-values.ts";
+import { parsePositiveInteger, parseReporters, parseSeed, parseSeedList, parseUntilStable } from "../option-values.ts";
 import { WorkerPool } from "../../runner/pool/worker-pool.ts";
 import { isolationFlag } from "../isolation-flag.ts";
 import { resolveIsolation, sharedIsolationNote } from "../../runner/isolation.ts";
-import { DEFAULT_SEED_TIMEOUT_MS, EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../../runner/pool/pool-campaign.ts";
+import { EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../../runner/pool/pool-campaign.ts";
+import { hangLimitMs, hangTimeoutFlag } from "../hang-timeout.ts";
 import { createProgress, type ProgressDisplay as Progress } from "../progress.ts";
 import { CampaignCoverage } from "../coverage-report.ts";
 import { replayCommand, type ReplayCommandContext } from "../replay-command.ts";
@@ -87,6 +81,8 @@ export interface RunFlags {
   /** `--bail` alone: 1; `--bail n`: stop after n failing seeds; `-x`: 1. */
   readonly bail?: boolean | string;
   readonly x?: boolean;
+  readonly hangTimeout?: string;
+  /** The older name of `hangTimeout`. */
   readonly timeout?: string;
   readonly strictCoverage?: boolean;
   /** Rerun the failing seeds recorded in the last JSON report (`<out>/report.json`). */
@@ -153,7 +149,8 @@ interface RunSettings {
   readonly seeds: SeedFlags;
   readonly shard: Shard | null;
   readonly workers: number;
-  readonly seedTimeoutMs: number;
+  /** `--hang-timeout` (or `--timeout`), or null: the config file's, else the default (cli/hang-timeout.ts). */
+  readonly hangTimeoutMs: number | null;
   readonly reporters: readonly ReporterName[];
   readonly outDir: string;
   readonly strictCoverage: boolean;
@@ -208,7 +205,7 @@ async function runSettings(flags: RunFlags, io: CliIO): Promise<RunSettings> {
     seeds: seedFlags(flags),
     shard: flags.shard === undefined ? null : parseShard(flags.shard, io.env),
     workers: flags.workers === undefined ? fileConfig.workers : parsePositiveInteger(flags.workers, "--workers", "2"),
-    seedTimeoutMs: flags.timeout === undefined ? DEFAULT_SEED_TIMEOUT_MS : parseDurationMs(flags.timeout, "--timeout"),
+    hangTimeoutMs: hangTimeoutFlag(flags),
     reporters,
     outDir,
     strictCoverage: flags.strictCoverage === true,
@@ -361,7 +358,7 @@ async function runSimulation(
   const isolation = resolveIsolation(config, settings.isolation);
   const sharedNote = sharedIsolationNote(isolation);
   if (sharedNote !== null) progress.print(errColors.yellow(`${sim.name}: ${sharedNote}`));
-  // A seed past --timeout is a failed seed (printed by onFailure); the campaign goes on.
+  // A hung seed (no step for the hang limit) is a failed seed (printed by onFailure); the campaign goes on.
   const outcome = await runPoolCampaign(pool, {
     name: sim.name,
     source: sim.source,
@@ -372,7 +369,7 @@ async function runSimulation(
     steppingMode: config.steppingMode,
     bail: bailAfter !== null,
     bailAfter: bailAfter === null ? undefined : Math.max(1, bailAfter - failingSoFar),
-    seedTimeoutMs: settings.seedTimeoutMs,
+    hangTimeoutMs: hangLimitMs(settings.hangTimeoutMs, settings.fileConfig.hangTimeoutMs),
     isolation: isolation.mode,
     signal,
     loadError: (message) => new SimulationLoadError(message),
@@ -515,7 +512,7 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
         interruptedBy !== null
           ? new Map()
           : new Map(prepared.map((p) => [p.sim.name, { source: p.sim.source, overrides: p.overrides }])),
-      timeoutMs: settings.seedTimeoutMs,
+      hangTimeoutMs: hangLimitMs(settings.hangTimeoutMs, settings.fileConfig.hangTimeoutMs),
       warn: (line: string) => progress.print(errColors.yellow(line)),
     },
   };

@@ -10,7 +10,7 @@ import path from "node:path";
 import { parseRecipe, RecipeParseError } from "../../engine/recipe.ts";
 import { formatDuration } from "../../runner/report-format.ts";
 import type { RunSize } from "../../runner/shrink/measure.ts";
-import { DEFAULT_SEED_TIMEOUT_MS } from "../../runner/pool/pool-campaign.ts";
+import { hangLimitMs, hangTimeoutFlag } from "../hang-timeout.ts";
 import { IsolatedRuns } from "../../runner/shrink/isolated-runs.ts";
 import { resolveIsolation } from "../../runner/isolation.ts";
 import { isolationFlag } from "../isolation-flag.ts";
@@ -38,6 +38,8 @@ export interface ShrinkFlags {
   readonly timeBudget?: string;
   /** Commander's `--no-stop-on-stall`: true unless turned off. */
   readonly stopOnStall?: boolean;
+  readonly hangTimeout?: string;
+  /** The older name of `hangTimeout`. */
   readonly timeout?: string;
   readonly html?: boolean;
   readonly out?: string;
@@ -81,14 +83,14 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
   }
   const maxRuns = flags.maxRuns === undefined ? undefined : parsePositiveInteger(flags.maxRuns, "--max-runs", "1000");
   const timeBudgetMs = flags.timeBudget === undefined ? undefined : parseDurationMs(flags.timeBudget, "--time-budget");
-  const runTimeoutMs =
-    flags.timeout === undefined ? DEFAULT_SEED_TIMEOUT_MS : parseDurationMs(flags.timeout, "--timeout");
+  const hangFlagMs = hangTimeoutFlag(flags);
   const fileConfig = await loadConfig(io.cwd, flags.config);
   const discovered = await discoverSimulations(fileConfig, (failure) =>
     io.stderr.write(`${escapeTerminal(formatLoadFailure(failure))}\n`),
   );
   const sim = findSimulation(discovered, simulationArg);
   const config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);
+  const runHangMs = hangLimitMs(hangFlagMs, fileConfig.hangTimeoutMs);
   const c = colorsFor(io.stderr);
   const out = colorsFor(io.stdout);
 
@@ -99,10 +101,10 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
       ),
     ),
   );
-  // Each candidate runs in a worker under the per-seed time limit, as seeds of moonpool run do.
+  // Each candidate runs in a worker under the hang limit, as seeds of moonpool run do.
   // With isolation "seed", a fresh realm per candidate: module state cannot carry between them.
   const isolation = resolveIsolation(config, isolationFlag(flags.isolation));
-  const isolate = new IsolatedRuns(sim.source, runTimeoutMs, isolation.mode === "seed");
+  const isolate = new IsolatedRuns(sim.source, runHangMs, isolation.mode === "seed");
   let result: ShrinkResult;
   const display = createShrinkDisplay(io.stderr, io.stderr.isTTY === true && !isCI(io.env), c);
   try {
@@ -144,7 +146,7 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
       `stopped: no smaller failure in the last ${result.runs - result.bestAtRun} runs; best found at run ${result.bestAtRun}: ${result.after.events} events, ${result.after.faults} faults\n`,
     );
   const lost =
-    result.lostRuns === 0 ? "" : `, ${result.lostRuns} past the ${formatDuration(runTimeoutMs)} limit or lost`;
+    result.lostRuns === 0 ? "" : `, ${result.lostRuns} hung (no step for ${formatDuration(runHangMs)}) or lost`;
   const hunt =
     result.huntRuns === 0
       ? ""
@@ -166,7 +168,7 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
       seed,
       result.recipe,
       command,
-      runTimeoutMs,
+      runHangMs,
     ).finally(() => pool.close());
     if (typeof data === "string") {
       io.stderr.write(c.yellow(`html: no timeline page for the shrunk run: ${data}\n`));

@@ -110,7 +110,7 @@ function failureMessage(entry: SimulationEntry): string {
   if (entry.expectFailure === true && r.failedRuns === 0) return "expected to fail, but every seed passed";
   const { lost, own } = failureCounts(r.seeds);
   if (entry.expectFailure === true && lost > 0)
-    return `expected to fail, but ${plural(lost, "seed")} exceeded --timeout or crashed its worker (${own} failed on its own)`;
+    return `expected to fail, but ${plural(lost, "seed")} hung (no engine step for --hang-timeout) or crashed its worker (${own} failed on its own)`;
   if (r.failedRuns > 0) return `${r.failedRuns} of ${plural(r.iterations, "seed")} failed`;
   const violations = (r.assertionViolations as string[]).length;
   if (violations > 0) return `${plural(violations, "safety assertion")} violated`;

@@ -65,7 +65,7 @@ export function statusLine(entry: SimulationEntry, c: Colors): string {
     return `${c.red("✗")} ${c.red(entry.name)}  expected to fail (expectFailure), but no seed failed: ${counts}`;
   }
   if (entry.expectFailure === true && entry.status === "failed" && failureCounts(r.seeds).lost > 0) {
-    const lost = `${plural(failureCounts(r.seeds).lost, "seed")} exceeded --timeout or crashed its worker`;
+    const lost = `${plural(failureCounts(r.seeds).lost, "seed")} hung (no engine step for --hang-timeout) or crashed its worker`;
     return `${c.red("✗")} ${c.red(entry.name)}  expected to fail (expectFailure), but ${lost}: ${counts}`;
   }
   if (entry.status === "failed") return `${c.red("✗")} ${c.red(entry.name)}  ${counts}`;

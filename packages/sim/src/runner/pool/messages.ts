@@ -7,6 +7,7 @@ import type { SingleSeedOutcome } from "../campaign.ts";
 import type { BlockCoverage } from "../coverage/block-coverage.ts";
 import type { ConfigFingerprint } from "../config-fingerprint.ts";
 import type { SeedChaosRecord } from "../seed-chaos.ts";
+import type { Hang } from "./progress-watchdog.ts";
 import type { SeedResult } from "../seed-result.ts";
 import type { TraceEvent } from "../../world/trace-log.ts";
 import type { ExplorationConfig } from "../../explore/config.ts";
@@ -103,7 +104,7 @@ export interface PoolTaskResults {
 export type PoolTaskMessage = PoolTask & { readonly id: number };
 
 export type WorkerReply =
-  /** Sent once, when the worker has loaded the engine and listens for tasks (timeouts start after it). */
+  /** Sent once, when the worker has loaded the engine and listens for tasks (hang watchdogs start after it). */
   | { readonly kind: "ready" }
   /** The running root seed drew its chaos: kept so a seed that then hangs or crashes reports it. */
   | { readonly id: number; readonly kind: "chaos"; readonly chaos: SeedChaosRecord }
@@ -129,7 +130,7 @@ export type TaskOutcome<T> =
       readonly wallTimeMs: number;
       readonly chaos: SeedChaosRecord | null;
     }
-  /** The task ran past its wall-clock limit; its worker was terminated and replaced. */
-  | { readonly kind: "timeout"; readonly wallTimeMs: number; readonly chaos: SeedChaosRecord | null }
+  /** No engine step started for the hang limit; its worker was terminated and replaced. */
+  | { readonly kind: "hung"; readonly hang: Hang; readonly wallTimeMs: number; readonly chaos: SeedChaosRecord | null }
   /** Cancelled before it finished (the campaign stopped, or the pool closed). */
   | { readonly kind: "cancelled" };

@@ -37,6 +37,7 @@ import { seedAt, type IndexRange, type SeedPlan } from "../seed-plan.ts";
 import type { BuildOverrides, SimulationSource } from "../simulation-source.ts";
 import type { IsolationMode } from "../isolation.ts";
 import type { PoolTaskResults, TaskOutcome } from "./messages.ts";
+import { formatHang } from "./progress-watchdog.ts";
 import { ReplayChecker, type ReplayCheckCounts } from "./replay-check.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
@@ -73,10 +74,12 @@ export interface PoolCampaignOptions {
   /** With `bail`: stop once this many seeds failed (default 1). */
   readonly bailAfter?: number;
   /**
-   * Wall-clock limit of one seed (with its exploration, when exploring); null for none. A seed
-   * past it has its worker terminated and fails; the campaign goes on with a fresh worker.
+   * Hang limit of one seed: it fails as hung when no engine step of it starts for this long
+   * (progress-watchdog.ts); null for none. However long a seed that keeps stepping runs (an
+   * explored root is bounded by its timeline budget), it is never stopped. A hung seed has its
+   * worker terminated and fails alone; the campaign goes on with a fresh worker.
    */
-  readonly seedTimeoutMs: number | null;
+  readonly hangTimeoutMs: number | null;
   /** Aborted on SIGINT: stop at once and report the seeds absorbed so far. */
   readonly signal: AbortSignal;
   readonly onProgress?: (progress: CampaignProgress) => void;
@@ -115,26 +118,23 @@ export interface FirstReached {
   readonly seedIndex: number;
 }
 
-/** A generous per-seed wall-clock limit: seeds take milliseconds to seconds; a minute is a hang. */
-export const DEFAULT_SEED_TIMEOUT_MS = 60_000;
-
 /**
- * The result of a seed whose worker was lost (past its wall-clock limit, or the thread died):
- * a failed seed with the cause, so the report lists it with its replay command.
+ * The result of a seed whose worker was lost (hung: no step for the hang limit, or the thread
+ * died): a failed seed with the cause, so the report lists it with its replay command.
  */
 export function lostSeedResult(
   seed: number,
-  outcome: Extract<TaskOutcome<unknown>, { kind: "timeout" | "crashed" }>,
-  limitMs: number | null,
+  outcome: Extract<TaskOutcome<unknown>, { kind: "hung" | "crashed" }>,
 ): SeedResult {
   const failure: SeedFailure =
-    outcome.kind === "timeout"
+    outcome.kind === "hung"
       ? {
-          kind: "timeout",
+          kind: "hung",
           message:
-            `seed ${seed} ran longer than its wall-clock limit of ${limitMs} ms and was stopped (its worker was terminated); ` +
-            "it may be stuck in synchronous code or an endless microtask or nextTick chain. Raise the limit with --timeout if it is only slow",
-          timeMs: 0,
+            `${formatHang(outcome.hang)}: seed ${seed} was stopped (its worker was terminated); ` +
+            "it is stuck in synchronous code or an endless microtask or nextTick chain inside one step. " +
+            "Raise the limit with --hang-timeout if a single step is only that slow",
+          timeMs: outcome.hang.lastStep?.simulatedMs ?? 0,
         }
       : { kind: "workerCrash", message: `seed ${seed} crashed its worker thread: ${outcome.cause}`, timeMs: 0 };
   return {
@@ -192,7 +192,7 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
         // A root run first in a fresh realm is its own replay check: no trail needed.
         ...(replayCheck && !isolated ? { recordDraws: true } : {}),
       },
-      { timeoutMs: options.seedTimeoutMs, batch, isolated },
+      { hangTimeoutMs: options.hangTimeoutMs, batch, isolated },
     );
   // `moonpool replay` builds the simulation without the command's exploration overrides.
   const checker = replayCheck
@@ -218,9 +218,9 @@ export async function runPoolCampaign(pool: WorkerPool, options: PoolCampaignOpt
       throw (options.loadError ?? ((text: string) => new InvalidConfiguration(text)))(message);
     }
     let result: SeedResult;
-    if (outcome.kind === "timeout" || outcome.kind === "crashed") {
+    if (outcome.kind === "hung" || outcome.kind === "crashed") {
       // Nothing of the seed's table came back: the table stays as if the seed had not run.
-      result = lostSeedResult(seed, outcome, options.seedTimeoutMs);
+      result = lostSeedResult(seed, outcome);
     } else {
       const { table: childTable, exploration } = outcome.outcome;
       result = outcome.outcome.result;

@@ -7,6 +7,7 @@
  * One task at a time: a realm runs one simulation at a time.
  */
 import { parentPort, workerData } from "node:worker_threads";
+import { publishProgressInto } from "../../engine/progress.ts";
 import { parseRecipe } from "../../engine/recipe.ts";
 import { DrawTrailRecorder } from "../draw-trail.ts";
 import { Campaign } from "../campaign.ts";
@@ -19,6 +20,8 @@ import type { PoolTaskMessage, PoolTaskResults, PoolTaskKind, WorkerReply } from
 
 if (parentPort === null) throw new Error("pool-worker.ts runs inside a worker thread (see worker-pool.ts)");
 const port = parentPort;
+// The engines of this thread publish their steps where the pool's hang watchdog reads them.
+publishProgressInto((workerData as { progress: SharedArrayBuffer }).progress);
 
 async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskKind]> {
   // Coverage starts before the simulation module is first imported, so its top level is seen; the

@@ -93,10 +93,10 @@ export class RootSharing {
     private readonly exploreHere: ExploreHere,
     /** The task that explores root `index` from `base` on a worker. */
     private readonly task: (index: number, base: AssertionTableState) => RootTask,
-    /** The failed result of a root whose worker crashed or timed out. */
+    /** The failed result of a root whose worker crashed or hung. */
     private readonly lost: (
       index: number,
-      outcome: Extract<TaskOutcome<unknown>, { kind: "crashed" | "timeout" }>,
+      outcome: Extract<TaskOutcome<unknown>, { kind: "crashed" | "hung" }>,
     ) => SeedResult,
   ) {}
 
@@ -161,7 +161,7 @@ export class RootSharing {
         this.settle(root, outcome.outcome);
         break;
       case "crashed":
-      case "timeout":
+      case "hung":
         // Nothing of the root's table came back: the campaign's table stays as if it had not run.
         this.settle(root, { result: this.lost(root.index, outcome), table: null, exploration: null });
         break;

@@ -8,6 +8,7 @@ import type { SimulationConfig } from "../config.ts";
 import { type ConfigFingerprint, configFingerprint, fingerprintDifferences } from "../config-fingerprint.ts";
 import { describeSource, type SimulationSource } from "../simulation-source.ts";
 import type { TaskOutcome } from "./messages.ts";
+import { formatHang } from "./progress-watchdog.ts";
 import type { WorkerPool } from "./worker-pool.ts";
 
 /** The value of a finished task, or the task's failure as an exception (a bad source stays an InvalidConfiguration). */
@@ -22,8 +23,8 @@ export function valueOf<T>(outcome: TaskOutcome<T>, what: string): T {
       );
     case "crashed":
       throw new Error(`${what} crashed its worker thread: ${outcome.cause}`);
-    case "timeout":
-      throw new Error(`${what} timed out in a worker thread after ${Math.round(outcome.wallTimeMs)} ms`);
+    case "hung":
+      throw new Error(`${what} ${formatHang(outcome.hang)} in a worker thread`);
     case "cancelled":
       throw new Error(`${what} was cancelled: the worker pool closed`);
   }

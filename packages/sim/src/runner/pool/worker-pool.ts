@@ -1,8 +1,8 @@
 /**
  * A persistent pool of `worker_threads` running simulation tasks (threads start in ~60 ms and
  * cost ~9 MB each; one per core is the sweet spot: docs/decisions.md D12). Each worker runs one task at a
- * time; tasks wait in a FIFO queue. `run()` never rejects: a task ends done, in error, timed out
- * or cancelled. A worker that crashes or times out is terminated and replaced, so one bad task
+ * time; tasks wait in a FIFO queue. `run()` never rejects: a task ends done, in error, hung
+ * or cancelled. A worker that crashes or hangs is terminated and replaced, so one bad task
  * does not take the campaign down. Used by `moonpool run` and by the builder's `run()` (root
  * seeds, explored or not); what a task does is in pool-worker.ts.
  *
@@ -13,7 +13,15 @@
  */
 import { getHeapStatistics } from "node:v8";
 import { Worker, type ResourceLimits } from "node:worker_threads";
+import {
+  newProgressBuffer,
+  progressCellsOf,
+  readProgress,
+  resetProgress,
+  type ProgressCells,
+} from "../../engine/progress.ts";
 import type { SeedChaosRecord } from "../seed-chaos.ts";
+import { ProgressWatchdog } from "./progress-watchdog.ts";
 import type { PoolTask, PoolTaskKind, PoolTaskMessage, PoolTaskResults, TaskOutcome, WorkerReply } from "./messages.ts";
 
 const BOOTSTRAP_URL = new URL("./worker-bootstrap.mjs", import.meta.url);
@@ -33,8 +41,11 @@ export interface WorkerPoolOptions {
 }
 
 export interface RunOptions {
-  /** Wall clock, from when a worker starts the task; null (the default) for no limit. */
-  readonly timeoutMs?: number | null;
+  /**
+   * The task fails as hung when no engine step of it starts for this long (wall clock; before its
+   * first step at least the default limit: progress-watchdog.ts); null (the default) for no limit.
+   */
+  readonly hangTimeoutMs?: number | null;
   /** Tasks sharing a batch object can be cancelled together (`cancelQueued`). */
   readonly batch?: object;
   /**
@@ -46,7 +57,7 @@ export interface RunOptions {
 
 interface PendingTask {
   readonly message: PoolTaskMessage;
-  readonly timeoutMs: number | null;
+  readonly hangTimeoutMs: number | null;
   readonly batch: object | null;
   readonly isolated: boolean;
   readonly resolve: (outcome: TaskOutcome<unknown>) => void;
@@ -54,10 +65,12 @@ interface PendingTask {
 
 interface Slot {
   worker: Worker;
-  /** The worker has loaded the engine; tasks (and their timeouts) start only then. */
+  /** The worker has loaded the engine; tasks (and their hang watchdogs) start only then. */
   ready: boolean;
   current: PendingTask | null;
-  timer: NodeJS.Timeout | null;
+  /** Where the worker's engines publish their steps (a SharedArrayBuffer given at spawn). */
+  readonly progress: ProgressCells;
+  watchdog: ProgressWatchdog | null;
   startedMs: number;
   /** The chaos the running root seed drew (reported if it then hangs or crashes). */
   chaos: SeedChaosRecord | null;
@@ -117,7 +130,7 @@ export class WorkerPool {
       const message = { ...task, id: this.nextId++ } as PoolTaskMessage;
       this.queue.push({
         message,
-        timeoutMs: options.timeoutMs ?? null,
+        hangTimeoutMs: options.hangTimeoutMs ?? null,
         batch: options.batch ?? null,
         isolated: options.isolated ?? false,
         resolve: resolve as (outcome: TaskOutcome<unknown>) => void,
@@ -152,7 +165,7 @@ export class WorkerPool {
     for (const task of this.queue.splice(0)) task.resolve({ kind: "cancelled" });
     await Promise.all(
       this.slots.splice(0).map(async (slot) => {
-        if (slot.timer !== null) clearTimeout(slot.timer);
+        slot.watchdog?.stop();
         slot.current?.resolve({ kind: "cancelled" });
         slot.current = null;
         detach(slot.worker);
@@ -163,15 +176,17 @@ export class WorkerPool {
 
   private spawn(): Slot {
     const preloaded = this.warmModule;
+    const progress = newProgressBuffer();
     const worker = new Worker(BOOTSTRAP_URL, {
       resourceLimits: this.resourceLimits,
-      workerData: { lowPriority: this.lowPriority, preload: preloaded },
+      workerData: { lowPriority: this.lowPriority, preload: preloaded, progress },
     });
     const slot: Slot = {
       worker,
       ready: false,
       current: null,
-      timer: null,
+      progress: progressCellsOf(progress),
+      watchdog: null,
       startedMs: 0,
       chaos: null,
       fresh: true,
@@ -224,8 +239,8 @@ export class WorkerPool {
   }
 
   private finish(slot: Slot, outcome: TaskOutcome<unknown>): void {
-    if (slot.timer !== null) clearTimeout(slot.timer);
-    slot.timer = null;
+    slot.watchdog?.stop();
+    slot.watchdog = null;
     const task = slot.current;
     slot.current = null;
     task?.resolve(outcome);
@@ -292,11 +307,19 @@ export class WorkerPool {
       }
       slot.startedMs = performance.now();
       slot.chaos = null;
-      if (task.timeoutMs !== null) {
-        slot.timer = setTimeout(
-          () =>
-            this.replace(slot, { kind: "timeout", wallTimeMs: performance.now() - slot.startedMs, chaos: slot.chaos }),
-          task.timeoutMs,
+      // The worker is idle between tasks: its cells can be cleared before this one starts.
+      resetProgress(slot.progress);
+      if (task.hangTimeoutMs !== null) {
+        slot.watchdog = new ProgressWatchdog(
+          () => readProgress(slot.progress),
+          task.hangTimeoutMs,
+          (hang) =>
+            this.replace(slot, {
+              kind: "hung",
+              hang,
+              wallTimeMs: performance.now() - slot.startedMs,
+              chaos: slot.chaos,
+            }),
         );
       }
       slot.worker.postMessage(task.message);

@@ -1,19 +1,21 @@
 /**
  * The thread that runs shrink candidates for `IsolatedRuns`: it loads the simulation from its
  * source (`workerData`) and says it is ready, then builds it afresh for every candidate and
- * measures the run. The main thread can terminate it when a candidate runs past its time limit,
+ * measures the run. The main thread can terminate it when a candidate hangs (no step for the limit),
  * even inside synchronous code.
  */
 import { parentPort, workerData } from "node:worker_threads";
-import type { SimulationSource } from "../simulation-source.ts";
+import { publishProgressInto } from "../../engine/progress.ts";
 import { buildWithOverrides, loadSimulationBuilder } from "../simulation-source.ts";
 import { measureRun } from "./measure.ts";
 import { parseOverrides } from "./overrides.ts";
-import type { CandidateReply, CandidateTask } from "./isolated-runs.ts";
+import type { CandidateReply, CandidateTask, CandidateWorkerData } from "./isolated-runs.ts";
 
 if (parentPort === null) throw new Error("candidate-worker.ts runs inside a worker thread (see isolated-runs.ts)");
 const port = parentPort;
-const source = workerData as SimulationSource;
+const { source, progress } = workerData as CandidateWorkerData;
+// The engines of this thread publish their steps where the hang watchdog reads them.
+publishProgressInto(progress);
 
 async function perform(task: CandidateTask): Promise<CandidateReply> {
   try {

@@ -1,12 +1,15 @@
 /**
- * Shrink candidates run in a worker thread, each under a wall-clock limit: a candidate stuck in
+ * Shrink candidates run in a worker thread, each under the hang limit: a candidate stuck in
  * synchronous code (a state the original run never reached) costs one run, not the search. The
- * worker is terminated at the limit (termination stops synchronous code too) and a fresh one
+ * worker is terminated once no engine step started for the limit (progress-watchdog.ts; a slow
+ * candidate that keeps stepping is never stopped; termination stops synchronous code too) and a fresh one
  * takes the next candidate. With `freshRealmPerRun` (seed isolation "seed", runner/isolation.ts)
  * every candidate gets a worker of its own, the next one started as soon as a run ends, so no
  * module state carries from one candidate to the next.
  */
 import { Worker } from "node:worker_threads";
+import { newProgressBuffer, progressCellsOf, readProgress, resetProgress } from "../../engine/progress.ts";
+import { formatHang, ProgressWatchdog } from "../pool/progress-watchdog.ts";
 import type { SimulationSource } from "../simulation-source.ts";
 import type { MeasuredRun } from "./measure.ts";
 
@@ -21,27 +24,35 @@ export interface CandidateTask {
 }
 
 export type CandidateReply =
-  /** The simulation's module loaded: runs (and their time limits) start now. */
+  /** The simulation's module loaded: runs (and their hang watchdogs) start now. */
   | { readonly kind: "ready" }
   | { readonly kind: "loadError"; readonly message: string }
   | { readonly id: number; readonly kind: "done"; readonly run: MeasuredRun }
   | { readonly id: number; readonly kind: "error"; readonly message: string };
 
-/** A candidate measured, or why it could not be: past its limit, or its run or worker failed. */
+/** What a candidate worker is given: the simulation, and where its engines publish their steps. */
+export interface CandidateWorkerData {
+  readonly source: SimulationSource;
+  readonly progress: SharedArrayBuffer;
+}
+
+/** A candidate measured, or why it could not be: hung (no step for the limit), or its run or worker failed. */
 export type IsolatedOutcome =
   | { readonly kind: "measured"; readonly run: MeasuredRun }
-  | { readonly kind: "timeout" | "error"; readonly message: string };
+  | { readonly kind: "hung" | "error"; readonly message: string };
 
 export class IsolatedRuns {
   private worker: Worker | null = null;
   /** Resolves with null once the worker loaded the simulation, or with why it could not. */
   private ready: Promise<string | null> = Promise.resolve(null);
   private nextId = 0;
+  private readonly progressBuffer = newProgressBuffer();
+  private readonly progress = progressCellsOf(this.progressBuffer);
 
   constructor(
     private readonly source: SimulationSource,
-    /** Wall-clock limit of one run, worker start included. */
-    readonly timeoutMs: number,
+    /** Hang limit of one run: no engine step for this long (before its first, at least the default). */
+    readonly hangTimeoutMs: number,
     /** A fresh worker for every run. */
     private readonly freshRealmPerRun = false,
   ) {}
@@ -49,7 +60,9 @@ export class IsolatedRuns {
   /** The worker, started (and its module loading) if there is none. */
   private start(): Worker {
     if (this.worker !== null) return this.worker;
-    const worker = new Worker(BOOTSTRAP_URL, { workerData: this.source });
+    const worker = new Worker(BOOTSTRAP_URL, {
+      workerData: { source: this.source, progress: this.progressBuffer } satisfies CandidateWorkerData,
+    });
     this.worker = worker;
     this.ready = new Promise((resolve) => {
       const onReply = (reply: CandidateReply) => {
@@ -74,7 +87,7 @@ export class IsolatedRuns {
     const id = this.nextId++;
     return new Promise((resolve) => {
       const settle = (outcome: IsolatedOutcome, lost: boolean) => {
-        clearTimeout(timer);
+        watchdog.stop();
         worker.off("message", onMessage).off("error", onError).off("exit", onExit);
         if ((lost || this.freshRealmPerRun) && this.worker === worker) {
           this.worker = null;
@@ -84,9 +97,12 @@ export class IsolatedRuns {
         }
         resolve(outcome);
       };
-      const timer = setTimeout(
-        () => settle({ kind: "timeout", message: `the run took longer than ${this.timeoutMs} ms` }, true),
-        this.timeoutMs,
+      // One worker at a time writes these cells, and it is idle between candidates.
+      resetProgress(this.progress);
+      const watchdog = new ProgressWatchdog(
+        () => readProgress(this.progress),
+        this.hangTimeoutMs,
+        (hang) => settle({ kind: "hung", message: `the run ${formatHang(hang)}` }, true),
       );
       const onMessage = (reply: CandidateReply) => {
         if (!("id" in reply) || reply.id !== id) return;

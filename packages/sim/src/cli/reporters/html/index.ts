@@ -5,10 +5,10 @@
  */
 import path from "node:path";
 import type { SimulationConfig } from "../../../runner/config.ts";
-import type { SeedResult } from "../../../runner/seed-result.ts";
+import { LOST_SEED_KINDS, type SeedFailureKind, type SeedResult } from "../../../runner/seed-result.ts";
 import type { TaskOutcome } from "../../../runner/pool/messages.ts";
+import { formatHang } from "../../../runner/pool/progress-watchdog.ts";
 import { WorkerPool } from "../../../runner/pool/worker-pool.ts";
-import { formatDuration } from "../../../runner/report-format.ts";
 import { replayWithTrace } from "../../../runner/timeline-replay.ts";
 import type { BuildOverrides, SimulationSource } from "../../../runner/simulation-source.ts";
 import { TraceEvent } from "../../../world/trace-log.ts";
@@ -96,12 +96,12 @@ export interface TimelineSource {
 }
 
 /** Why a timeline replayed in a worker gave no page. */
-function lostReplay(outcome: Exclude<TaskOutcome<unknown>, { kind: "done" }>, timeoutMs: number | null): string {
+function lostReplay(outcome: Exclude<TaskOutcome<unknown>, { kind: "done" }>): string {
   switch (outcome.kind) {
     case "crashed":
       return `its replay crashed the worker (${outcome.cause})`;
-    case "timeout":
-      return `its replay ran past the wall-clock limit of ${formatDuration(timeoutMs ?? 0)}`;
+    case "hung":
+      return `its replay ${formatHang(outcome.hang)}`;
     case "error":
       return `its replay could not run (${outcome.name}: ${outcome.message})`;
     case "cancelled":
@@ -111,7 +111,7 @@ function lostReplay(outcome: Exclude<TaskOutcome<unknown>, { kind: "done" }>, ti
 
 /**
  * `replayTimeline` in a worker of `pool`, with the containment of a campaign seed: a timeline that
- * aborts, exits, runs out of memory or hangs past `timeoutMs` loses its page (the reason is
+ * aborts, exits, runs out of memory or hangs (no step for `hangTimeoutMs`) loses its page (the reason is
  * returned as a string) and never the command drawing it.
  */
 export async function replayTimelineInWorker(
@@ -121,7 +121,7 @@ export async function replayTimelineInWorker(
   seed: number,
   recipe: string,
   replayCommand: string,
-  timeoutMs: number | null,
+  hangTimeoutMs: number | null,
 ): Promise<TimelineData | string> {
   const outcome = await pool.run(
     {
@@ -132,9 +132,9 @@ export async function replayTimelineInWorker(
       recipe,
       timelineOverrides: from.timelineOverrides ?? "",
     },
-    { timeoutMs },
+    { hangTimeoutMs },
   );
-  if (outcome.kind !== "done") return lostReplay(outcome, timeoutMs);
+  if (outcome.kind !== "done") return lostReplay(outcome);
   const { result, events } = outcome.outcome;
   // Structured clone dropped the events' class.
   const traceEvents = events.map((e) => new TraceEvent(e.seq, e.timeMs, e.source, e.level, e.name, e.fields));
@@ -146,7 +146,8 @@ export interface HtmlReplays {
   /** Each simulation's source, by name (a simulation absent here gets no timeline pages). */
   readonly sources: ReadonlyMap<string, TimelineSource>;
   /** Wall-clock limit of one replay (the campaign's per-seed limit), or null. */
-  readonly timeoutMs: number | null;
+  /** Hang limit of a page's replay (progress-watchdog.ts), or null for none. */
+  readonly hangTimeoutMs: number | null;
   /** Told about each timeline that got no page, and why. */
   readonly warn: (line: string) => void;
 }
@@ -170,10 +171,10 @@ export async function writeHtmlReport(
     for (const entry of file.simulations) {
       const from = replays.sources.get(entry.name);
       if (from === undefined) continue;
-      // A seed whose worker was lost (past --timeout, or the thread died) would only lose its
+      // A seed whose worker was lost (hung, or the thread died) would only lose its
       // worker again: it gets no timeline page. Such groups are named by failure kind.
       const firsts = failureGroups(entry, [])
-        .filter((g) => g.property !== "timeout" && g.property !== "workerCrash")
+        .filter((g) => !LOST_SEED_KINDS.has(g.property as SeedFailureKind))
         .map((g) => g.timelines[0]!)
         .slice(0, HTML_TIMELINES_PER_SIMULATION);
       for (const t of firsts) {
@@ -185,7 +186,7 @@ export async function writeHtmlReport(
           t.seed,
           t.recipe,
           t.replayCommand,
-          replays.timeoutMs,
+          replays.hangTimeoutMs,
         );
         if (typeof data === "string") {
           replays.warn(
