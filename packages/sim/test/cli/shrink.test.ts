@@ -90,7 +90,10 @@ describe("moonpool shrink's stall rule", () => {
   it("stops the hunt when no smaller failure came in the last K runs and says where the best was found", {
     timeout: TIMEOUT_MS,
   }, async () => {
-    const shrink = await runCli(["shrink", "fixed-failure", "--seed", "1"], { cwd: FIXTURE });
+    // Bounded by runs, not by the default 2-minute budget: candidates share a realm (isolation is
+    // seed-isolation.test.ts's subject) and the time budget is far above what ~420 runs need.
+    const args = ["shrink", "fixed-failure", "--seed", "1", "--isolation", "shared", "--time-budget", "30m"];
+    const shrink = await runCli(args, { cwd: FIXTURE });
     expect(shrink.code, shrink.stderr).toBe(0);
     const stopped =
       /^stopped: no smaller failure in the last (\d+) runs; best found at run (\d+): 201 events, 0 faults$/m.exec(

@@ -4,7 +4,9 @@ import { describe, expect, it } from "vitest";
 import { readJson, runCli, tempDir } from "../cli/helpers.ts";
 
 const FIXTURES = fileURLToPath(new URL("./fixtures/", import.meta.url));
-const seeds = Array.from({ length: 100 }, (_, i) => i + 1);
+// Enough seeds around the three misbehaving ones (5, 17, 33) to show the others pass; each seed
+// starts in a fresh realm, so the count is what this test costs.
+const seeds = Array.from({ length: 40 }, (_, i) => i + 1);
 
 describe("a campaign survives seeds that hang, kill their worker or run out of memory", () => {
   it("exactly those seeds fail with their cause and replay command, the others pass, exit 1, report written", async () => {
@@ -32,7 +34,7 @@ describe("a campaign survives seeds that hang, kill their worker or run out of m
     const failed = (
       entry.report.seeds as { seed: number; ok: boolean; failures: { kind: string; message: string }[] }[]
     ).filter((s) => !s.ok);
-    expect(entry.report.seeds).toHaveLength(100);
+    expect(entry.report.seeds).toHaveLength(seeds.length);
     expect(failed.map((s) => [s.seed, s.failures.map((f) => f.kind)])).toEqual([
       [5, ["hung"]],
       [17, ["workerCrash"]],
