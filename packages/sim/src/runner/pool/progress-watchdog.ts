@@ -5,7 +5,7 @@
  * (an explored root is bounded by its timeline budget); a step that never returns, a synchronous
  * loop or an endless promise chain inside one step stops the step count, and trips it.
  */
-import type { ProgressSnapshot } from "../../engine/progress.ts";
+import { readProgress, resetProgress, type ProgressCells, type ProgressSnapshot } from "../../engine/progress.ts";
 import { formatDuration } from "../report-format.ts";
 
 /** A generous hang limit: steps take microseconds to milliseconds; a minute without one is a hang. */
@@ -83,4 +83,13 @@ export class ProgressWatchdog {
       lastStep: this.last.steps > 0 ? { step: this.last.steps, simulatedMs: this.last.timeUs / 1000 } : null,
     });
   }
+}
+
+/**
+ * Watches the task a worker starts next through the cells its engines write: the worker is idle
+ * between tasks, so the cells are cleared first and the task's first step reads as progress.
+ */
+export function watchTask(cells: ProgressCells, limitMs: number, onHung: (hang: Hang) => void): ProgressWatchdog {
+  resetProgress(cells);
+  return new ProgressWatchdog(() => readProgress(cells), limitMs, onHung);
 }

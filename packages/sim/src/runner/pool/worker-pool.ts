@@ -13,15 +13,9 @@
  */
 import { getHeapStatistics } from "node:v8";
 import { Worker, type ResourceLimits } from "node:worker_threads";
-import {
-  newProgressBuffer,
-  progressCellsOf,
-  readProgress,
-  resetProgress,
-  type ProgressCells,
-} from "../../engine/progress.ts";
+import { newProgressBuffer, progressCellsOf, type ProgressCells } from "../../engine/progress.ts";
 import type { SeedChaosRecord } from "../seed-chaos.ts";
-import { ProgressWatchdog } from "./progress-watchdog.ts";
+import { type ProgressWatchdog, watchTask } from "./progress-watchdog.ts";
 import type { PoolTask, PoolTaskKind, PoolTaskMessage, PoolTaskResults, TaskOutcome, WorkerReply } from "./messages.ts";
 
 const BOOTSTRAP_URL = new URL("./worker-bootstrap.mjs", import.meta.url);
@@ -307,19 +301,14 @@ export class WorkerPool {
       }
       slot.startedMs = performance.now();
       slot.chaos = null;
-      // The worker is idle between tasks: its cells can be cleared before this one starts.
-      resetProgress(slot.progress);
       if (task.hangTimeoutMs !== null) {
-        slot.watchdog = new ProgressWatchdog(
-          () => readProgress(slot.progress),
-          task.hangTimeoutMs,
-          (hang) =>
-            this.replace(slot, {
-              kind: "hung",
-              hang,
-              wallTimeMs: performance.now() - slot.startedMs,
-              chaos: slot.chaos,
-            }),
+        slot.watchdog = watchTask(slot.progress, task.hangTimeoutMs, (hang) =>
+          this.replace(slot, {
+            kind: "hung",
+            hang,
+            wallTimeMs: performance.now() - slot.startedMs,
+            chaos: slot.chaos,
+          }),
         );
       }
       slot.worker.postMessage(task.message);

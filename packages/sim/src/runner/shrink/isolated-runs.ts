@@ -8,8 +8,8 @@
  * module state carries from one candidate to the next.
  */
 import { Worker } from "node:worker_threads";
-import { newProgressBuffer, progressCellsOf, readProgress, resetProgress } from "../../engine/progress.ts";
-import { formatHang, ProgressWatchdog } from "../pool/progress-watchdog.ts";
+import { newProgressBuffer, progressCellsOf } from "../../engine/progress.ts";
+import { formatHang, watchTask } from "../pool/progress-watchdog.ts";
 import type { SimulationSource } from "../simulation-source.ts";
 import type { MeasuredRun } from "./measure.ts";
 
@@ -98,11 +98,8 @@ export class IsolatedRuns {
         resolve(outcome);
       };
       // One worker at a time writes these cells, and it is idle between candidates.
-      resetProgress(this.progress);
-      const watchdog = new ProgressWatchdog(
-        () => readProgress(this.progress),
-        this.hangTimeoutMs,
-        (hang) => settle({ kind: "hung", message: `the run ${formatHang(hang)}` }, true),
+      const watchdog = watchTask(this.progress, this.hangTimeoutMs, (hang) =>
+        settle({ kind: "hung", message: `the run ${formatHang(hang)}` }, true),
       );
       const onMessage = (reply: CandidateReply) => {
         if (!("id" in reply) || reply.id !== id) return;
