@@ -130,7 +130,9 @@ function rmTree(caller: FsCaller, file: string, options: unknown): void {
   }
   if (node.kind === "dir" && !recursive) {
     const error = fsError("EISDIR", "rm", file);
+    // Node's own check raises a SystemError here: another code, and a positive errno.
     error.code = "ERR_FS_EISDIR";
+    error.errno = -error.errno;
     error.message = `Path is a directory: rm returned EISDIR (is a directory) ${file}`;
     throw error;
   }
