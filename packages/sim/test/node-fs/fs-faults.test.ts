@@ -124,6 +124,11 @@ describe("determinism and seed isolation", () => {
         await handle.close();
       }
       if (Math.random() < 0.2) await fsp.rename(name, `/tmp/r${i}`);
+      if (Math.random() < 0.3) {
+        const dir = await fsp.open("/tmp", "r");
+        await dir.sync().catch(() => {});
+        await dir.close();
+      }
     }
   };
   const survey = () => fs.readdirSync("/tmp").map((f) => `${f}:${fs.statSync(`/tmp/${f}`).size}`);
