@@ -39,6 +39,8 @@ describe("API families", () => {
       const stat = await fsp.stat(`${BASE}/a/p.txt`);
       seen.stat = [stat.isFile(), stat.isDirectory(), stat.size, stat instanceof fs.Stats];
       seen.noEntry = fs.statSync(`${BASE}/none`, { throwIfNoEntry: false });
+      const big = fs.statSync(`${BASE}/a`, { bigint: true });
+      seen.bigint = [big.isDirectory(), typeof big.size, big.mtime instanceof Date];
       fs.copyFileSync(`${BASE}/a/p.txt`, `${BASE}/copy.txt`);
       fs.truncateSync(`${BASE}/copy.txt`, 3);
       seen.copy = fs.readFileSync(`${BASE}/copy.txt`, "latin1");
@@ -63,6 +65,7 @@ describe("API families", () => {
       ],
       stat: [true, false, 7, true],
       noEntry: undefined,
+      bigint: [true, "bigint", true],
       copy: "pro",
       afterRm: [false, []],
       mkdtemp: true,

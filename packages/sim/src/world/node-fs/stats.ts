@@ -10,6 +10,8 @@ const S_IFDIR = fs.constants.S_IFDIR;
 /** libuv's dirent types (`UV_DIRENT_FILE`, `UV_DIRENT_DIR`). */
 const UV_DIRENT_FILE = 1;
 const UV_DIRENT_DIR = 2;
+/** Node does not export `BigIntStats`: its prototype, from a real stat of this module's directory at load. */
+const BIGINT_STATS_PROTOTYPE = Object.getPrototypeOf(fs.statSync(import.meta.dirname, { bigint: true })) as object;
 
 /** A `Stats` of `node` (mode 0644 for files, 0755 for directories; owner 0; device 1). */
 export function statsOf(node: FsNode, bigint = false): fs.Stats | fs.BigIntStats {
@@ -30,19 +32,16 @@ export function statsOf(node: FsNode, bigint = false): fs.Stats | fs.BigIntStats
     ctimeMs: node.ctimeMs,
     birthtimeMs: node.birthtimeMs,
   };
-  if (bigint) {
-    const stats = Object.create(fs.Stats.prototype) as Record<string, unknown>;
-    for (const [key, value] of Object.entries(fields)) stats[key] = BigInt(Math.floor(value));
-    for (const key of ["atime", "mtime", "ctime", "birthtime"]) {
-      stats[key] = new Date(fields[`${key}Ms`]!);
-      stats[`${key}Ns`] = BigInt(Math.floor(fields[`${key}Ms`]! * 1e6));
-    }
-    return stats as unknown as fs.BigIntStats;
+  // Own data properties: newer Node majors define the date fields as lazy accessors on the prototype.
+  const own = (target: object, key: string, value: unknown) =>
+    Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
+  const stats = Object.create(bigint ? BIGINT_STATS_PROTOTYPE : fs.Stats.prototype) as object;
+  for (const [key, value] of Object.entries(fields)) own(stats, key, bigint ? BigInt(Math.floor(value)) : value);
+  for (const key of ["atime", "mtime", "ctime", "birthtime"]) {
+    own(stats, key, new Date(fields[`${key}Ms`]!));
+    if (bigint) own(stats, `${key}Ns`, BigInt(Math.floor(fields[`${key}Ms`]! * 1e6)));
   }
-  const stats = Object.create(fs.Stats.prototype) as Record<string, unknown>;
-  Object.assign(stats, fields);
-  for (const key of ["atime", "mtime", "ctime", "birthtime"]) stats[key] = new Date(fields[`${key}Ms`]!);
-  return stats as unknown as fs.Stats;
+  return stats as fs.Stats | fs.BigIntStats;
 }
 
 type DirentConstructor = new (name: string, type: number, path: string) => fs.Dirent;
