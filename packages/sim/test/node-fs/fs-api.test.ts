@@ -41,6 +41,9 @@ describe("API families", () => {
       seen.noEntry = fs.statSync(`${BASE}/none`, { throwIfNoEntry: false });
       const big = fs.statSync(`${BASE}/a`, { bigint: true });
       seen.bigint = [big.isDirectory(), typeof big.size, big.mtime instanceof Date];
+      fs.chmodSync(`${BASE}/a/p.txt`, 0o600);
+      await fsp.utimes(`${BASE}/a/p.txt`, 4, 5);
+      seen.utimes = fs.statSync(`${BASE}/a/p.txt`).mtimeMs;
       fs.copyFileSync(`${BASE}/a/p.txt`, `${BASE}/copy.txt`);
       fs.truncateSync(`${BASE}/copy.txt`, 3);
       seen.copy = fs.readFileSync(`${BASE}/copy.txt`, "latin1");
@@ -65,6 +68,7 @@ describe("API families", () => {
       ],
       stat: [true, false, 7, true],
       noEntry: undefined,
+      utimes: 5_000,
       bigint: [true, "bigint", true],
       copy: "pro",
       afterRm: [false, []],
@@ -168,6 +172,8 @@ function errorCases(base: string): [string, () => unknown][] {
     ["writeFile to a directory", () => fs.writeFileSync(p("dir"), "x")],
     ["rm of a directory without recursive", () => fs.rmSync(p("dir"))],
     ["mkdir below a missing directory", () => fs.mkdirSync(p("none/dir"))],
+    ["chmod of a missing file", () => fs.chmodSync(p("missing"), 0o600)],
+    ["utimes of a missing file", () => fs.utimesSync(p("missing"), 1, 1)],
   ];
 }
 

@@ -129,6 +129,22 @@ export const FD_CALLS: Readonly<Record<string, FdCall>> = {
       caller.fds.get(n, "ftruncate").truncate(typeof length === "number" ? Math.max(0, length) : 0),
     );
   },
+  fchmod: (caller, [fd]) => {
+    const n = checkFd(fd);
+    return prepared("metadata", 0, () => caller.fds.get(n, "fchmod").check("fchmod", "any"));
+  },
+  fchown: (caller, [fd]) => {
+    const n = checkFd(fd);
+    return prepared("metadata", 0, () => caller.fds.get(n, "fchown").check("fchown", "any"));
+  },
+  futimes: (caller, [fd, , mtime]) => {
+    const n = checkFd(fd);
+    return prepared("metadata", 0, () => {
+      const file = caller.fds.get(n, "futime");
+      file.check("futime", "any");
+      file.node.mtimeMs = mtime instanceof Date ? mtime.getTime() : Number(mtime) * 1000;
+    });
+  },
   fstat: (caller, [fd, options]) => {
     const n = checkFd(fd);
     const bigint = (options as { bigint?: boolean } | undefined)?.bigint === true;

@@ -84,6 +84,18 @@ export class SimFsFileHandle extends EventEmitter {
     return this.call("fstat", [options]);
   }
 
+  chmod(_mode: unknown): Promise<void> {
+    return this.call("fchmod", []);
+  }
+
+  chown(_uid: unknown, _gid: unknown): Promise<void> {
+    return this.call("fchown", []);
+  }
+
+  utimes(atime: unknown, mtime: unknown): Promise<void> {
+    return this.call("futimes", [atime, mtime]);
+  }
+
   async close(): Promise<void> {
     if (!this.open) return;
     await this.call("close", []);

@@ -15,7 +15,7 @@ import { OpenFile } from "./open-file.ts";
 import { prepared, type Prepared } from "./schedule.ts";
 import type { FsCaller } from "./state.ts";
 import { direntOf, statsOf } from "./stats.ts";
-import { joinPath } from "./tree.ts";
+import { type FsNode, joinPath } from "./tree.ts";
 
 type AnyFunction = (...args: any[]) => any;
 
@@ -251,6 +251,23 @@ const realpath: PathCall = (caller, [target]) => {
   });
 };
 
+/** Seconds (number, numeric string or Date) as Node's `utimes` takes them, in ms. */
+function timeMs(value: unknown): number {
+  if (value instanceof Date) return value.getTime();
+  return Number(value) * 1000;
+}
+
+/**
+ * Owner and mode changes succeed on an existing node and change nothing (every file is 0644, owner 0);
+ * `utimes` sets the modification time. Libraries call them around their writes (write-file-atomic).
+ */
+function attributeCall(syscall: string, apply?: (node: FsNode, args: unknown[]) => void): PathCall {
+  return namespaceCall((caller, file, args) => {
+    const node = caller.fs.lookup(file, syscall);
+    apply?.(node, args);
+  });
+}
+
 /** Path calls by their Node name (the `Sync` form and `fs.promises` share the body). */
 export const PATH_CALLS: Readonly<Record<string, PathCall>> = {
   readFile,
@@ -275,4 +292,13 @@ export const PATH_CALLS: Readonly<Record<string, PathCall>> = {
   truncate,
   copyFile,
   realpath,
+  chmod: attributeCall("chmod"),
+  chown: attributeCall("chown"),
+  lchown: attributeCall("lchown"),
+  utimes: attributeCall("utime", (node, [, , mtime]) => {
+    node.mtimeMs = timeMs(mtime);
+  }),
+  lutimes: attributeCall("lutime", (node, [, , mtime]) => {
+    node.mtimeMs = timeMs(mtime);
+  }),
 };
