@@ -102,7 +102,7 @@ describe("API families", () => {
       seen.closedFd = handle.fd;
       const rw = await fsp.open("/tmp/fd.bin", "r+");
       await rw.truncate(2);
-      seen.readFile = await rw.readFile("utf8");
+      seen.readFile = [await rw.readFile("utf8"), await fsp.readFile(rw, "utf8")];
       await rw.close();
       seen.callbackRead = await new Promise((resolve, reject) =>
         fs.open("/tmp/fd.bin", "r", (error, f) => {
@@ -121,7 +121,7 @@ describe("API families", () => {
       handle: [true, 7, "hello!?"],
       handleStat: 7,
       closedFd: -1,
-      readFile: "he",
+      readFile: ["he", ""],
       callbackRead: [2, "he"],
     });
   });

@@ -11,6 +11,7 @@ import { nativeOf } from "../../engine/escape-guard.ts";
 import { dataBytes, dataOptions, openMode, toPath } from "./args.ts";
 import { argError, fsError } from "./errors.ts";
 import { readAllFrom } from "./fd-calls.ts";
+import { SimFsFileHandle } from "./file-handle.ts";
 import { OpenFile } from "./open-file.ts";
 import { prepared, type Prepared } from "./schedule.ts";
 import type { FsCaller } from "./state.ts";
@@ -64,7 +65,13 @@ function writeToFd(caller: FsCaller, fd: number, bytes: Uint8Array): void {
   caller.fds.get(fd, "write").write(bytes, null);
 }
 
-const readFile: PathCall = (caller, [target, options]) => {
+/** A `FileHandle` given where a path or descriptor may be (`fs.promises.readFile(handle)`) stands for its descriptor. */
+function fdOrPath(target: unknown): unknown {
+  return target instanceof SimFsFileHandle ? target.fd : target;
+}
+
+const readFile: PathCall = (caller, [given, options]) => {
+  const target = fdOrPath(given);
   const { encoding, flag } = dataOptions(options, null);
   if (typeof target === "number") {
     const fd = target;
@@ -81,7 +88,8 @@ const readFile: PathCall = (caller, [target, options]) => {
 };
 
 function writeCall(fallbackFlag: "w" | "a"): PathCall {
-  return (caller, [target, data, options]) => {
+  return (caller, [given, data, options]) => {
+    const target = fdOrPath(given);
     const { encoding, flag } = dataOptions(options, "utf8");
     const bytes = dataBytes(data, encoding);
     if (typeof target === "number") {
