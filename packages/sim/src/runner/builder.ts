@@ -13,9 +13,11 @@ import { checkRecipe, parseRecipe, type Recipe } from "../engine/recipe.ts";
 import { NO_OVERRIDES, parseOverrides, withOverrides, type TimelineOverrides } from "./shrink/overrides.ts";
 import { checkDeterminism, type DeterminismOptions, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
+import type { NodeFsOptions } from "../world/node-fs/index.ts";
+import { checkNodeFsSettings, withNodeRuntime, type NodeFsSettings } from "./node-fs-settings.ts";
 import { Campaign } from "./campaign.ts";
 import { PROCESS_ERROR_MODES, type ProcessErrorMode } from "./process-errors.ts";
-import { configSeedPlan, seedAt } from "./seed-plan.ts";
+import { seedsForCheck } from "./seed-plan.ts";
 import { applyChaosEntries, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
 import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";
@@ -74,6 +76,7 @@ export class SimulationBuilder {
   private readonly allowed = new Set<string>();
   private consoleCapture = true;
   private virtualRuntime = false;
+  private fsOptions: NodeFsOptions | null = null;
   private isolationMode: IsolationMode | undefined = undefined;
   private processErrorMode: ProcessErrorMode = "failSeed";
   private maxStepsAtInstant = DEFAULT_MAX_STEPS_PER_INSTANT;
@@ -420,6 +423,12 @@ export class SimulationBuilder {
     return this;
   }
 
+  /** Simulated processes' `node:fs` runs on their machine's simulated disk (needs nodeRuntime(); docs/node-runtime.md). */
+  nodeFs(settings: NodeFsSettings = {}): this {
+    this.fsOptions = checkNodeFsSettings(settings);
+    return this;
+  }
+
   /**
    * How seeds on workers are kept apart (`moonpool run`, `run({ workers })`): "seed" runs every
    * seed (every root seed when exploring) in a fresh realm, so module-level state of the
@@ -519,15 +528,7 @@ export class SimulationBuilder {
    */
   async checkDeterminism(options: DeterminismOptions = {}): Promise<DeterminismReport> {
     const config = this.build();
-    return checkDeterminism(config, this.seedsForCheck(config), options);
-  }
-
-  /** The campaign's seeds from base seed 0 by default; an until-stable campaign checks its debug seeds (at least one seed). */
-  private seedsForCheck(config: SimulationConfig): number[] {
-    if (this.replay !== null) return [this.replay.seed];
-    const plan = configSeedPlan(config, config.baseSeed ?? 0);
-    const count = plan.kind === "fixed" ? plan.count : Math.max(config.debugSeeds.length, 1);
-    return Array.from({ length: count }, (_, i) => seedAt(plan, i));
+    return checkDeterminism(config, seedsForCheck(config, this.replay?.seed ?? null), options);
   }
 
   /** The validated configuration (used by `run()` and by the explorer). */
@@ -575,6 +576,7 @@ export class SimulationBuilder {
         source: this.source,
         taskFailuresFailSeed: this.taskFailuresFail,
         nodeRuntime: this.virtualRuntime,
+        nodeFs: withNodeRuntime(this.fsOptions, this.virtualRuntime),
         ...(this.isolationMode === undefined ? {} : { isolation: this.isolationMode }),
         processErrors: this.processErrorMode,
       },
