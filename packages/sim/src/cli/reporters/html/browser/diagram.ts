@@ -29,6 +29,8 @@ const STORY_LANE_H = 72;
 const DENSE_EVENTS = 2000;
 const LABEL_ROWS = [-11, -24, 15, 28];
 const MAX_LABEL_PX = 300;
+/** Above this many story marks on screen labels cannot fit anyway: none are drawn until the reader zooms in. */
+export const MAX_LABELLED_MARKS = 400;
 
 /** A mark drawn (for hit-testing and the page's scripting handle). */
 export interface DrawnMark {
@@ -464,7 +466,9 @@ export class Diagram {
     ctx.lineWidth = 2;
     ctx.stroke(rings);
     ctx.lineWidth = 1;
-    if (state.story) this.drawLabels(members);
+    if (state.story && this.drawn.length <= MAX_LABELLED_MARKS) this.drawLabels(members);
+    else if (state.story)
+      this.drawn = this.drawn.flatMap((m) => (members.get(m.index) ?? [m.index]).map((i) => ({ ...m, index: i })));
     if (state.selected >= 0) {
       const sel = events[state.selected]!;
       ctx.strokeStyle = "#1d2330";
@@ -497,6 +501,8 @@ export class Diagram {
       const text = this.fit(ordered.map((i) => this.label(i)).join(" · "), MAX_LABEL_PX);
       const w = ctx.measureText(text).width;
       const rows = taken[e.lane]!;
+      // Marks come left to right and a label starts at most MAX_LABEL_PX + 6 left of its mark: older spans can go.
+      for (const spans of rows) while (spans.length > 0 && spans[0]![1] < mark.x - MAX_LABEL_PX - 16) spans.shift();
       const free = (r: number, x0: number) => rows[r]!.every(([a, z]) => x0 + w + 4 <= a || x0 >= z + 4);
       // Right of the mark in the first free row, else left of it (near the right edge, left first).
       const right = mark.x + 6;

@@ -4,7 +4,7 @@
  * and a scripting handle (`window.moonpoolTimeline`) for automation and the tests.
  */
 import { command, count, duration, el, pageData } from "./common.ts";
-import { AXIS_H, COLORS, Diagram, type DiagramState } from "./diagram.ts";
+import { AXIS_H, COLORS, Diagram, type DiagramState, MAX_LABELLED_MARKS } from "./diagram.ts";
 import { doomChart, doomWindow } from "./doom.ts";
 import { compressedScale, foldRepeats, IDENTITY_SCALE, messageMethods, peerNames, storyFrame } from "./story.ts";
 import { type Category, type PageData, type PageEvent, unpackEvents } from "./timeline-types.ts";
@@ -309,7 +309,10 @@ function draw(): void {
   }));
   stats.bands = diagram.drawnBands.map((b) => ({ ...b }));
   stats.lastDrawMs = performance.now() - drawStart;
-  const hidden = state.story ? ` · story: ${count(sliceTimes.length)} of ${count(events.length)} events` : "";
+  const unlabelled = state.story && diagram.drawn.length > MAX_LABELLED_MARKS ? " (zoom in to read the labels)" : "";
+  const hidden = state.story
+    ? ` · story: ${count(sliceTimes.length)} of ${count(events.length)} events${unlabelled}`
+    : "";
   status.textContent =
     `showing ${duration(Math.max(0, stats.fromMs))} – ${duration(stats.toMs)} · ` +
     `${count(diagram.drawn.length)} marks, ${count(diagram.drawnArrows)} arrows on screen${hidden} · ` +
