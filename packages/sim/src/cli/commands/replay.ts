@@ -172,7 +172,7 @@ export async function replayCommandRun(
       explore: false,
       // Events below the simulation's own trace level are kept aside: the replay hashes as the run did.
       // Debug events (messages) are kept for the causal slice whatever level is printed.
-      keepLevel: "debug",
+      keepLevel: flags.slice === false || flags.trace === false ? minLevel : "debug",
       onTrace: (all) => (events = all),
       drawObserver: () => (segment) => {
         if (segment > stepsReached) stepsReached = segment;
