@@ -1,7 +1,7 @@
 // Builds the package in the current folder (its `npm run build`): compiles src/ to dist/ with
-// tsconfig.build.json (JavaScript, declarations, their maps) and copies every other file of src/
-// (plain `.mjs` modules, the HTML report's scripts and style sheet), which the compiler does not
-// emit, next to the compiled ones.
+// tsconfig.build.json (JavaScript, declarations, their maps), copies every other file of src/
+// (plain `.mjs` modules, the HTML report's style sheet), which the compiler does not emit, next to
+// the compiled ones, and bundles the HTML report's browser code (TypeScript) into one script per page.
 //
 // The test suite runs the CLI and its workers from dist/ (docs/decisions.md D51), so a build must
 // never leave a half-written dist/ for a process that is loading it: the output is written to a
@@ -19,6 +19,7 @@ const tsc = path.join(path.dirname(require.resolve("typescript/package.json")), 
 const repoRoot = path.dirname(path.dirname(fileURLToPath(import.meta.url)));
 // Kept beside dist/, not in it: `files` in package.json ships dist/ whole.
 const STAMP = ".dist-inputs";
+const BROWSER = path.join("cli", "reporters", "html", "browser");
 
 /** A digest of everything the output depends on: a change to any of it means a rebuild. */
 function inputsDigest() {
@@ -52,8 +53,24 @@ if (compiled.status !== 0) {
 }
 for (const file of readdirSync("src", { recursive: true, encoding: "utf8" })) {
   const source = path.join("src", file);
-  if (file.endsWith(".ts") || !statSync(source).isFile()) continue;
+  if (file.endsWith(".ts") || file.startsWith(BROWSER) || !statSync(source).isFile()) continue;
   cpSync(source, path.join(next, file));
+}
+if (existsSync(path.join("src", BROWSER))) {
+  // The options of page.ts's BUNDLE_OPTIONS (which bundles on demand when run from sources).
+  const esbuild = createRequire(path.resolve("package.json"))("esbuild");
+  for (const page of ["campaign", "timeline"]) {
+    const [out] = esbuild.buildSync({
+      bundle: true,
+      format: "iife",
+      target: "es2020",
+      charset: "utf8",
+      legalComments: "none",
+      write: false,
+      entryPoints: [path.join("src", BROWSER, `${page}.ts`)],
+    }).outputFiles;
+    writeFileSync(path.join(next, "cli", "reporters", "html", "assets", `${page}.js`), out.text);
+  }
 }
 // Two renames: a process that resolves a module between them sees no dist/ for an instant, never
 // a mixture of two builds.
