@@ -8,6 +8,7 @@
  * on the sender's lane to the receive's time on the receiver's lane.
  */
 import type { TraceFields, TraceValue } from "@moonpool/core";
+import type { DoomCurve } from "../../../runner/doom.ts";
 import type { SeedFailure } from "../../../runner/seed-result.ts";
 import { SIM_FAULT_EVENT_NAME, type TraceEvent } from "../../../world/trace-log.ts";
 
@@ -64,6 +65,8 @@ export interface TimelineData extends TimelineSeed {
   readonly arrows: readonly TimelineArrow[];
   /** Where the first failure is drawn (lane -1: no lane named it). */
   readonly failure: { readonly timeMs: number; readonly lane: number; readonly message: string } | null;
+  /** The point of no return, when the page is written by `moonpool explain --html` (absent otherwise). */
+  readonly doom?: DoomCurve;
 }
 
 export interface TimelineInput extends TimelineSeed {
