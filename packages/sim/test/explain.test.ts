@@ -9,32 +9,10 @@ import { leaderElectionSimulation } from "../../../examples/leader-election/simu
 import { paxosCampaign } from "../../../examples/paxos/simulation.ts";
 import { explainFailure, ExplainError, type ExplainResult } from "../src/index.ts";
 import { cutPoint, doomCurve, monotoneWithinConfidence, wilsonInterval } from "../src/runner/doom.ts";
+import { ADOPT_FIRST_SEED, adoptedAccept, expectWellFormed, VOTE_TWICE_SEED } from "./support/explain-checks.ts";
 import { doomOf } from "../src/runner/explain.ts";
 import { renderTimelineHtml } from "../src/cli/reporters/html/index.ts";
 import { buildTimelineData } from "../src/cli/reporters/html/timeline-data.ts";
-
-/** Seed index 0 of base seed 1 (the leader-election example's test): a split brain in term 1 at 249 ms. */
-export const VOTE_TWICE_SEED = 469527774716190;
-/** A root seed whose own timeline fails agreement (the Paxos README's table of planted bugs). */
-export const ADOPT_FIRST_SEED = 3;
-
-/** Checks every explain result must pass, whatever the simulation. */
-export function expectWellFormed(result: ExplainResult, cuts: number): void {
-  const points = result.curve.cutPoints;
-  expect(points.length).toBeGreaterThanOrEqual(cuts);
-  expect(points.map((p) => p.atUs)).toEqual([...points.map((p) => p.atUs)].sort((a, b) => a - b));
-  expect(points[0]!.atUs).toBe(0);
-  expect(points[points.length - 1]!.atUs).toBeLessThanOrEqual(result.failureUs);
-  for (const p of points) {
-    expect(p.low).toBeLessThanOrEqual(p.failures / p.runs);
-    expect(p.high).toBeGreaterThanOrEqual(p.failures / p.runs);
-  }
-  expect(monotoneWithinConfidence(points), JSON.stringify(points)).toBe(true);
-  if (!result.doomedFromStart) expect(result.curve.savedUntilUs).toBeLessThan(result.curve.doomedFromUs);
-  // Every run changed only at the failure's instant or later still fails: the jump was found.
-  const last = points[points.length - 1]!;
-  expect(last.failures).toBe(last.runs);
-}
 
 /** The window's events between the last saved cut point and the failure (at least one). */
 function windowNames(result: ExplainResult): string[] {
@@ -88,18 +66,10 @@ describe("explainFailure", () => {
     expectWellFormed(result, 8);
     expect(result.doomedFromStart).toBe(false);
     windowNames(result);
-    // The sequence starts with a value accepted by one acceptor only; a later leader adopts it
-    // (the first report it reads) although another value was chosen in that slot meanwhile.
-    const chosen = result.window.filter((e) => e.name === "value_chosen");
-    const firstChosen = chosen[0]!;
-    const lone = result.window.find(
-      (e) =>
-        e.name === "accepted" &&
-        e.fields.slot === firstChosen.fields.slot &&
-        e.fields.value !== firstChosen.fields.value &&
-        e.atUs < firstChosen.atUs,
-    );
-    expect(lone, JSON.stringify(result.window)).toBeDefined();
+    // The sequence starts with the value chosen second accepted by one acceptor only; a later
+    // leader adopts it (the first report it reads) although another value was chosen meanwhile.
+    const lone = adoptedAccept(result);
+    expect(lone!.atUs).toBeLessThan(result.window.find((e) => e.name === "value_chosen")!.atUs);
 
     const again = await explainFailure(paxosCampaign({ bug: "adopt-first-reported-value" }), {
       seed: ADOPT_FIRST_SEED,

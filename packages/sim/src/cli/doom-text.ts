@@ -84,6 +84,7 @@ export function explainJson(simulation: string, result: ExplainResult, replay: s
     seed: result.seed,
     recipe: result.recipe,
     property: result.property,
+    message: result.message,
     failureUs: result.failureUs,
     runs: result.runs,
     runsPerCut: result.runsPerCut,

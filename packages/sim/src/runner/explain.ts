@@ -74,8 +74,9 @@ export interface WindowEvent {
 export interface ExplainResult {
   readonly seed: number;
   readonly recipe: string;
-  /** The property the original run violates first. */
+  /** The property the original run violates first, and its failure's message. */
   readonly property: string;
+  readonly message: string;
   readonly failureUs: number;
   readonly curve: ExplainCurve;
   /** Every run failed even with all draws changed: the seed's configuration decides the failure. */
@@ -257,6 +258,7 @@ export async function explainFailure(
     seed,
     recipe: recipeText,
     property,
+    message: failure.message,
     failureUs,
     curve,
     doomedFromStart: at === 0,
