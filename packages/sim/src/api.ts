@@ -54,6 +54,7 @@ export {
   type WindowEvent,
 } from "./runner/explain.ts";
 export type { DoomCurve, DoomCutPoint } from "./runner/doom.ts";
+export { LIVENESS_CONVERGED_EVENT, type LivenessProperty } from "./runner/liveness.ts";
 export { IsolatedRuns, type IsolatedOutcome } from "./runner/shrink/isolated-runs.ts";
 export {
   parseOverrides,

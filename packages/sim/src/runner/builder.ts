@@ -14,6 +14,7 @@ import { NO_OVERRIDES, parseOverrides, withOverrides, type TimelineOverrides } f
 import { checkDeterminism, type DeterminismOptions, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
 import { Campaign } from "./campaign.ts";
+import { checkLivenessProperty, type LivenessProperty } from "./liveness.ts";
 import { PROCESS_ERROR_MODES, type ProcessErrorMode } from "./process-errors.ts";
 import { configSeedPlan, seedAt } from "./seed-plan.ts";
 import { applyChaosEntries, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
@@ -41,8 +42,10 @@ import {
 import type { SimulationReport } from "./report.ts";
 import { WorkloadCount, type Invariant, type Process, type ProcessCount, type Workload } from "./user-interfaces.ts";
 import {
+  checkChaosDuration,
   checkClockFaultsSetting,
   checkCombination,
+  checkInvariant,
   checkNetworkFaultsSetting,
   checkNewGroup,
   checkProcess,
@@ -61,6 +64,7 @@ export class SimulationBuilder {
   private readonly groups: ProcessGroupSpec[] = [];
   private readonly workloadSpecs: WorkloadSpec[] = [];
   private readonly invariants: Invariant[] = [];
+  private readonly livenessProperties: LivenessProperty[] = [];
   private iteration: IterationControl = DEFAULT_ITERATION_CONTROL;
   private debugSeeds: number[] = [];
   private baseSeed: number | undefined;
@@ -177,12 +181,7 @@ export class SimulationBuilder {
    * injectors never run.
    */
   chaosDuration(durationMs: number): this {
-    if (typeof durationMs !== "number" || !(durationMs > 0) || !Number.isFinite(durationMs)) {
-      throw new InvalidConfiguration(
-        `chaosDuration(ms): ms must be a positive number of simulated milliseconds, got ${String(durationMs)}`,
-      );
-    }
-    this.chaosDurationMs = durationMs;
+    this.chaosDurationMs = checkChaosDuration(durationMs);
     return this;
   }
 
@@ -277,15 +276,16 @@ export class SimulationBuilder {
   }
 
   invariant(invariant: Invariant): this {
-    if (
-      invariant === null ||
-      typeof invariant !== "object" ||
-      typeof invariant.observe !== "function" ||
-      typeof invariant.name !== "string"
-    ) {
-      throw new InvalidConfiguration("invariant(i): i must have a 'name' and an 'observe(query, simTimeMs)' method");
-    }
-    this.invariants.push(invariant);
+    this.invariants.push(checkInvariant(invariant));
+    return this;
+  }
+
+  /**
+   * A liveness property: `converged` must hold within `withinMs` after the chaos window's end
+   * (needs `chaosDuration`); otherwise the seed fails as "liveness", apart from safety violations.
+   */
+  liveness(property: LivenessProperty): this {
+    this.livenessProperties.push(checkLivenessProperty(property));
     return this;
   }
 
@@ -546,12 +546,14 @@ export class SimulationBuilder {
       chaosDurationMs: this.chaosDurationMs,
       hasFaultFactory: this.injectorFactory !== null,
       hasLinkLatency: this.linkLatencyConfig !== null,
+      hasLiveness: this.livenessProperties.length > 0,
     });
     return withOverrides(
       {
         groups: this.groups.slice(),
         workloads: this.workloadSpecs.slice(),
         invariants: this.invariants.slice(),
+        ...(this.livenessProperties.length === 0 ? {} : { liveness: this.livenessProperties.slice() }),
         iteration: this.iteration,
         debugSeeds: this.debugSeeds.slice(),
         baseSeed: this.baseSeed,
