@@ -93,6 +93,25 @@ describe("explainFailure", () => {
     expect(other.failureUs).not.toBe(249_432);
   });
 
+  it("an explored timeline is cut inside its own recipe segments, in the recipe's form", async () => {
+    // Both recipes fail the split-brain seed again after its 60th draw is reseeded (found by
+    // trying childSeed(seed, [], "test", i) for i = 0, 1, ...; the first failing one).
+    for (const recipe of ["sim+schedule:60@1337880674687585", "60@1337880674687585"]) {
+      const result = await explainFailure(leaderElectionSimulation({ bug: "vote-twice" }), {
+        seed: VOTE_TWICE_SEED,
+        recipe,
+        cuts: 8,
+        budget: 24,
+      });
+      expect(result.recipe).toBe(recipe);
+      expectWellFormed(result, 8);
+      const segments = new Set(result.curve.cutPoints.map((p) => p.segment));
+      // Cut points before the recipe's reseed cut its first segment, the later ones its second.
+      expect([...segments].sort()).toEqual([0, 1]);
+      for (const p of result.curve.cutPoints) expect(p.draws).toBeGreaterThanOrEqual(0);
+    }
+  });
+
   it("a passing seed, too few cut points and too small a budget are errors that say what to change", async () => {
     const passing = explainFailure(leaderElectionSimulation(), { seed: 1, cuts: 8, budget: 24 });
     await expect(passing).rejects.toThrow(ExplainError);

@@ -118,14 +118,15 @@ async function probe(config: SimulationConfig, seed: number, recipe: Recipe): Pr
       drawObserver: (session) => {
         const { engine } = session.world;
         const clock = engine.streams.clock;
-        // The clock's count already includes the draw being made; one mark per instant is enough.
-        const mark = () => {
+        // One mark per instant is enough. The clock's count already includes a draw it counts; an
+        // untagged recipe leaves `schedule` off the clock, and its draws then count nothing.
+        const markFor = (counted: boolean) => () => {
           const last = marks[marks.length - 1];
           if (last !== undefined && last.timeUs === engine.nowUs) return;
-          marks.push({ timeUs: engine.nowUs, segment: clock.segment, before: clock.calls - 1 });
+          marks.push({ timeUs: engine.nowUs, segment: clock.segment, before: clock.calls - (counted ? 1 : 0) });
         };
-        engine.streams.schedule.observer = mark;
-        return mark;
+        engine.streams.schedule.observer = markFor(engine.streams.schedule.clock === clock);
+        return markFor(true);
       },
     },
   );
@@ -249,8 +250,12 @@ export async function explainFailure(
   if (jumpAt > 0) {
     const fromUs = sweep.savedUntilUs;
     const toUs = sweep.doomedFromUs;
-    for (let k = 1; k <= refine && !interrupted && toUs - fromUs > refine; k++)
-      points.push(await measureCut(fromUs + Math.round(((toUs - fromUs) * k) / (refine + 1))));
+    for (let k = 1; k <= refine && !interrupted && toUs - fromUs > refine; k++) {
+      const atUs = fromUs + Math.round(((toUs - fromUs) * k) / (refine + 1));
+      // A refining cut on a draw position already measured would repeat its runs as a new point.
+      const mark = markAt(original.marks, atUs, end);
+      if (!done.has(`${mark.segment}:${mark.before}`)) points.push(await measureCut(atUs));
+    }
   }
   const curve = doomCurve(points, failureUs);
   const at = doomedIndex(curve.cutPoints);
