@@ -102,12 +102,15 @@ interface Probe {
   readonly result: SeedResult;
   readonly events: readonly TraceEvent[];
   readonly marks: readonly DrawMark[];
+  /** Where the run's draws ended: a cut after its last draw changes nothing. */
+  readonly end: DrawMark;
 }
 
 /** The original run, ended at its failure, with where its draws fall in time and its events. */
 async function probe(config: SimulationConfig, seed: number, recipe: Recipe): Promise<Probe> {
   let events: readonly TraceEvent[] = [];
   const marks: DrawMark[] = [];
+  const end = { timeUs: Number.POSITIVE_INFINITY, segment: 0, before: 0 };
   const { result } = await new Campaign(withOverrides(config, { ...NO_OVERRIDES, stopAtFailure: true })).runSingleSeed(
     seed,
     {
@@ -121,6 +124,8 @@ async function probe(config: SimulationConfig, seed: number, recipe: Recipe): Pr
         // One mark per instant is enough. The clock's count already includes a draw it counts; an
         // untagged recipe leaves `schedule` off the clock, and its draws then count nothing.
         const markFor = (counted: boolean) => () => {
+          end.segment = clock.segment;
+          end.before = clock.calls;
           const last = marks[marks.length - 1];
           if (last !== undefined && last.timeUs === engine.nowUs) return;
           marks.push({ timeUs: engine.nowUs, segment: clock.segment, before: clock.calls - (counted ? 1 : 0) });
@@ -130,10 +135,10 @@ async function probe(config: SimulationConfig, seed: number, recipe: Recipe): Pr
       },
     },
   );
-  return { result, events, marks };
+  return { result, events, marks, end };
 }
 
-/** The mark of the first draw at or after `atUs` (the run's last draw position when none). */
+/** The mark of the first draw at or after `atUs` (where the run's draws ended when none). */
 function markAt(marks: readonly DrawMark[], atUs: number, end: DrawMark): DrawMark {
   let lo = 0;
   let hi = marks.length;
@@ -196,7 +201,7 @@ export async function explainFailure(
   const failureUs = Math.round(failure.timeMs * 1000);
   // Recipes of one form only: a timeline whose segments count sim draws alone is cut the same way.
   const tagged = recipe.length === 0 || recipe[0]!.streams !== undefined;
-  const end: DrawMark = original.marks[original.marks.length - 1] ?? { timeUs: 0, segment: 0, before: 0 };
+  const { end } = original;
   const done = new Map<string, ExplainCut>();
   let runs = 0;
   let interrupted = false;
