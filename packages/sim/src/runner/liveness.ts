@@ -102,9 +102,10 @@ export class LivenessWatch {
   /** The run phase is over: a property still pending is judged on the time it had (when `judge`). */
   end(judge: boolean): void {
     this.owner.alive = false;
+    // Nothing is judged after the run phase: settling and checks run with the processes stopped.
+    const pending = this.pending.splice(0);
     if (!judge || this.chaosEndUs === null) return;
-    for (const p of this.pending.slice()) {
-      this.drop(p);
+    for (const p of pending) {
       const waited = this.waitedMs();
       const before =
         this.world.engine.nowUs < this.chaosEndUs
