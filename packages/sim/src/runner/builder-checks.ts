@@ -187,6 +187,15 @@ export function checkChaosDuration(durationMs: number): number {
   return durationMs;
 }
 
+/** Checks the factory given to `builder.faultFactory(factory)`. */
+export function checkFaultFactory<F>(factory: F): F {
+  if (typeof factory !== "function")
+    throw new InvalidConfiguration(
+      "faultFactory(factory): factory must be a function returning a new FaultInjector { name, inject(ctx) }",
+    );
+  return factory;
+}
+
 /** Checks an invariant given to `builder.invariant(...)`. */
 export function checkInvariant(invariant: Invariant): Invariant {
   if (

@@ -45,6 +45,7 @@ import {
   checkChaosDuration,
   checkClockFaultsSetting,
   checkCombination,
+  checkFaultFactory,
   checkInvariant,
   checkNetworkFaultsSetting,
   checkNewGroup,
@@ -187,11 +188,7 @@ export class SimulationBuilder {
 
   /** A fresh fault injector per seed, run only inside the chaos window (needs `chaosDuration`). */
   faultFactory(factory: () => FaultInjector): this {
-    if (typeof factory !== "function")
-      throw new InvalidConfiguration(
-        "faultFactory(factory): factory must be a function returning a new FaultInjector { name, inject(ctx) }",
-      );
-    this.injectorFactory = factory;
+    this.injectorFactory = checkFaultFactory(factory);
     return this;
   }
 
