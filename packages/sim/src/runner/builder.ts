@@ -16,6 +16,7 @@ import type { TraceQuery } from "../world/trace-log.ts";
 import type { NodeFsOptions } from "../world/node-fs/index.ts";
 import { checkNodeFsSettings, withNodeRuntime, type NodeFsSettings } from "./node-fs-settings.ts";
 import { Campaign } from "./campaign.ts";
+import { checkLivenessProperty, type LivenessProperty } from "./liveness.ts";
 import { PROCESS_ERROR_MODES, type ProcessErrorMode } from "./process-errors.ts";
 import { seedsForCheck } from "./seed-plan.ts";
 import { applyChaosEntries, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
@@ -43,8 +44,11 @@ import {
 import type { SimulationReport } from "./report.ts";
 import { WorkloadCount, type Invariant, type Process, type ProcessCount, type Workload } from "./user-interfaces.ts";
 import {
+  checkChaosDuration,
   checkClockFaultsSetting,
   checkCombination,
+  checkFaultFactory,
+  checkInvariant,
   checkNetworkFaultsSetting,
   checkNewGroup,
   checkProcess,
@@ -63,6 +67,7 @@ export class SimulationBuilder {
   private readonly groups: ProcessGroupSpec[] = [];
   private readonly workloadSpecs: WorkloadSpec[] = [];
   private readonly invariants: Invariant[] = [];
+  private readonly livenessProperties: LivenessProperty[] = [];
   private iteration: IterationControl = DEFAULT_ITERATION_CONTROL;
   private debugSeeds: number[] = [];
   private baseSeed: number | undefined;
@@ -180,22 +185,13 @@ export class SimulationBuilder {
    * injectors never run.
    */
   chaosDuration(durationMs: number): this {
-    if (typeof durationMs !== "number" || !(durationMs > 0) || !Number.isFinite(durationMs)) {
-      throw new InvalidConfiguration(
-        `chaosDuration(ms): ms must be a positive number of simulated milliseconds, got ${String(durationMs)}`,
-      );
-    }
-    this.chaosDurationMs = durationMs;
+    this.chaosDurationMs = checkChaosDuration(durationMs);
     return this;
   }
 
   /** A fresh fault injector per seed, run only inside the chaos window (needs `chaosDuration`). */
   faultFactory(factory: () => FaultInjector): this {
-    if (typeof factory !== "function")
-      throw new InvalidConfiguration(
-        "faultFactory(factory): factory must be a function returning a new FaultInjector { name, inject(ctx) }",
-      );
-    this.injectorFactory = factory;
+    this.injectorFactory = checkFaultFactory(factory);
     return this;
   }
 
@@ -280,15 +276,16 @@ export class SimulationBuilder {
   }
 
   invariant(invariant: Invariant): this {
-    if (
-      invariant === null ||
-      typeof invariant !== "object" ||
-      typeof invariant.observe !== "function" ||
-      typeof invariant.name !== "string"
-    ) {
-      throw new InvalidConfiguration("invariant(i): i must have a 'name' and an 'observe(query, simTimeMs)' method");
-    }
-    this.invariants.push(invariant);
+    this.invariants.push(checkInvariant(invariant));
+    return this;
+  }
+
+  /**
+   * A liveness property: `converged` must hold within `withinMs` after the chaos window's end
+   * (needs `chaosDuration`); otherwise the seed fails as "liveness", apart from safety violations.
+   */
+  liveness(property: LivenessProperty): this {
+    this.livenessProperties.push(checkLivenessProperty(property));
     return this;
   }
 
@@ -547,12 +544,14 @@ export class SimulationBuilder {
       chaosDurationMs: this.chaosDurationMs,
       hasFaultFactory: this.injectorFactory !== null,
       hasLinkLatency: this.linkLatencyConfig !== null,
+      hasLiveness: this.livenessProperties.length > 0,
     });
     return withOverrides(
       {
         groups: this.groups.slice(),
         workloads: this.workloadSpecs.slice(),
         invariants: this.invariants.slice(),
+        ...(this.livenessProperties.length === 0 ? {} : { liveness: this.livenessProperties.slice() }),
         iteration: this.iteration,
         debugSeeds: this.debugSeeds.slice(),
         baseSeed: this.baseSeed,

@@ -1,4 +1,5 @@
 /** The validated configuration a `SimulationBuilder` produces; read by the seed runner. */
+import type { LivenessProperty } from "./liveness.ts";
 import type { IsolationMode } from "./isolation.ts";
 import type { TracePrinting } from "./trace-printing.ts";
 import type { TraceLevel } from "@moonpool/core";
@@ -106,6 +107,8 @@ export interface SimulationConfig {
 
   /** What an uncaught exception or unhandled rejection of a process does (`processErrors(mode)`; default "failSeed"). */
   readonly processErrors?: ProcessErrorMode;
+  /** Liveness properties judged over the recovery tail (`liveness(...)`); absent: none. */
+  readonly liveness?: readonly LivenessProperty[];
   /** A shrunk run's departures from the seed's own chaos and sizes (`runner/shrink/overrides.ts`); absent: none. */
   readonly overrides?: TimelineOverrides;
 }

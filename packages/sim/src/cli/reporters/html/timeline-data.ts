@@ -9,6 +9,7 @@
  */
 import type { TraceFields, TraceValue } from "@moonpool/core";
 import { causalSlice, failureIndex } from "../../../runner/causal-slice.ts";
+import type { DoomCurve } from "../../../runner/doom.ts";
 import type { SeedFailure } from "../../../runner/seed-result.ts";
 import { SIM_FAULT_EVENT_NAME, type TraceEvent } from "../../../world/trace-log.ts";
 
@@ -67,23 +68,8 @@ export interface TimelineData extends TimelineSeed {
   readonly failure: { readonly timeMs: number; readonly lane: number; readonly message: string } | null;
   /** The `seq`s of the first failure's causal slice (runner/causal-slice.ts), ascending; null without a failure. */
   readonly slice: readonly number[] | null;
-  /** When the run became doomed (`moonpool explain`), drawn as a shaded window and a curve when present. */
-  readonly doom?: TimelineDoom;
-}
-
-/** The failure probability after re-running with the randomness changed from each cut point on. */
-export interface TimelineDoom {
-  readonly cutPoints: readonly {
-    readonly atUs: number;
-    readonly runs: number;
-    readonly failures: number;
-    /** The confidence interval of the failure probability. */
-    readonly low: number;
-    readonly high: number;
-  }[];
-  /** The last cut point at which the run could still be saved, and the first from which it always failed. */
-  readonly savedUntilUs: number;
-  readonly doomedFromUs: number;
+  /** The point of no return, when the page is written by `moonpool explain --html` (absent otherwise). */
+  readonly doom?: DoomCurve;
 }
 
 export interface TimelineInput extends TimelineSeed {
