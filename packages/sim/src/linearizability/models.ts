@@ -17,6 +17,54 @@ const same = (a: unknown, b: unknown): boolean =>
     b !== null &&
     JSON.stringify(a) === JSON.stringify(b));
 const yes = <S>(state: S): StepResult<S> => ({ ok: true, state });
+
+function textHash(s: string, seed: number): number {
+  let h = seed;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
+
+/** A value's 32-bit hash: primitives directly, anything else through its JSON (rare in histories). */
+function valueHash(v: unknown): number {
+  if (typeof v === "string") return textHash(v, 0x811c9dc5);
+  if (typeof v === "number" && Number.isInteger(v)) return Math.imul(v | 0, 0x9e3779b1) ^ 0x2545f491;
+  return textHash(JSON.stringify(v) ?? "undefined", 0x3c6ef372);
+}
+
+/**
+ * Hashes of the lists kvModel builds by appending, each made from its prefix's hash at the append
+ * (so a state's identity costs O(1), not a serialisation of every value: the checker keys its
+ * memo on it at every step).
+ */
+const listHashes = new WeakMap<readonly unknown[], number>();
+
+function listHash(list: readonly unknown[]): number {
+  let h = listHashes.get(list);
+  if (h === undefined) {
+    h = 0x6a09e667;
+    for (const v of list) h = Math.imul(h ^ valueHash(v), 0x01000193) | 0;
+    listHashes.set(list, h);
+  }
+  return h;
+}
+
+function appended(list: readonly unknown[] | null, value: unknown): unknown[] {
+  const next = list === null ? [value] : [...list, value];
+  listHashes.set(next, Math.imul((list === null ? 0x6a09e667 : listHash(list)) ^ valueHash(value), 0x01000193) | 0);
+  return next;
+}
+
+/** Structural equality of JSON-like values without serialising: what `same` confirms with JSON otherwise. */
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  return !Array.isArray(b) && JSON.stringify(a) === JSON.stringify(b);
+}
 const no = <S>(state: S): StepResult<S> => ({ ok: false, state });
 
 // A HistoryError, not a plain Error: the history is what has to change, and `moonpool check-history`
@@ -127,23 +175,34 @@ export function kvModel(): DeterministicModel<KvState, Op, unknown> {
         );
       }
       const current = valueOf(state, key);
-      if (input.f === "get") return output === undefined || same(current, output) ? yes(state) : no(state);
+      if (input.f === "get") return output === undefined || deepEqual(current, output) ? yes(state) : no(state);
       if (input.f === "put") return yes({ ...state, [key]: input.value });
       if (input.f === "append") {
         if (current !== null && !Array.isArray(current)) return no(state);
-        return yes({ ...state, [key]: [...((current as unknown[] | null) ?? []), input.value] });
+        return yes({ ...state, [key]: appended(current as unknown[] | null, input.value) });
       }
       return unknownFunction("kv", input.f, "get, put, append");
     },
     partition: partitionByKey,
     // Only puts: an append's effect is seen inside later values, never as its own value.
     prune: pruneUnobservedCrashedWrites(["put"]),
-    hash: (s) =>
-      JSON.stringify(
-        Object.keys(s)
-          .sort()
-          .map((k) => [k, s[k]]),
-      ),
+    // A number (the sum of per-key hashes, so key order does not matter) confirmed by `equal`:
+    // serialising every value at every step made the checker several times slower than the
+    // same search over plain strings.
+    hash: (s) => {
+      let h = 0;
+      for (const k in s) {
+        const v = s[k];
+        h = (h + Math.imul(textHash(k, 0x811c9dc5) ^ (Array.isArray(v) ? listHash(v) : valueHash(v)), 0x85ebca6b)) | 0;
+      }
+      return h;
+    },
+    equal: (a, b) => {
+      const keys = Object.keys(a);
+      if (keys.length !== Object.keys(b).length) return false;
+      for (const k of keys) if (!Object.hasOwn(b, k) || !deepEqual(a[k], b[k])) return false;
+      return true;
+    },
     describe: describeOp,
   };
 }
