@@ -31,33 +31,74 @@ function valueHash(v: unknown): number {
   return textHash(JSON.stringify(v) ?? "undefined", 0x3c6ef372);
 }
 
-/**
- * Hashes of the lists kvModel builds by appending, each made from its prefix's hash at the append
- * (so a state's identity costs O(1), not a serialisation of every value: the checker keys its
- * memo on it at every step).
- */
-const listHashes = new WeakMap<readonly unknown[], number>();
+const LIST_SEED = 0x6a09e667;
 
-function listHash(list: readonly unknown[]): number {
-  let h = listHashes.get(list);
-  if (h === undefined) {
-    h = 0x6a09e667;
-    for (const v of list) h = Math.imul(h ^ valueHash(v), 0x01000193) | 0;
-    listHashes.set(list, h);
+/**
+ * A value kvModel built by appends: a persistent list that shares its prefix, so an append costs
+ * O(1) as a string concatenation does (copying the array at every search step, and keeping every
+ * copy in the memo, was most of the checker's time), with its hash kept as it grows. It prints
+ * (JSON) as the array it stands for.
+ */
+class AppendList {
+  readonly length: number;
+  readonly hash: number;
+  constructor(
+    readonly prev: AppendList | null,
+    readonly value: unknown,
+  ) {
+    this.length = prev === null ? 1 : prev.length + 1;
+    this.hash = Math.imul((prev === null ? LIST_SEED : prev.hash) ^ valueHash(value), 0x01000193) | 0;
   }
+
+  toJSON(): unknown[] {
+    const out = new Array<unknown>(this.length);
+    let i = this.length - 1;
+    for (let n: AppendList | null = this; n !== null; n = n.prev) out[i--] = n.value;
+    return out;
+  }
+}
+
+/** The same hash for an array as for the AppendList of its elements. */
+function listHash(list: readonly unknown[] | AppendList): number {
+  if (list instanceof AppendList) return list.hash;
+  let h = LIST_SEED;
+  for (const v of list) h = Math.imul(h ^ valueHash(v), 0x01000193) | 0;
   return h;
 }
 
-function appended(list: readonly unknown[] | null, value: unknown): unknown[] {
-  const next = list === null ? [value] : [...list, value];
-  listHashes.set(next, Math.imul((list === null ? 0x6a09e667 : listHash(list)) ^ valueHash(value), 0x01000193) | 0);
-  return next;
+function appended(current: readonly unknown[] | AppendList | null, value: unknown): AppendList {
+  if (current === null || current instanceof AppendList) return new AppendList(current, value);
+  let list: AppendList | null = null;
+  for (const v of current) list = new AppendList(list, v);
+  return new AppendList(list, value);
+}
+
+/** Whether an AppendList holds exactly the values of `other` (an AppendList or an array). */
+function sameList(list: AppendList, other: unknown): boolean {
+  if (other instanceof AppendList) {
+    if (other.length !== list.length || other.hash !== list.hash) return false;
+    for (
+      let a: AppendList | null = list, b: AppendList | null = other;
+      a !== null && b !== null;
+      a = a.prev, b = b.prev
+    ) {
+      if (a === b) return true;
+      if (!deepEqual(a.value, b.value)) return false;
+    }
+    return true;
+  }
+  if (!Array.isArray(other) || other.length !== list.length) return false;
+  let i = other.length - 1;
+  for (let n: AppendList | null = list; n !== null; n = n.prev) if (!deepEqual(n.value, other[i--])) return false;
+  return true;
 }
 
 /** Structural equality of JSON-like values without serialising: what `same` confirms with JSON otherwise. */
 function deepEqual(a: unknown, b: unknown): boolean {
   if (a === b) return true;
   if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (a instanceof AppendList) return sameList(a, b);
+  if (b instanceof AppendList) return sameList(b, a);
   if (Array.isArray(a)) {
     if (!Array.isArray(b) || a.length !== b.length) return false;
     for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
@@ -178,8 +219,8 @@ export function kvModel(): DeterministicModel<KvState, Op, unknown> {
       if (input.f === "get") return output === undefined || deepEqual(current, output) ? yes(state) : no(state);
       if (input.f === "put") return yes({ ...state, [key]: input.value });
       if (input.f === "append") {
-        if (current !== null && !Array.isArray(current)) return no(state);
-        return yes({ ...state, [key]: appended(current as unknown[] | null, input.value) });
+        if (current !== null && !Array.isArray(current) && !(current instanceof AppendList)) return no(state);
+        return yes({ ...state, [key]: appended(current as unknown[] | AppendList | null, input.value) });
       }
       return unknownFunction("kv", input.f, "get, put, append");
     },
@@ -193,7 +234,8 @@ export function kvModel(): DeterministicModel<KvState, Op, unknown> {
       let h = 0;
       for (const k in s) {
         const v = s[k];
-        h = (h + Math.imul(textHash(k, 0x811c9dc5) ^ (Array.isArray(v) ? listHash(v) : valueHash(v)), 0x85ebca6b)) | 0;
+        const valueId = v instanceof AppendList || Array.isArray(v) ? listHash(v) : valueHash(v);
+        h = (h + Math.imul(textHash(k, 0x811c9dc5) ^ valueId, 0x85ebca6b)) | 0;
       }
       return h;
     },

@@ -380,6 +380,10 @@ describe("budgets and interleaving", () => {
     expect(m.equal!(a, { ...a, other: 1 })).toBe(false);
     expect(m.step(a, { f: "get", key: "k" }, ["x", "y"]).ok).toBe(true);
     expect(m.step(a, { f: "get", key: "k" }, ["x"]).ok).toBe(false);
+    // Explanations print an appended-to value as the array it stands for.
+    expect(JSON.stringify(m.step(a, { f: "append", key: "k", value: "z" }, undefined).state)).toBe(
+      '{"k":["x","y","z"]}',
+    );
   });
 
   it("an easy illegal part is reported while a hard part is still unfinished", () => {
