@@ -15,7 +15,7 @@ export const RUNS = 400;
 
 interface Race {
   readonly name: string;
-  /** The race on Moonpool: `pause` is a same-instant yield, `spawn` a task. */
+  /** The race as a simulation: `pause` is a same-instant yield, `spawn` a task. */
   readonly moonpool: (ctx: SimContext) => Promise<unknown>;
   /** The race under fc.scheduler: `pause` is a scheduled resolution. */
   readonly fastCheck: (s: fc.Scheduler) => Promise<unknown>;

@@ -3,7 +3,7 @@
  * cost per unit is compared):
  *
  * - channel ping-pong: two Moonpool tasks exchanging MESSAGES messages over two channels, against
- *   a minimal stepped engine in this file (a FIFO of events, the same quiescence hop as Moonpool's
+ *   a minimal stepped engine in this file (a FIFO of events, the same quiescence hop as our
  *   engine: a resolved promise's reaction queues a `nextTick` that takes the next step).
  * - gossip: N processes over simulated TCP, all-to-all or a fixed fanout, each sending a byte to a
  *   random peer after every random sleep, for a simulated time that keeps the events per seed
@@ -29,7 +29,7 @@ export interface CpuPerEvent {
   readonly events: number;
 }
 
-/** Moonpool: the channel ping-pong of bench/engine.ts, timed by CPU. */
+/** Ours: the channel ping-pong of bench/engine.ts, timed by CPU. */
 export function moonpoolPingPong(): Promise<number> {
   return cpuMs(async () => {
     const rounds = MESSAGES / 2;
@@ -65,7 +65,7 @@ export function moonpoolPingPong(): Promise<number> {
 
 const RESOLVED = Promise.resolve();
 
-/** The smallest engine with Moonpool's quiescence hop: FIFO events, one per step, a hop between steps. */
+/** The smallest engine with the engine's quiescence hop: FIFO events, one per step, a hop between steps. */
 class MiniEngine {
   private readonly callbacks: ((arg: unknown) => void)[] = [];
   private readonly args: unknown[] = [];

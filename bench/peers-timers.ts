@@ -22,7 +22,7 @@ async function runSeed(body: (ctx: SimContext) => Promise<void>): Promise<void> 
   if (report.failedRuns !== 0) throw new Error(`peers timer seed failed:\n${report.toString()}`);
 }
 
-/** Moonpool: TASKS spawned tasks, each SLEEPS random sleeps; with `ring`, a message to the next task after each. */
+/** Ours: TASKS spawned tasks, each SLEEPS random sleeps; with `ring`, a message to the next task after each. */
 export function moonpoolTimers(ring: boolean): Promise<number> {
   return cpuMs(() =>
     runSeed(async (ctx) => {

@@ -1,7 +1,7 @@
 /**
  * Moonpool against the tools people would pick instead, side by side in this process: every ratio
  * is min / median / max over PAIRS interleaved pairs measured by CPU time (process.cpuUsage), with
- * its goal. A ratio above 1 means Moonpool did the same work in less CPU, except the scaling
+ * its goal. A ratio above 1 means we did the same work in less CPU, except the scaling
  * ratios (cost per event at 100 nodes over 3 nodes, whole trace over cursor), where lower is
  * better, and `-j 2` over `-j 1`, a wall-time speedup. Workloads: bench/peers-*.ts.
  */
