@@ -53,28 +53,16 @@ export class PendingOp<T = any> {
     readonly what: string,
     readonly detail: string | number,
   ) {
-    // One module-level executor instead of a closure per operation: it parks the resolving
-    // functions where the constructor picks them up (a waiting operation is the hot path).
-    this.promise = new Promise<T>(captureResolvers);
-    this.resolve = capturedResolve;
-    this.reject = capturedReject;
-    // Not kept past this call: they would hold the last operation's suspended frames alive.
-    capturedResolve = noop;
-    capturedReject = noop;
+    this.promise = new Promise<T>((resolve, reject) => {
+      this.resolve = resolve;
+      this.reject = reject;
+    });
   }
 
   describe(): string {
     const text = `${this.what} ${this.detail}`;
     return this.task !== null ? `${text} (task '${this.task.name}')` : text;
   }
-}
-
-let capturedResolve: (value: any) => void = noop;
-let capturedReject: (error: unknown) => void = noop;
-
-function captureResolvers(resolve: (value: any) => void, reject: (error: unknown) => void): void {
-  capturedResolve = resolve;
-  capturedReject = reject;
 }
 
 function dropResolvers(op: PendingOp): void {
