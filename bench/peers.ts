@@ -4,6 +4,10 @@
  * its goal. A ratio above 1 means we did the same work in less CPU, except the scaling
  * ratios (cost per event at 100 nodes over 3 nodes, whole trace over cursor), where lower is
  * better, and `-j 2` over `-j 1`, a wall-time speedup. Workloads: bench/peers-*.ts.
+ *
+ * Environment: PEERS_PAIRS (default 5), PEERS_ONLY (a comma list of timers, ring, races, pingpong,
+ * gossip, wholetrace, workers, checker), PEERS_J_SEEDS (seeds of each `moonpool run`, default
+ * 120), MOONPOOL_PORCUPINE_KV (Porcupine's test_data/kv/c50-ok.txt; a generated history without).
  */
 import { availableParallelism, loadavg } from "node:os";
 import { checkerPair, moonpoolRunWallMs } from "./peers-campaign.ts";
