@@ -21,7 +21,7 @@ import {
   type OpInput,
   type Operation,
 } from "../packages/sim/src/linearizability/index.ts";
-import { cpuMs, prng } from "./peers-measure.ts";
+import { cpuMs } from "./peers-measure.ts";
 
 const BIN = fileURLToPath(new URL("../packages/sim/bin/moonpool.mjs", import.meta.url));
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
@@ -59,62 +59,11 @@ export function moonpoolRunWallMs(workers: number, seeds: number, isolation: "sh
   });
 }
 
-/** A history whose appends are "x P I y" strings and whose gets return their concatenation (Porcupine's format). */
-function porcupineHistory(): { history: Operation<OpInput, unknown>[]; source: string } {
+/** Porcupine's c50-ok history (appends are "x P I y" strings, gets return their concatenation), or null without the file. */
+function porcupineHistory(): { history: Operation<OpInput, unknown>[]; source: string } | null {
   const file = process.env.MOONPOOL_PORCUPINE_KV ?? "";
-  if (file !== "" && existsSync(file))
-    return { history: parseKnossosHistory(readFileSync(file, "utf8")), source: file };
-  return {
-    history: generatedLike(),
-    source: "generated (set MOONPOOL_PORCUPINE_KV to Porcupine's test_data/kv/c50-ok.txt)",
-  };
-}
-
-/** 50 clients over 10 keys: a linearizable store's history in Porcupine's kv shape, about 3,400 records like c50-ok. */
-function generatedLike(): Operation<OpInput, unknown>[] {
-  const rand = prng(50);
-  const state = new Map<string, string>();
-  const ops: Operation<OpInput, unknown>[] = [];
-  const open: { client: number; input: OpInput; call: number; output?: unknown; applied: boolean }[] = [];
-  const busy = new Set<number>();
-  let pos = 0;
-  let started = 0;
-  const counts = new Map<number, number>();
-  while (started < 1_700 || open.length > 0) {
-    if (started < 1_700 && busy.size < 50 && rand() < 0.5) {
-      let client = Math.floor(rand() * 50);
-      while (busy.has(client)) client = Math.floor(rand() * 50);
-      busy.add(client);
-      const key = String(Math.floor(rand() * 10));
-      const n = counts.get(client) ?? 0;
-      counts.set(client, n + 1);
-      const input: OpInput = rand() < 0.5 ? { f: "get", key } : { f: "append", key, value: `x ${client} ${n} y` };
-      open.push({ client, input, call: pos++, applied: false });
-      started++;
-      continue;
-    }
-    const i = Math.floor(rand() * open.length);
-    const p = open[i]!;
-    if (!p.applied) {
-      p.applied = true;
-      const key = p.input.key!;
-      if (p.input.f === "append") state.set(key, (state.get(key) ?? "") + String(p.input.value));
-      else p.output = state.get(key) ?? "";
-      continue;
-    }
-    open.splice(i, 1);
-    busy.delete(p.client);
-    ops.push({
-      id: 0,
-      client: String(p.client),
-      input: p.input,
-      output: p.input.f === "get" ? p.output : true,
-      callIndex: p.call,
-      returnIndex: pos++,
-      crashed: false,
-    });
-  }
-  return ops.sort((a, b) => a.callIndex - b.callIndex).map((op, id) => ({ ...op, id }));
+  if (file === "" || !existsSync(file)) return null;
+  return { history: parseKnossosHistory(readFileSync(file, "utf8")), source: file };
 }
 
 /** "x 1 0 yx 2 0 y" → ["x 1 0 y", "x 2 0 y"]; "" → null (kvModel's absent key). */
@@ -156,8 +105,10 @@ export interface CheckerPair {
 }
 
 /** CPU of checking the history with kvModel (arrays) and with the string model (same steps). */
-export function checkerPair(): CheckerPair {
-  const { history, source } = porcupineHistory();
+export function checkerPair(): CheckerPair | null {
+  const found = porcupineHistory();
+  if (found === null) return null;
+  const { history, source } = found;
   // kvModel keeps an appended-to value as an array: a put starts one, a get reads one.
   const asArrays = history.map((op) =>
     op.input.f === "get" && op.output !== undefined
