@@ -19,6 +19,8 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   shrink: async () => (await import("./shrink.ts")).benchShrink(),
   coverage: async () => (await import("./coverage.ts")).benchCoverage(),
   "node-io": async () => (await import("./node-io.ts")).benchNodeIo(),
+  peers: async () => (await import("./peers.ts")).benchPeers(),
+  scaling: async () => (await import("./scaling.ts")).benchScaling(),
   paxos: async () => ({ ...(await (await import("../examples/paxos/bench-paxos.ts")).benchPaxos()) }),
 };
 

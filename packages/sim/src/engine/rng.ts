@@ -330,17 +330,36 @@ export interface SeedStreams {
   readonly clock: DrawClock;
 }
 
+/**
+ * A seed's streams; `config` and `select` are seeded at their first use (most seeds draw no swarm
+ * mask and run no `select`). Each stream is derived from the seed and its own key alone, so when
+ * it is made changes none of its values.
+ */
+class LazySeedStreams implements SeedStreams {
+  readonly sim: RandomStream;
+  readonly schedule: RandomStream;
+  readonly clock: DrawClock;
+  private configStream: RandomStream | null = null;
+  private selectStream: RandomStream | null = null;
+
+  constructor(private readonly seed: number) {
+    this.sim = new RandomStream(seed, STREAM_KEYS.sim);
+    this.schedule = new RandomStream(seed, STREAM_KEYS.schedule);
+    this.clock = new DrawClock(this.sim, this.schedule);
+  }
+
+  get config(): RandomStream {
+    return (this.configStream ??= new RandomStream(this.seed, STREAM_KEYS.config));
+  }
+
+  get select(): RandomStream {
+    return (this.selectStream ??= new RandomStream(this.seed, STREAM_KEYS.select));
+  }
+}
+
 export function seedStreams(seed: number): SeedStreams {
   assertSeed(seed);
-  const sim = new RandomStream(seed, STREAM_KEYS.sim);
-  const schedule = new RandomStream(seed, STREAM_KEYS.schedule);
-  return {
-    sim,
-    config: new RandomStream(seed, STREAM_KEYS.config),
-    schedule,
-    select: new RandomStream(seed, STREAM_KEYS.select),
-    clock: new DrawClock(sim, schedule),
-  };
+  return new LazySeedStreams(seed);
 }
 
 /** Deterministic seed number `index` of a campaign with `baseSeed`, in 0 ..= MAX_SEED. */

@@ -76,10 +76,13 @@ export function checkLinearizability<S, I, O>(
   let stoppedBy: CheckResult["stoppedBy"];
   let illegalPart: number | undefined;
   let pending = searches.filter((s) => s.status === "pending");
+  // Both limits hold inside a slice too: a part's turn is cut at the step budget left and at the deadline.
+  const deadlineMs = options.timeoutMs === undefined ? Infinity : started + options.timeoutMs;
   outer: while (pending.length > 0) {
     for (const s of pending) {
       const before = s.steps;
-      const status: PartStatus = s.run(slice);
+      const budget = options.maxSteps === undefined ? slice : Math.min(slice, options.maxSteps - steps);
+      const status: PartStatus = s.run(budget, deadlineMs);
       steps += s.steps - before;
       if (status === "illegal") {
         illegalPart = searches.indexOf(s);
@@ -89,7 +92,7 @@ export function checkLinearizability<S, I, O>(
         stoppedBy = "steps";
         break outer;
       }
-      if (options.timeoutMs !== undefined && wallNowMs() - started >= options.timeoutMs) {
+      if (options.timeoutMs !== undefined && wallNowMs() >= deadlineMs) {
         stoppedBy = "timeout";
         break outer;
       }

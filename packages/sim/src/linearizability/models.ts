@@ -17,6 +17,95 @@ const same = (a: unknown, b: unknown): boolean =>
     b !== null &&
     JSON.stringify(a) === JSON.stringify(b));
 const yes = <S>(state: S): StepResult<S> => ({ ok: true, state });
+
+function textHash(s: string, seed: number): number {
+  let h = seed;
+  for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 0x01000193);
+  return h | 0;
+}
+
+/** A value's 32-bit hash: primitives directly, anything else through its JSON (rare in histories). */
+function valueHash(v: unknown): number {
+  if (typeof v === "string") return textHash(v, 0x811c9dc5);
+  if (typeof v === "number" && Number.isInteger(v)) return Math.imul(v | 0, 0x9e3779b1) ^ 0x2545f491;
+  return textHash(JSON.stringify(v) ?? "undefined", 0x3c6ef372);
+}
+
+const LIST_SEED = 0x6a09e667;
+
+/**
+ * A value kvModel built by appends: a persistent list that shares its prefix, so an append costs
+ * O(1) as a string concatenation does (copying the array at every search step, and keeping every
+ * copy in the memo, was most of the checker's time), with its hash kept as it grows. It prints
+ * (JSON) as the array it stands for.
+ */
+class AppendList {
+  readonly length: number;
+  readonly hash: number;
+  constructor(
+    readonly prev: AppendList | null,
+    readonly value: unknown,
+  ) {
+    this.length = prev === null ? 1 : prev.length + 1;
+    this.hash = Math.imul((prev === null ? LIST_SEED : prev.hash) ^ valueHash(value), 0x01000193) | 0;
+  }
+
+  toJSON(): unknown[] {
+    const out = new Array<unknown>(this.length);
+    let i = this.length - 1;
+    for (let n: AppendList | null = this; n !== null; n = n.prev) out[i--] = n.value;
+    return out;
+  }
+}
+
+/** The same hash for an array as for the AppendList of its elements. */
+function listHash(list: readonly unknown[] | AppendList): number {
+  if (list instanceof AppendList) return list.hash;
+  let h = LIST_SEED;
+  for (const v of list) h = Math.imul(h ^ valueHash(v), 0x01000193) | 0;
+  return h;
+}
+
+function appended(current: readonly unknown[] | AppendList | null, value: unknown): AppendList {
+  if (current === null || current instanceof AppendList) return new AppendList(current, value);
+  let list: AppendList | null = null;
+  for (const v of current) list = new AppendList(list, v);
+  return new AppendList(list, value);
+}
+
+/** Whether an AppendList holds exactly the values of `other` (an AppendList or an array). */
+function sameList(list: AppendList, other: unknown): boolean {
+  if (other instanceof AppendList) {
+    if (other.length !== list.length || other.hash !== list.hash) return false;
+    for (
+      let a: AppendList | null = list, b: AppendList | null = other;
+      a !== null && b !== null;
+      a = a.prev, b = b.prev
+    ) {
+      if (a === b) return true;
+      if (!deepEqual(a.value, b.value)) return false;
+    }
+    return true;
+  }
+  if (!Array.isArray(other) || other.length !== list.length) return false;
+  let i = other.length - 1;
+  for (let n: AppendList | null = list; n !== null; n = n.prev) if (!deepEqual(n.value, other[i--])) return false;
+  return true;
+}
+
+/** Structural equality of JSON-like values without serialising: what `same` confirms with JSON otherwise. */
+function deepEqual(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (typeof a !== "object" || typeof b !== "object" || a === null || b === null) return false;
+  if (a instanceof AppendList) return sameList(a, b);
+  if (b instanceof AppendList) return sameList(b, a);
+  if (Array.isArray(a)) {
+    if (!Array.isArray(b) || a.length !== b.length) return false;
+    for (let i = 0; i < a.length; i++) if (!deepEqual(a[i], b[i])) return false;
+    return true;
+  }
+  return !Array.isArray(b) && JSON.stringify(a) === JSON.stringify(b);
+}
 const no = <S>(state: S): StepResult<S> => ({ ok: false, state });
 
 // A HistoryError, not a plain Error: the history is what has to change, and `moonpool check-history`
@@ -127,23 +216,35 @@ export function kvModel(): DeterministicModel<KvState, Op, unknown> {
         );
       }
       const current = valueOf(state, key);
-      if (input.f === "get") return output === undefined || same(current, output) ? yes(state) : no(state);
+      if (input.f === "get") return output === undefined || deepEqual(current, output) ? yes(state) : no(state);
       if (input.f === "put") return yes({ ...state, [key]: input.value });
       if (input.f === "append") {
-        if (current !== null && !Array.isArray(current)) return no(state);
-        return yes({ ...state, [key]: [...((current as unknown[] | null) ?? []), input.value] });
+        if (current !== null && !Array.isArray(current) && !(current instanceof AppendList)) return no(state);
+        return yes({ ...state, [key]: appended(current as unknown[] | AppendList | null, input.value) });
       }
       return unknownFunction("kv", input.f, "get, put, append");
     },
     partition: partitionByKey,
     // Only puts: an append's effect is seen inside later values, never as its own value.
     prune: pruneUnobservedCrashedWrites(["put"]),
-    hash: (s) =>
-      JSON.stringify(
-        Object.keys(s)
-          .sort()
-          .map((k) => [k, s[k]]),
-      ),
+    // A number (the sum of per-key hashes, so key order does not matter) confirmed by `equal`:
+    // serialising every value at every step made the checker several times slower than the
+    // same search over plain strings.
+    hash: (s) => {
+      let h = 0;
+      for (const k in s) {
+        const v = s[k];
+        const valueId = v instanceof AppendList || Array.isArray(v) ? listHash(v) : valueHash(v);
+        h = (h + Math.imul(textHash(k, 0x811c9dc5) ^ valueId, 0x85ebca6b)) | 0;
+      }
+      return h;
+    },
+    equal: (a, b) => {
+      const keys = Object.keys(a);
+      if (keys.length !== Object.keys(b).length) return false;
+      for (const k of keys) if (!Object.hasOwn(b, k) || !deepEqual(a[k], b[k])) return false;
+      return true;
+    },
     describe: describeOp,
   };
 }

@@ -6,6 +6,7 @@
  */
 import type { Operation } from "./history.ts";
 import type { SearchModel } from "./model.ts";
+import { wallNowMs } from "../engine/natives.ts";
 
 export type PartStatus = "pending" | "linearizable" | "illegal";
 
@@ -43,6 +44,8 @@ interface CacheEntry {
 }
 
 const HEAD = 0;
+/** How often a search with a deadline reads the clock (a power of two): a read costs about a step. */
+const DEADLINE_CHECK_STEPS = 1024;
 
 /** A per-operation 32-bit mix: the linearized set's hash is the XOR over its members. */
 function opHash(id: number): number {
@@ -108,12 +111,17 @@ export class PartSearch<I, O> {
     if (this.remainingReturns === 0) this.status = "linearizable";
   }
 
-  /** Runs at most `maxSteps` search steps; returns the status afterwards. */
-  run(maxSteps: number): PartStatus {
+  /**
+   * Runs at most `maxSteps` search steps, and stops early once the wall clock reaches
+   * `deadlineMs` (read every DEADLINE_CHECK_STEPS steps); returns the status afterwards.
+   */
+  run(maxSteps: number, deadlineMs = Infinity): PartStatus {
     if (this.status !== "pending") return this.status;
     const { entries, model, stack } = this;
     let budget = maxSteps;
     while (budget-- > 0) {
+      if (deadlineMs !== Infinity && (this.steps & (DEADLINE_CHECK_STEPS - 1)) === 0 && wallNowMs() >= deadlineMs)
+        break;
       this.steps++;
       const entry = entries[this.cursor]!;
       if (entry.isCall) {
@@ -124,7 +132,8 @@ export class PartSearch<I, O> {
         const key = result.ok ? model.key(result.state) : this.key;
         // A crashed operation need not take effect; when it would leave the state as it is,
         // placing it explains nothing more than leaving it out, so it is not tried.
-        const useless = result.ok && entry.match === -1 && key === this.key;
+        // Equal keys are confirmed: a model's numeric hash may collide.
+        const useless = result.ok && entry.match === -1 && key === this.key && model.equal(result.state, this.state);
         if (result.ok && !useless && this.remember(entry.op, result.state, key)) {
           stack.push({ entry: this.cursor, state: this.state, key: this.key });
           this.state = result.state;

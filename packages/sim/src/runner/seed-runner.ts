@@ -556,8 +556,8 @@ export class SeedSession {
     this.processLifecycle.stop();
     // Stop every process and workload leftover: a kill, not a graceful stop.
     this.triggerShutdown("runner");
-    for (const p of this.processes) if (p.incarnation !== null) this.world.crash(p.incarnation);
-    for (const w of this.workloads) this.world.crash(w.incarnation);
+    const leftover = this.processes.flatMap((p) => (p.incarnation === null ? [] : [p.incarnation]));
+    this.world.crashAll([...leftover, ...this.workloads.map((w) => w.incarnation)]);
 
     // Timers of crashed actors would only be no-ops: drop them so settling ends when the world is really quiet.
     engine.queue.purgeDead();

@@ -93,7 +93,10 @@ export interface TraceQuery {
   since(name: string, cursor: TraceCursor): readonly TraceEvent[];
   /** How many events named `name` exist so far. */
   count(name: string): number;
-  /** Every event named `name` so far. */
+  /**
+   * Every event named `name` so far (a copy). Read after every step, it makes a seed quadratic in
+   * its facts: invariants keep what they need through `since` (docs/invariants.md).
+   */
   snapshot(name: string): readonly TraceEvent[];
 }
 

@@ -176,6 +176,17 @@ export class World {
   }
 
   /**
+   * Crashes every incarnation at once, as a whole cluster stopping: all are dead before any
+   * connection is reset, so no peer is woken with an error it could only see after its own death
+   * (crashing them one by one made an IoError and a continuation per live peer's pending read).
+   */
+  crashAll(incarnations: readonly Incarnation[]): void {
+    const dying = incarnations.filter((i) => i.alive);
+    for (const incarnation of dying) incarnation.kill();
+    for (const incarnation of dying) this.network.resetConnectionsOf(incarnation);
+  }
+
+  /**
    * Graceful shutdown: abort `ctx.shutdown`, reject the abortable operations it waits on with an
    * `AbortError` so it can flush, then crash it if it is still alive after `gracePeriodMs`.
    * `onForceKill` runs when the grace period expired with the process still alive.

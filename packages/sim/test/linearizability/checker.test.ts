@@ -344,6 +344,48 @@ describe("budgets and interleaving", () => {
     expect(r.stoppedBy).toBe("timeout");
   });
 
+  it("the step budget holds inside a slice: maxSteps 1,000 runs 1,000 steps, not the 2,000 of a default slice", () => {
+    const r = checkLinearizability(kvModel(), hardPart("hard"), { maxSteps: 1_000 });
+    expect(r.stoppedBy).toBe("steps");
+    expect(r.steps).toBe(1_000);
+    const two = [...hardPart("a"), ...hardPart("b")].map((o, id) => ({ ...o, id }));
+    const split = checkLinearizability(kvModel(), two, { maxSteps: 3_000, sliceSteps: 2_000 });
+    expect(split.steps).toBe(3_000);
+    expect(split.parts.map((p) => p.steps)).toEqual([2_000, 1_000]);
+  });
+
+  it("without a budget a part runs whole slices (the limits change nothing else)", () => {
+    const r = checkLinearizability(kvModel(), hardPart("hard"), { maxSteps: 4_000, sliceSteps: 2_000 });
+    expect(r.steps).toBe(4_000);
+  });
+
+  it("the timeout holds inside a slice: a 1 ms limit stops a 10-million-step slice long before its end", () => {
+    const r = checkLinearizability(kvModel(), hardPart("hard"), { timeoutMs: 1, sliceSteps: 10_000_000 });
+    expect(r.stoppedBy).toBe("timeout");
+    expect(r.steps).toBeLessThan(10_000_000);
+  });
+
+  it("kvModel's numeric state hash is confirmed by structural equality: equal states, and colliding ones, are told apart", () => {
+    const m = kvModel();
+    const a = m.step(
+      m.step(m.init(), { f: "append", key: "k", value: "x" }, undefined).state,
+      { f: "append", key: "k", value: "y" },
+      undefined,
+    ).state;
+    const b = m.step(m.init(), { f: "put", key: "k", value: ["x", "y"] }, undefined).state;
+    expect(m.hash!(a)).toBe(m.hash!(b));
+    expect(m.equal!(a, b)).toBe(true);
+    const c = m.step(m.init(), { f: "put", key: "k", value: ["y", "x"] }, undefined).state;
+    expect(m.equal!(a, c)).toBe(false);
+    expect(m.equal!(a, { ...a, other: 1 })).toBe(false);
+    expect(m.step(a, { f: "get", key: "k" }, ["x", "y"]).ok).toBe(true);
+    expect(m.step(a, { f: "get", key: "k" }, ["x"]).ok).toBe(false);
+    // Explanations print an appended-to value as the array it stands for.
+    expect(JSON.stringify(m.step(a, { f: "append", key: "k", value: "z" }, undefined).state)).toBe(
+      '{"k":["x","y","z"]}',
+    );
+  });
+
   it("an easy illegal part is reported while a hard part is still unfinished", () => {
     const easy = ops([
       ["a", { f: "put", key: "easy", value: 1 }, undefined, 100, 101],

@@ -36,7 +36,7 @@ import {
 } from "../errors.ts";
 import type { CliIO } from "../io.ts";
 import { parsePositiveInteger, parseReporters, parseSeed, parseSeedList, parseUntilStable } from "../option-values.ts";
-import { WorkerPool } from "../../runner/pool/worker-pool.ts";
+import { DEFAULT_POOL_GROWTH, WorkerPool } from "../../runner/pool/worker-pool.ts";
 import { isolationFlag } from "../isolation-flag.ts";
 import { resolveIsolation, sharedIsolationNote } from "../../runner/isolation.ts";
 import { EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../../runner/pool/pool-campaign.ts";
@@ -446,7 +446,8 @@ export async function runCommand(filters: readonly string[], flags: RunFlags, io
     1,
     Math.min(settings.workers, Math.max(...prepared.map((p) => p.range.end - p.range.start))),
   );
-  const pool = new WorkerPool(poolSize);
+  // Workers beyond the first start only while the machine has CPU to spare for them (D44).
+  const pool = new WorkerPool(poolSize, { grow: DEFAULT_POOL_GROWTH });
   const coverageDir =
     settings.shard === null ? "coverage" : `coverage.shard-${settings.shard.index}-of-${settings.shard.count}`;
   const coverage = flags.coverage === true ? new CampaignCoverage(settings.fileConfig.rootDir, coverageDir) : null;

@@ -11,6 +11,7 @@
  * spawned as soon as it takes the task, so the next isolated task finds a warm realm
  * (docs/decisions.md, seed isolation).
  */
+import { cpus } from "node:os";
 import { getHeapStatistics } from "node:v8";
 import { Worker, type ResourceLimits } from "node:worker_threads";
 import { newProgressBuffer, progressCellsOf, type ProgressCells } from "../../engine/progress.ts";
@@ -32,6 +33,27 @@ export interface WorkerPoolOptions {
    * CPU the main thread leaves: for helpers of a main thread that works itself (exploration).
    */
   readonly lowPriority?: boolean;
+  /**
+   * Start one worker and add the others one at a time, each once tasks waited while the machine
+   * had `minSpareCores` of idle CPU over at least `sampleMs` (docs/decisions.md D44). On a busy
+   * machine another worker's start-up and messages cost the campaign more than it gains. Absent:
+   * every worker starts at once. Which worker runs a seed never changes its result (D12).
+   */
+  readonly grow?: PoolGrowth;
+}
+
+export interface PoolGrowth {
+  readonly minSpareCores: number;
+  readonly sampleMs: number;
+}
+
+/** The growth `moonpool run` uses: a spare half core over half a second. */
+export const DEFAULT_POOL_GROWTH: PoolGrowth = { minSpareCores: 0.5, sampleMs: 500 };
+
+function idleCpuMs(): number {
+  let total = 0;
+  for (const cpu of cpus()) total += cpu.times.idle;
+  return total;
 }
 
 export interface RunOptions {
@@ -85,6 +107,13 @@ export class WorkerPool {
   private closed = false;
   /** The simulation module fresh workers import ahead of their first task (`prepare`). */
   private warmModule: string | null = null;
+  /** Workers allowed to run tasks at once: `size`, or fewer while a growing pool has not grown. */
+  private target: number;
+  private readonly growth: PoolGrowth | null;
+  private idleSampleMs = 0;
+  private idleSampleAtMs = 0;
+  /** Workers spawned so far, successors and replacements included. */
+  spawned = 0;
 
   constructor(
     readonly size: number,
@@ -96,7 +125,29 @@ export class WorkerPool {
     this.resourceLimits = options.resourceLimits ?? {
       maxOldGenerationSizeMb: Math.ceil(getHeapStatistics().heap_size_limit / 2 ** 20),
     };
-    for (let i = 0; i < size; i++) this.slots.push(this.spawn());
+    this.growth = options.grow ?? null;
+    this.target = this.growth === null ? size : 1;
+    for (let i = 0; i < this.target; i++) this.slots.push(this.spawn());
+    this.idleSampleMs = this.growth === null ? 0 : idleCpuMs();
+    this.idleSampleAtMs = performance.now();
+  }
+
+  /** Adds a worker when tasks wait for one and the machine had a spare core since the last sample. */
+  private growIfSpare(): void {
+    const growth = this.growth;
+    if (growth === null || this.target >= this.size || this.closed || this.queue.length === 0) return;
+    // Only when the workers allowed are all busy (an idle warm successor of isolation does not count).
+    if (this.slots.filter((s) => s.current !== null).length < this.target) return;
+    const nowMs = performance.now();
+    const elapsedMs = nowMs - this.idleSampleAtMs;
+    if (elapsedMs < growth.sampleMs) return;
+    const idleMs = idleCpuMs();
+    const spareCores = elapsedMs > 0 ? (idleMs - this.idleSampleMs) / elapsedMs : Infinity;
+    this.idleSampleMs = idleMs;
+    this.idleSampleAtMs = nowMs;
+    if (spareCores < growth.minSpareCores) return;
+    this.target++;
+    this.slots.push(this.spawn());
   }
 
   /**
@@ -169,6 +220,7 @@ export class WorkerPool {
   }
 
   private spawn(): Slot {
+    this.spawned++;
     const preloaded = this.warmModule;
     const progress = newProgressBuffer();
     const worker = new Worker(BOOTSTRAP_URL, {
@@ -279,10 +331,16 @@ export class WorkerPool {
   }
 
   private pump(): void {
+    this.assign();
+    // After assigning: growth is for tasks that still wait with every allowed worker busy.
+    this.growIfSpare();
+  }
+
+  private assign(): void {
     for (const slot of [...this.slots]) {
       if (this.queue.length === 0) return;
-      // Spare realms wait warm: never more tasks at once than the pool's size.
-      if (this.slots.filter((s) => s.current !== null).length >= this.size) return;
+      // Spare realms wait warm: never more tasks at once than the pool's size (or growth's target).
+      if (this.slots.filter((s) => s.current !== null).length >= this.target) return;
       if (!slot.ready || slot.current !== null) continue;
       // Tasks start in queue order: an isolated one waits for a fresh realm of its module.
       const head = this.queue[0]!;
