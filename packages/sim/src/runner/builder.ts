@@ -11,14 +11,14 @@ import { resolveExplorationConfig, type ExplorationConfig } from "../explore/con
 import { checkSimulationSource, type SimulationSource } from "./simulation-source.ts";
 import { checkRecipe, parseRecipe, type Recipe } from "../engine/recipe.ts";
 import { NO_OVERRIDES, parseOverrides, withOverrides, type TimelineOverrides } from "./shrink/overrides.ts";
-import { checkDeterminism, type DeterminismOptions, type DeterminismReport } from "./determinism.ts";
+import { checkDeterminism, seedsForCheck, type DeterminismOptions, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
 import { Campaign } from "./campaign.ts";
 import { PROCESS_ERROR_MODES, type ProcessErrorMode } from "./process-errors.ts";
-import { configSeedPlan, seedAt } from "./seed-plan.ts";
 import { applyChaosEntries, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
 import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";
+import { checkDnsOptions, dnsConfigFields, NO_DNS_SETTING, type DnsOptions, type DnsSetting } from "./dns-options.ts";
 import type { ClockConfig } from "../world/clock-config.ts";
 import type { StorageConfig } from "../world/storage/config.ts";
 import type { NetworkConfig } from "../world/network/config.ts";
@@ -82,6 +82,7 @@ export class SimulationBuilder {
   private chaosPlan: ChaosPlan = NO_CHAOS;
   private networkFaultsSetting: NetworkFaultsSetting = "baseline";
   private clockFaultsSetting: ClockFaultsSetting = "none";
+  private dnsSetting: DnsSetting = NO_DNS_SETTING;
   private storageFaultsSetting: StorageConfig | null = null;
   private chaosDurationMs: number | null = null;
   private injectorFactory: (() => FaultInjector) | null = null;
@@ -215,6 +216,12 @@ export class SimulationBuilder {
    */
   clockFaults(setting: "none" | ClockConfig): this {
     this.clockFaultsSetting = checkClockFaultsSetting(setting);
+    return this;
+  }
+
+  /** Host aliases (`{ db: "postgres-0" }`) and DNS faults without `Chaos.dns` (docs/node-runtime.md, "Host names"). */
+  dns(options: DnsOptions): this {
+    this.dnsSetting = checkDnsOptions(options, this.dnsSetting);
     return this;
   }
 
@@ -519,15 +526,7 @@ export class SimulationBuilder {
    */
   async checkDeterminism(options: DeterminismOptions = {}): Promise<DeterminismReport> {
     const config = this.build();
-    return checkDeterminism(config, this.seedsForCheck(config), options);
-  }
-
-  /** The campaign's seeds from base seed 0 by default; an until-stable campaign checks its debug seeds (at least one seed). */
-  private seedsForCheck(config: SimulationConfig): number[] {
-    if (this.replay !== null) return [this.replay.seed];
-    const plan = configSeedPlan(config, config.baseSeed ?? 0);
-    const count = plan.kind === "fixed" ? plan.count : Math.max(config.debugSeeds.length, 1);
-    return Array.from({ length: count }, (_, i) => seedAt(plan, i));
+    return checkDeterminism(config, seedsForCheck(config, this.replay?.seed), options);
   }
 
   /** The validated configuration (used by `run()` and by the explorer). */
@@ -568,6 +567,7 @@ export class SimulationBuilder {
         chaos: this.chaosPlan,
         networkFaults: this.networkFaultsSetting,
         clockFaults: this.clockFaultsSetting,
+        ...dnsConfigFields(this.dnsSetting),
         storageFaults: this.storageFaultsSetting,
         chaosDurationMs: this.chaosDurationMs,
         faultFactory: this.injectorFactory,
