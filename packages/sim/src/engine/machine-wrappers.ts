@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { GuardedGlobal } from "./guarded-globals.ts";
+import { withSyncWasm } from "./sync-wasm.ts";
 
 /** The wrapping primitives of `escape-guard.ts`. */
 export interface WrapKit {
@@ -245,7 +246,8 @@ export function installMachineWrappers(kit: WrapKit): void {
   }
 
   for (const target of [globalThis as Record<string, unknown>, require("node:http") as Record<string, unknown>]) {
-    const websocket = target.WebSocket as object | undefined;
+    // Node 22's lazy WebSocket global loads its undici: with its parser compiled before any seed.
+    const websocket = withSyncWasm(() => target.WebSocket) as object | undefined;
     if (websocket !== undefined) kit.patch(target, "WebSocket", kit.klass("WebSocket", websocket, "WebSocket"));
   }
   installAsyncAndProcessGuards(kit);

@@ -7,7 +7,9 @@
  * (what `undici.request`, `undici.fetch` and `getGlobalDispatcher()` use) is replaced by a router
  * that hands a simulated process's requests to its agent and everything else to the original one.
  */
+import { Duplex } from "node:stream";
 import { activeVirtualDispatch, markTakeover, nativeOf } from "../../engine/escape-guard.ts";
+import { natives } from "../../engine/natives.ts";
 import { currentVirtualProcess } from "../node-runtime/runtime.ts";
 import { currentNodeHost, onHostRegistered } from "./ambient.ts";
 import { simConnect } from "./install.ts";
@@ -64,6 +66,42 @@ function agentClass(): AgentClass {
   }
   Agent = constructor;
   return Agent;
+}
+
+let parserReady = false;
+
+/**
+ * Before a seed: if an undici is loaded, waits (on the real loop, outside any seed) until its
+ * HTTP parser exists. undici compiles it in the background when it loads; loaded outside a seed
+ * (Node 22 loads its undici for the `WebSocket` global, tools load it at startup) it may still be
+ * compiling when a seed's first connection needs it, which would then wait for the real loop. One
+ * request on a stand-in socket ends once undici writes it, that is, once the parser is ready.
+ */
+export async function settleUndiciParser(): Promise<void> {
+  if (parserReady || (!nodeUndiciLoaded() && globals[GLOBAL_DISPATCHER] === undefined)) return;
+  const SimAgent = agentClass();
+  // A background compile does not keep Node's loop alive: a real timer does, while it finishes.
+  const keepAlive = natives.setTimeout(() => {}, 60_000);
+  await new Promise<void>((resolve) => {
+    const socket = new Duplex({
+      read() {},
+      write(_chunk, _encoding, callback) {
+        callback();
+        socket.destroy();
+        resolve();
+      },
+    });
+    // undici 7 ignores a connect that calls back before it returns.
+    const connect = (_options: unknown, callback: AnyFunction) => process.nextTick(callback, null, socket);
+    const agent = new SimAgent({ connect });
+    const done = () => resolve();
+    agent.dispatch(
+      { origin: "http://parser.invalid", path: "/", method: "GET" },
+      { onConnect() {}, onHeaders: () => true, onData: () => true, onComplete: done, onError: done },
+    );
+  });
+  natives.clearTimeout(keepAlive);
+  parserReady = true;
 }
 
 /** undici's `connect(options, callback)`: a simulated socket of `host`, or undici's connect timeout. */

@@ -9,7 +9,7 @@ import { type VirtualCall, type VirtualDispatch, whileLoading } from "../../engi
 import { natives } from "../../engine/natives.ts";
 import { RandomStream } from "../../engine/rng.ts";
 import * as random from "./crypto.ts";
-import { compileNow, instantiateNow } from "./wasm.ts";
+import { compileNow, instantiateNow } from "../../engine/sync-wasm.ts";
 
 /** Key of the load-time stream ("moduleld"). */
 const LOAD_STREAM_KEY = 0x6d6f64756c656c64n;
