@@ -70,7 +70,12 @@ describe("fetch over the simulated network", () => {
       async (ctx) => {
         const bodies: unknown[] = [];
         for (let i = 0; i < 3; i++) {
-          const response = await fetch(`http://api:${PORT}/n${i}`, { method: i === 2 ? "POST" : "GET" });
+          const post = {
+            method: "POST",
+            body: JSON.stringify({ n: i }),
+            headers: { "content-type": "application/json" },
+          };
+          const response = await fetch(`http://api:${PORT}/n${i}`, i === 2 ? post : {});
           bodies.push([response.status, response.headers.get("content-type"), await response.json()]);
           // undici frees the connection on an immediate after the body ended: a request made at once
           // would find it busy and open a second one, in Node too.

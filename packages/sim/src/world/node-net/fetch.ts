@@ -8,7 +8,7 @@
  * that hands a simulated process's requests to its agent and everything else to the original one.
  */
 import { Duplex } from "node:stream";
-import { activeVirtualDispatch, markTakeover, nativeOf } from "../../engine/escape-guard.ts";
+import { activeVirtualDispatch, markTakeover, nativeOf, runUnguarded } from "../../engine/escape-guard.ts";
 import { natives } from "../../engine/natives.ts";
 import { currentVirtualProcess } from "../node-runtime/runtime.ts";
 import { currentNodeHost, onHostRegistered } from "./ambient.ts";
@@ -142,6 +142,7 @@ function connector(host: NodeNetHost) {
 function agentFor(host: NodeNetHost): Dispatcher {
   let agent = agents.get(host);
   if (agent === undefined) {
+    warmStreams();
     const SimAgent = agentClass();
     const inner = new SimAgent({ connect: connector(host), headersTimeout: 0, bodyTimeout: 0 });
     const dispatch = inner.dispatch.bind(inner);
@@ -156,6 +157,19 @@ function agentFor(host: NodeNetHost): Dispatcher {
     agents.set(host, agent);
   }
   return agent;
+}
+
+let streamsWarm = false;
+
+/**
+ * Node's web streams read pristine builtins from a context of their own (`vm.runInNewContext`,
+ * made once and cached by Node) when a body's reader is released: made here with the guard down,
+ * once per realm, it is not an escape of the first seed that reads a body.
+ */
+function warmStreams(): void {
+  if (streamsWarm) return;
+  streamsWarm = true;
+  runUnguarded(() => new ReadableStream().getReader().releaseLock());
 }
 
 /** The calling simulated process, when it runs with the virtual runtime (undici needs its timers). */
