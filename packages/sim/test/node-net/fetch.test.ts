@@ -251,6 +251,13 @@ describe("fetch over the simulated network", () => {
     expect(new Set(a.seeds.map((s) => s.traceHash)).size).toBe(6);
   });
 
+  it("seed isolation: a seed run alone gives the hash it had after other fetch seeds in this realm", async () => {
+    const campaign = await chaotic(33, []).run();
+    const last = campaign.seeds[campaign.seeds.length - 1]!;
+    const alone = await chaotic(33, []).setDebugSeeds([last.seed]).setIterations(1).run();
+    expect(alone.seeds[0]!.traceHash).toBe(last.traceHash);
+  });
+
   it("outside a seed, fetch is Node's own", async () => {
     const server = http.createServer((_req, res) => res.end("real"));
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
