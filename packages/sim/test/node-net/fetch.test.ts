@@ -18,6 +18,11 @@ function api(connections: number[] = []) {
     run: async (ctx: SimContext) => {
       const server = http.createServer((req, res) => {
         if (req.url === "/hang") return;
+        if (req.url === "/stall") {
+          res.writeHead(200, { "content-type": "text/plain" });
+          res.write("part");
+          return;
+        }
         if (req.url === "/slow") {
           setTimeout(() => res.end("late"), 2_000);
           return;
@@ -58,6 +63,7 @@ function twoServices(results: unknown[], body: (ctx: SimContext) => Promise<unkn
     .workload({ name: "w", run: async (ctx) => void (await ctx.time.sleep(6_000)) })
     .nodeRuntime()
     .networkFaults("none")
+    .setBaseSeed(3)
     .setIterations(1);
 }
 
@@ -194,6 +200,27 @@ describe("fetch over the simulated network", () => {
     const [timedOut, late] = results[0] as [string, string];
     expect(timedOut).toMatch(/^UND_ERR_HEADERS_TIMEOUT at 10[0-2]\d$/);
     expect(late).toMatch(/^200 late at 30[0-2]\d$/);
+  });
+
+  it("bodyTimeout and AbortController: undici's UND_ERR_BODY_TIMEOUT, an AbortError, on simulated time", async () => {
+    const results: unknown[] = [];
+    const report = await twoServices(results, async (ctx) => {
+      const start = ctx.time.now();
+      const stalled = await undici
+        .request(`http://api:${PORT}/stall`, { bodyTimeout: 1_000 })
+        .then((r) => r.body.text())
+        .catch((error: unknown) => error);
+      const stalledAt = Math.round(ctx.time.now() - start);
+      const controller = new AbortController();
+      setTimeout(() => controller.abort(), 200);
+      const abortStart = ctx.time.now();
+      const aborted = await fetch(`http://api:${PORT}/hang`, { signal: controller.signal }).catch(
+        (error: Error) => `${error.name} after ${Math.round(ctx.time.now() - abortStart)} ms`,
+      );
+      return [(stalled as { code?: string }).code ?? stalled, stalledAt >= 1_000 && stalledAt < 1_030, aborted];
+    }).run();
+    expect(report.failedRuns, report.toString()).toBe(0);
+    expect(results).toEqual([["UND_ERR_BODY_TIMEOUT", true, "AbortError after 200 ms"]]);
   });
 
   it("the undici package: request, fetch and stream through the global dispatcher reach the simulated service", async () => {

@@ -42,22 +42,16 @@ function nodeUndiciLoaded(): boolean {
 }
 
 /**
- * Node's undici `Agent` class (Node does not export it). Loading Node's undici installs a default
- * `Agent` as the global dispatcher unless one exists, so the load runs with the slot emptied for a
- * moment (an `undici` package imported first has filled it) and the class is that agent's. Reading
- * `Headers` loads it without any I/O. If Node's undici was loaded after the package's, the package's
- * class serves (its parser compiled at import: `load-randomness.ts`).
+ * The undici `Agent` class of the global dispatcher: Node's own (Node does not export it; loading its
+ * undici installs a default `Agent` there unless one exists, and reading `Headers` loads it without
+ * any I/O), or the `undici` package's when the package was loaded first and filled the slot, whose
+ * agent a service's `fetch` then uses in Node too.
  */
 function agentClass(): AgentClass {
   if (Agent !== null) return Agent;
-  let dispatcher = router === null ? globals[GLOBAL_DISPATCHER] : original;
-  if (!nodeUndiciLoaded()) {
-    const previous = globals[GLOBAL_DISPATCHER];
-    if (previous !== undefined) globals[GLOBAL_DISPATCHER] = undefined;
+  if (globals[GLOBAL_DISPATCHER] === undefined && !nodeUndiciLoaded())
     void (globalThis as { Headers?: unknown }).Headers;
-    dispatcher = globals[GLOBAL_DISPATCHER];
-    if (previous !== undefined) globals[GLOBAL_DISPATCHER] = previous;
-  }
+  const dispatcher = router === null ? globals[GLOBAL_DISPATCHER] : original;
   const constructor = dispatcher?.constructor as AgentClass | undefined;
   if (constructor === undefined || constructor.name !== "Agent") {
     throw new Error(
