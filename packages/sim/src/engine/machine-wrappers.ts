@@ -8,7 +8,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { GuardedGlobal } from "./guarded-globals.ts";
-import { withSyncWasm } from "./sync-wasm.ts";
+import { compiledAtInstall, instantiateNow, withSyncWasm } from "./sync-wasm.ts";
 
 /** The wrapping primitives of `escape-guard.ts`. */
 export interface WrapKit {
@@ -282,6 +282,14 @@ function installAsyncAndProcessGuards(kit: WrapKit): void {
   if (wasm !== undefined) {
     for (const key of ["compile", "instantiate", "compileStreaming", "instantiateStreaming"])
       kit.method(wasm, key, "crypto.async", `WebAssembly.${key}`);
+    // undici's loader (Node 22 loads it for WebSocket, read above) instantiates the parser it
+    // compiled a microtask later: that instance is made at once, whatever runs by then.
+    const guardedInstantiate = wasm.instantiate as (...args: unknown[]) => unknown;
+    const instantiate = function instantiate(this: unknown, ...args: unknown[]) {
+      return compiledAtInstall(args[0]) ? instantiateNow(args) : guardedInstantiate.apply(this, args);
+    };
+    kit.mark(instantiate);
+    kit.patch(wasm, "instantiate", instantiate);
   }
 
   for (const key of ["kill", "_kill", "execve"]) kit.method(process, key, "child_process", `process.${key}`);

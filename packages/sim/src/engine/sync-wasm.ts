@@ -38,13 +38,25 @@ export function instantiateNow(args: readonly unknown[]): Promise<unknown> {
   });
 }
 
+/** Modules `withSyncWasm` compiled: their loader instantiates them a microtask later, outside `body`. */
+const compiledWhileInstalling = new WeakSet<object>();
+
+/** Whether `module` was compiled while the guard installed (part of loading Node, not a seed's call). */
+export function compiledAtInstall(module: unknown): boolean {
+  return typeof module === "object" && module !== null && compiledWhileInstalling.has(module);
+}
+
 /**
  * Runs `body` with the two compiled synchronously: for a read of a lazy global that loads Node's
  * undici (Node 22's `WebSocket`) while the guard installs, so its parser is ready before any seed.
  */
 export function withSyncWasm<T>(body: () => T): T {
   const { compile, instantiate } = wasm;
-  wasm.compile = (...args) => compileNow(args);
+  wasm.compile = (...args) =>
+    compileNow(args).then((module) => {
+      compiledWhileInstalling.add(module);
+      return module;
+    });
   wasm.instantiate = (...args) => instantiateNow(args);
   try {
     return body();
