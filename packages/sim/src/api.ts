@@ -6,6 +6,7 @@
  */
 export * from "@moonpool/core";
 export { SimulationBuilder } from "./runner/builder.ts";
+export type { NodeFsSettings } from "./runner/node-fs-settings.ts";
 export {
   WorkloadCount,
   type Process,

@@ -206,6 +206,7 @@ export function createProgram(): Command {
     .option("--faults", "print every injected fault (default: folded into count lines)")
     .option("--full", "print the trace to the end of the run (default: stop shortly after the failure)")
     .option("--no-trace", "print only the outcome, not the trace")
+    .option("--no-slice", "do not print the failure's causal slice (its happens-before past) after the trace")
     .option("--from <report.json>", "replay a failure recorded in a JSON report")
     .option("--failure <n>", "with --from: which failure (default 1)")
     .option("--html", "also write the timeline page (a self-contained HTML file) into the report directory")

@@ -99,7 +99,7 @@ export const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
     "builder.nodeRuntime() (a simulated process's fetch then runs over the simulated network), or http.request and http.get",
   dgram: "ctx.network",
   dns: "builder.nodeRuntime() (simulated host names such as api-0), or addresses from ctx.topology",
-  fs: "ctx.storage (synchronous reads inside the project directory and node_modules stay open)",
+  fs: "ctx.storage or builder.nodeFs() (synchronous reads inside the project directory and node_modules stay open)",
   child_process: "more simulated processes (builder.processes)",
   "process.dlopen":
     "a JavaScript implementation behind a provider interface with a simulated implementation (a native addon's threads and I/O run outside simulated time)",

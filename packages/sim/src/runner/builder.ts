@@ -11,10 +11,13 @@ import { resolveExplorationConfig, type ExplorationConfig } from "../explore/con
 import { checkSimulationSource, type SimulationSource } from "./simulation-source.ts";
 import { checkRecipe, parseRecipe, type Recipe } from "../engine/recipe.ts";
 import { NO_OVERRIDES, parseOverrides, withOverrides, type TimelineOverrides } from "./shrink/overrides.ts";
-import { checkDeterminism, seedsForCheck, type DeterminismOptions, type DeterminismReport } from "./determinism.ts";
+import { checkDeterminism, type DeterminismOptions, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
+import type { NodeFsOptions } from "../world/node-fs/index.ts";
+import { checkNodeFsSettings, withNodeRuntime, type NodeFsSettings } from "./node-fs-settings.ts";
 import { Campaign } from "./campaign.ts";
 import { PROCESS_ERROR_MODES, type ProcessErrorMode } from "./process-errors.ts";
+import { seedsForCheck } from "./seed-plan.ts";
 import { applyChaosEntries, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
 import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";
@@ -74,6 +77,7 @@ export class SimulationBuilder {
   private readonly allowed = new Set<string>();
   private consoleCapture = true;
   private virtualRuntime = false;
+  private fsOptions: NodeFsOptions | null = null;
   private isolationMode: IsolationMode | undefined = undefined;
   private processErrorMode: ProcessErrorMode = "failSeed";
   private maxStepsAtInstant = DEFAULT_MAX_STEPS_PER_INSTANT;
@@ -117,11 +121,10 @@ export class SimulationBuilder {
   }
 
   /**
-   * Registers one role laid out as a cluster: `config` gives datacenters, zones
-   * per datacenter, machines per zone and processes per machine, each fixed or `[min, max]` drawn
-   * per seed; the group's size is their product. It is an ordinary group otherwise (named after
-   * the process, `10.0.{n}.x` addresses, `.tags()` applies to it), and only its processes have a
-   * locality (`ctx.topology.myLocality`, `ipsInDomain`, ...). Other `.processes()` groups can sit
+   * Registers one role laid out as a cluster: `config` gives datacenters, zones per datacenter, machines per zone and
+   * processes per machine, each fixed or `[min, max]` drawn per seed; the group's size is their product. It is an
+   * ordinary group otherwise (named after the process, `10.0.{n}.x` addresses, `.tags()` applies to it), and only its
+   * processes have a locality (`ctx.topology.myLocality`, `ipsInDomain`, ...). Other `.processes()` groups can sit
    * beside it; one cluster per simulation.
    */
   cluster(config: LocalityConfig, factory: () => Process): this {
@@ -147,10 +150,10 @@ export class SimulationBuilder {
   }
 
   /**
-   * Latency that grows with distance between the cluster's processes: every connect and chunk
-   * between two located processes gets a draw from the range of their distance (same machine <
-   * same zone < same datacenter < across datacenters), on top of the network's own latency.
-   * Without arguments: `DEFAULT_LINK_LATENCY`. Needs `.cluster(...)`.
+   * Latency that grows with distance between the cluster's processes: every connect and chunk between two located
+   * processes gets a draw from the range of their distance (same machine < same zone < same datacenter < across
+   * datacenters), on top of the network's own latency. Without arguments: `DEFAULT_LINK_LATENCY`. Needs
+   * `.cluster(...)`.
    */
   linkLatency(config: LinkLatencyConfig = DEFAULT_LINK_LATENCY): this {
     this.linkLatencyConfig = checkLinkLatency(config);
@@ -158,12 +161,11 @@ export class SimulationBuilder {
   }
 
   /**
-   * Chaos surfaces, e.g. `[Chaos.network("swarm"), Chaos.buggifyKnobs()]`. Entries accumulate over
-   * calls; a later entry overrides an earlier one for the same surface. Without a network entry
-   * every seed runs the baseline network faults (see `networkFaults`); without a storage
-   * entry (`Chaos.storage(mode)`) storage faults are off; without `Chaos.attrition(config, mode)`
-   * no process is rebooted (except by a fault injector). Attrition entries are kept one per victim
-   * pool (a later entry for the same victims replaces the earlier one).
+   * Chaos surfaces, e.g. `[Chaos.network("swarm"), Chaos.buggifyKnobs()]`. Entries accumulate over calls; a later entry
+   * overrides an earlier one for the same surface. Without a network entry every seed runs the baseline network faults
+   * (see `networkFaults`); without a storage entry (`Chaos.storage(mode)`) storage faults are off; without
+   * `Chaos.attrition(config, mode)` no process is rebooted (except by a fault injector). Attrition entries are kept one
+   * per victim pool (a later entry for the same victims replaces the earlier one).
    */
   enableChaos(entries: readonly Chaos[]): this {
     this.chaosPlan = applyChaosEntries(this.chaosPlan, entries);
@@ -171,11 +173,10 @@ export class SimulationBuilder {
   }
 
   /**
-   * The chaos window: `durationMs` of simulated time from the start of the run phase. At its end
-   * the world enters recovery mode: no new fault of any configuration-driven family, every
-   * partition healed, fault injectors stopped; damage already done stays. Leave the workload a
-   * recovery segment after it. Without it, configuration faults last the whole run and fault
-   * injectors never run.
+   * The chaos window: `durationMs` of simulated time from the start of the run phase. At its end the world enters
+   * recovery mode: no new fault of any configuration-driven family, every partition healed, fault injectors stopped;
+   * damage already done stays. Leave the workload a recovery segment after it. Without it, configuration faults last
+   * the whole run and fault injectors never run.
    */
   chaosDuration(durationMs: number): this {
     if (typeof durationMs !== "number" || !(durationMs > 0) || !Number.isFinite(durationMs)) {
@@ -209,10 +210,9 @@ export class SimulationBuilder {
   }
 
   /**
-   * Clock faults when there is no `Chaos.clock` entry: "none" (the default: every wall clock
-   * exact) or a fixed `ClockConfig` every seed runs with (per-process offsets, rate errors and
-   * steps are still drawn per seed within it). See `world/clock-config.ts` for what each clock
-   * promises.
+   * Clock faults when there is no `Chaos.clock` entry: "none" (the default: every wall clock exact) or a fixed
+   * `ClockConfig` every seed runs with (per-process offsets, rate errors and steps are still drawn per seed within it).
+   * See `world/clock-config.ts` for what each clock promises.
    */
   clockFaults(setting: "none" | ClockConfig): this {
     this.clockFaultsSetting = checkClockFaultsSetting(setting);
@@ -402,10 +402,9 @@ export class SimulationBuilder {
   }
 
   /**
-   * Lets simulated code call one guarded global (e.g. "Date" for a library that formats dates) or
-   * one real-I/O module ("fs", "net", "http", "fetch", "dns", ...: see GUARDED_GLOBALS). The result
-   * is real and unreplayable, and real I/O completes outside simulated time: allow only what
-   * cannot affect behaviour (a debug log file, say).
+   * Lets simulated code call one guarded global (e.g. "Date" for a library that formats dates) or one real-I/O
+   * module ("fs", "net", "http", "fetch", "dns", ...: see GUARDED_GLOBALS). The result is real and unreplayable, and
+   * real I/O completes outside simulated time: allow only what cannot affect behaviour (a debug log file, say).
    */
   allowGlobal(name: string): this {
     if (!(GUARDED_GLOBALS as readonly string[]).includes(name)) {
@@ -418,22 +417,27 @@ export class SimulationBuilder {
   }
 
   /**
-   * Runs unmodified Node code: timers, Date, performance.now, process.hrtime, Math.random and crypto
-   * randomness called by simulated code answer from the calling process's virtual clock, timers and
-   * random stream instead of failing the seed (docs/node-runtime.md). Real I/O still fails it.
+   * Runs unmodified Node code: timers, Date, performance.now, process.hrtime, Math.random and crypto randomness of
+   * simulated code answer from the calling process's virtual clock, timers and random stream, and `fetch`, undici and
+   * `dns` from the simulated network and host names, instead of failing the seed (docs/node-runtime.md).
    */
   nodeRuntime(enabled = true): this {
     this.virtualRuntime = enabled;
     return this;
   }
 
+  /** Simulated processes' `node:fs` runs on their machine's simulated disk (needs nodeRuntime(); docs/node-runtime.md). */
+  nodeFs(settings: NodeFsSettings = {}): this {
+    this.fsOptions = checkNodeFsSettings(settings);
+    return this;
+  }
+
   /**
-   * How seeds on workers are kept apart (`moonpool run`, `run({ workers })`): "seed" runs every
-   * seed (every root seed when exploring) in a fresh realm, so module-level state of the
-   * simulation and its libraries never carries from one seed to the next; "shared" reuses a
-   * realm for many seeds (faster; a seed may then depend on the seeds before it, and the report
-   * says so). Default: "seed". An in-thread `run()` (no workers) runs every seed in this one
-   * realm whatever the mode, and its report says so (docs/decisions.md D21).
+   * How seeds on workers are kept apart (`moonpool run`, `run({ workers })`): "seed" runs every seed (every root
+   * seed when exploring) in a fresh realm, so module-level state of the simulation and its libraries never carries
+   * from one seed to the next; "shared" reuses a realm for many seeds (faster; a seed may then depend on the seeds
+   * before it, and the report says so). Default: "seed". An in-thread `run()` (no workers) runs every seed in this
+   * one realm whatever the mode, and its report says so (docs/decisions.md D21).
    */
   isolation(mode: IsolationMode): this {
     this.isolationMode = checkIsolationMode(mode, "isolation(mode)");
@@ -471,15 +475,14 @@ export class SimulationBuilder {
   }
 
   /**
-   * Explore each root seed in depth: branch timelines at assertion discoveries (see
-   * explore/frontier.ts for the policy). Needs factory-built workloads.
+   * Explore each root seed in depth: branch timelines at assertion discoveries (see explore/frontier.ts for the
+   * policy). Needs factory-built workloads.
    *
-   * `workers` (default 0): 0 explores every root seed in this thread; N > 0 shares the root seeds
-   * of each round of 8 with a pool of N worker threads, started once the machine has a spare core
-   * (`os.availableParallelism() - 1` leaves this thread its own core). The outcome (bugs, recipes,
-   * statistics) is the same for every N: every root of a round starts from the table as it was at
-   * the round's start, and the roots are merged in seed order. Workers rebuild the simulation
-   * themselves, so they need `simulationSource`.
+   * `workers` (default 0): 0 explores every root seed in this thread; N > 0 shares the root seeds of each round of 8
+   * with a pool of N worker threads, started once the machine has a spare core (`os.availableParallelism() - 1`
+   * leaves this thread its own core). The outcome (bugs, recipes, statistics) is the same for every N: every root of
+   * a round starts from the table as it was at the round's start, and the roots are merged in seed order. Workers
+   * rebuild the simulation themselves, so they need `simulationSource`.
    */
   enableExploration(config: Partial<ExplorationConfig> = {}): this {
     this.exploration = resolveExplorationConfig(config);
@@ -487,12 +490,11 @@ export class SimulationBuilder {
   }
 
   /**
-   * Where worker threads rebuild this simulation from (closures cannot cross threads): the
-   * module (absolute path or `file:` URL; `import.meta.url` inside it) and the name of its export
-   * that builds exactly this simulation — a function returning this SimulationBuilder (called
-   * without arguments), a `defineSimulation({ name, build })`, or the builder instance itself.
-   * Settings added to the builder after that export are not seen by the workers: `run()` compares
-   * the two configurations and refuses a mismatch. Needed by `enableExploration({ workers: N })`.
+   * Where worker threads rebuild this simulation from (closures cannot cross threads): the module (absolute path or
+   * `file:` URL; `import.meta.url` inside it) and the name of its export that builds exactly this simulation — a
+   * function returning this SimulationBuilder (called without arguments), a `defineSimulation({ name, build })`, or
+   * the builder instance itself. Settings added to the builder after that export are not seen by the workers:
+   * `run()` compares the two configurations and refuses a mismatch. Needed by `enableExploration({ workers: N })`.
    */
   simulationSource(module: string, exportName: string): this {
     this.source = checkSimulationSource(module, exportName, "simulationSource(module, exportName)");
@@ -519,14 +521,14 @@ export class SimulationBuilder {
   }
 
   /**
-   * Runs every seed of the configured campaign twice and compares them draw by draw; returns the
-   * first divergence found (with the stacks of the diverging draw), or null when all seeds match.
-   * With `{ against: report }` (an earlier run) it checks that run's seeds instead: it warns first
-   * when the run was made with another Node or V8, then compares each seed's hash with the recorded one.
+   * Runs every seed of the configured campaign twice and compares them draw by draw; returns the first divergence
+   * found (with the stacks of the diverging draw), or null when all seeds match. With `{ against: report }` (an
+   * earlier run) it checks that run's seeds instead: it warns first when the run was made with another Node or V8,
+   * then compares each seed's hash with the recorded one.
    */
   async checkDeterminism(options: DeterminismOptions = {}): Promise<DeterminismReport> {
     const config = this.build();
-    return checkDeterminism(config, seedsForCheck(config, this.replay?.seed), options);
+    return checkDeterminism(config, seedsForCheck(config, this.replay?.seed ?? null), options);
   }
 
   /** The validated configuration (used by `run()` and by the explorer). */
@@ -575,6 +577,7 @@ export class SimulationBuilder {
         source: this.source,
         taskFailuresFailSeed: this.taskFailuresFail,
         nodeRuntime: this.virtualRuntime,
+        nodeFs: withNodeRuntime(this.fsOptions, this.virtualRuntime),
         ...(this.isolationMode === undefined ? {} : { isolation: this.isolationMode }),
         processErrors: this.processErrorMode,
       },
@@ -583,11 +586,10 @@ export class SimulationBuilder {
   }
 
   /**
-   * Runs the campaign and returns its report. Never throws for a failing seed: read the report.
-   * `workers` (default 0): N > 0 runs the seeds in a pool of N worker threads started for this
-   * run (needs `simulationSource`; not with exploration, which has its own `workers`). Every
-   * seed's result, hash included, is the same as in this thread. `hangTimeoutMs` (default 60 s):
-   * with workers, a seed fails, alone, as hung when no engine step of it starts for this long.
+   * Runs the campaign and returns its report. Never throws for a failing seed: read the report. `workers` (default
+   * 0): N > 0 runs the seeds in a pool of N worker threads started for this run (needs `simulationSource`; not with
+   * exploration, which has its own `workers`). Every seed's result, hash included, is the same as in this thread.
+   * `hangTimeoutMs` (default 60 s): with workers, a seed fails, alone, as hung when no engine step of it starts.
    */
   async run(options: { readonly workers?: number; readonly hangTimeoutMs?: number } = {}): Promise<SimulationReport> {
     const config = this.build();

@@ -40,6 +40,7 @@ export function configFingerprint(config: SimulationConfig): ConfigFingerprint {
     faultFactory: json(config.faultFactory !== null),
     linkLatency: json(config.linkLatency),
     nodeRuntime: json(config.nodeRuntime === true),
+    nodeFs: json(config.nodeFs ?? null),
     processErrors: json(config.processErrors ?? "failSeed"),
   };
 }

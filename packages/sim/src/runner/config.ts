@@ -11,6 +11,7 @@ import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
 import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";
 import type { DnsFaultsSetting } from "../chaos/dns-chaos.ts";
 import type { StorageConfig } from "../world/storage/config.ts";
+import type { NodeFsOptions } from "../world/node-fs/index.ts";
 import type { FaultInjector } from "./fault-context.ts";
 import type { LinkLatencyConfig, LocalityConfig } from "./locality.ts";
 import type { SimulationSource } from "./simulation-source.ts";
@@ -100,6 +101,8 @@ export interface SimulationConfig {
   readonly taskFailuresFailSeed?: boolean;
   /** Simulated code's timers, clocks and randomness are virtual instead of escapes (`nodeRuntime()`). */
   readonly nodeRuntime?: boolean;
+  /** Simulated code's `node:fs` runs on the simulated disk (`nodeFs()`), or null. */
+  readonly nodeFs?: NodeFsOptions | null;
   /**
    * Where seeds run on workers (`isolation()`): "seed", a fresh realm per seed (per root seed
    * when exploring); "shared", realms reused across seeds. Absent: "seed" (runner/isolation.ts).

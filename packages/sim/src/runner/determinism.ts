@@ -12,7 +12,6 @@ import { Campaign } from "./campaign.ts";
 import type { SimulationConfig } from "./config.ts";
 import type { RuntimeVersions } from "./report.ts";
 import type { SeedSession } from "./seed-runner.ts";
-import { configSeedPlan, seedAt } from "./seed-plan.ts";
 
 /** Trace events shown on each side of a divergence. */
 export const DIVERGENCE_CONTEXT_EVENTS = 5;
@@ -275,12 +274,4 @@ export async function checkDeterminism(
     warnings,
     violation,
   };
-}
-
-/** The campaign's seeds from base seed 0 by default; an until-stable campaign checks its debug seeds (at least one seed). */
-export function seedsForCheck(config: SimulationConfig, replaySeed: number | undefined): number[] {
-  if (replaySeed !== undefined) return [replaySeed];
-  const plan = configSeedPlan(config, config.baseSeed ?? 0);
-  const count = plan.kind === "fixed" ? plan.count : Math.max(config.debugSeeds.length, 1);
-  return Array.from({ length: count }, (_, i) => seedAt(plan, i));
 }

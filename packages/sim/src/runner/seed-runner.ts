@@ -24,7 +24,7 @@ import { Topology, TopologyRegistry } from "./topology.ts";
 import { ChaosWindow, setUpSeedChaos, type SeedChaosRecord } from "./seed-chaos.ts";
 import { resolveLocalities, type Locality } from "./locality.ts";
 import { ProcessLifecycle } from "./process-lifecycle.ts";
-import { NodeRuntime } from "../world/node-runtime/runtime.ts";
+import { startNodeRuntime, type NodeRuntime } from "./node-fs-settings.ts";
 import type { Process, Workload } from "./user-interfaces.ts";
 import { thrownFields as errorText } from "./thrown.ts";
 import { lazyStack } from "./failure-stack.ts";
@@ -141,7 +141,7 @@ export class SeedSession {
       this.world.onTaskFailed = onTaskFailed;
     }
     this.processErrors = new ProcessErrors(this.world, config.processErrors ?? "failSeed", this.processes, this);
-    this.nodeRuntime = config.nodeRuntime !== true ? null : new NodeRuntime(this.world, this.processErrors.ofRuntime);
+    this.nodeRuntime = startNodeRuntime(this.world, config, this.processErrors.ofRuntime);
     this.processErrors.runtime = this.nodeRuntime;
     this.processLifecycle = new ProcessLifecycle(this.world, (slot) => this.bootProcess(slot as ProcessSlot));
     this.chaosWindow = new ChaosWindow(
