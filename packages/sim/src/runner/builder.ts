@@ -22,6 +22,7 @@ import { seedsForCheck } from "./seed-plan.ts";
 import { applyChaosEntries, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
 import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";
+import { checkDnsOptions, dnsConfigFields, NO_DNS_SETTING, type DnsOptions, type DnsSetting } from "./dns-options.ts";
 import type { ClockConfig } from "../world/clock-config.ts";
 import type { StorageConfig } from "../world/storage/config.ts";
 import type { NetworkConfig } from "../world/network/config.ts";
@@ -91,6 +92,7 @@ export class SimulationBuilder {
   private chaosPlan: ChaosPlan = NO_CHAOS;
   private networkFaultsSetting: NetworkFaultsSetting = "baseline";
   private clockFaultsSetting: ClockFaultsSetting = "none";
+  private dnsSetting: DnsSetting = NO_DNS_SETTING;
   private storageFaultsSetting: StorageConfig | null = null;
   private chaosDurationMs: number | null = null;
   private injectorFactory: (() => FaultInjector) | null = null;
@@ -125,11 +127,10 @@ export class SimulationBuilder {
   }
 
   /**
-   * Registers one role laid out as a cluster: `config` gives datacenters, zones
-   * per datacenter, machines per zone and processes per machine, each fixed or `[min, max]` drawn
-   * per seed; the group's size is their product. It is an ordinary group otherwise (named after
-   * the process, `10.0.{n}.x` addresses, `.tags()` applies to it), and only its processes have a
-   * locality (`ctx.topology.myLocality`, `ipsInDomain`, ...). Other `.processes()` groups can sit
+   * Registers one role laid out as a cluster: `config` gives datacenters, zones per datacenter, machines per zone and
+   * processes per machine, each fixed or `[min, max]` drawn per seed; the group's size is their product. It is an
+   * ordinary group otherwise (named after the process, `10.0.{n}.x` addresses, `.tags()` applies to it), and only its
+   * processes have a locality (`ctx.topology.myLocality`, `ipsInDomain`, ...). Other `.processes()` groups can sit
    * beside it; one cluster per simulation.
    */
   cluster(config: LocalityConfig, factory: () => Process): this {
@@ -155,10 +156,10 @@ export class SimulationBuilder {
   }
 
   /**
-   * Latency that grows with distance between the cluster's processes: every connect and chunk
-   * between two located processes gets a draw from the range of their distance (same machine <
-   * same zone < same datacenter < across datacenters), on top of the network's own latency.
-   * Without arguments: `DEFAULT_LINK_LATENCY`. Needs `.cluster(...)`.
+   * Latency that grows with distance between the cluster's processes: every connect and chunk between two located
+   * processes gets a draw from the range of their distance (same machine < same zone < same datacenter < across
+   * datacenters), on top of the network's own latency. Without arguments: `DEFAULT_LINK_LATENCY`. Needs
+   * `.cluster(...)`.
    */
   linkLatency(config: LinkLatencyConfig = DEFAULT_LINK_LATENCY): this {
     this.linkLatencyConfig = checkLinkLatency(config);
@@ -166,12 +167,11 @@ export class SimulationBuilder {
   }
 
   /**
-   * Chaos surfaces, e.g. `[Chaos.network("swarm"), Chaos.buggifyKnobs()]`. Entries accumulate over
-   * calls; a later entry overrides an earlier one for the same surface. Without a network entry
-   * every seed runs the baseline network faults (see `networkFaults`); without a storage
-   * entry (`Chaos.storage(mode)`) storage faults are off; without `Chaos.attrition(config, mode)`
-   * no process is rebooted (except by a fault injector). Attrition entries are kept one per victim
-   * pool (a later entry for the same victims replaces the earlier one).
+   * Chaos surfaces, e.g. `[Chaos.network("swarm"), Chaos.buggifyKnobs()]`. Entries accumulate over calls; a later entry
+   * overrides an earlier one for the same surface. Without a network entry every seed runs the baseline network faults
+   * (see `networkFaults`); without a storage entry (`Chaos.storage(mode)`) storage faults are off; without
+   * `Chaos.attrition(config, mode)` no process is rebooted (except by a fault injector). Attrition entries are kept one
+   * per victim pool (a later entry for the same victims replaces the earlier one).
    */
   enableChaos(entries: readonly Chaos[]): this {
     this.chaosPlan = applyChaosEntries(this.chaosPlan, entries);
@@ -179,11 +179,10 @@ export class SimulationBuilder {
   }
 
   /**
-   * The chaos window: `durationMs` of simulated time from the start of the run phase. At its end
-   * the world enters recovery mode: no new fault of any configuration-driven family, every
-   * partition healed, fault injectors stopped; damage already done stays. Leave the workload a
-   * recovery segment after it. Without it, configuration faults last the whole run and fault
-   * injectors never run.
+   * The chaos window: `durationMs` of simulated time from the start of the run phase. At its end the world enters
+   * recovery mode: no new fault of any configuration-driven family, every partition healed, fault injectors stopped;
+   * damage already done stays. Leave the workload a recovery segment after it. Without it, configuration faults last
+   * the whole run and fault injectors never run.
    */
   chaosDuration(durationMs: number): this {
     this.chaosDurationMs = checkChaosDuration(durationMs);
@@ -208,13 +207,18 @@ export class SimulationBuilder {
   }
 
   /**
-   * Clock faults when there is no `Chaos.clock` entry: "none" (the default: every wall clock
-   * exact) or a fixed `ClockConfig` every seed runs with (per-process offsets, rate errors and
-   * steps are still drawn per seed within it). See `world/clock-config.ts` for what each clock
-   * promises.
+   * Clock faults when there is no `Chaos.clock` entry: "none" (the default: every wall clock exact) or a fixed
+   * `ClockConfig` every seed runs with (per-process offsets, rate errors and steps are still drawn per seed within it).
+   * See `world/clock-config.ts` for what each clock promises.
    */
   clockFaults(setting: "none" | ClockConfig): this {
     this.clockFaultsSetting = checkClockFaultsSetting(setting);
+    return this;
+  }
+
+  /** Host aliases (`{ db: "postgres-0" }`) and DNS faults without `Chaos.dns` (docs/node-runtime.md, "Host names"). */
+  dns(options: DnsOptions): this {
+    this.dnsSetting = checkDnsOptions(options, this.dnsSetting);
     return this;
   }
 
@@ -402,9 +406,9 @@ export class SimulationBuilder {
   }
 
   /**
-   * Runs unmodified Node code: timers, Date, performance.now, process.hrtime, Math.random and crypto
-   * randomness called by simulated code answer from the calling process's virtual clock, timers and
-   * random stream instead of failing the seed (docs/node-runtime.md). Real I/O still fails it.
+   * Runs unmodified Node code: timers, Date, performance.now, process.hrtime, Math.random and crypto randomness of
+   * simulated code answer from the calling process's virtual clock, timers and random stream, and `fetch`, undici and
+   * `dns` from the simulated network and host names, instead of failing the seed (docs/node-runtime.md).
    */
   nodeRuntime(enabled = true): this {
     this.virtualRuntime = enabled;
@@ -458,15 +462,14 @@ export class SimulationBuilder {
   }
 
   /**
-   * Explore each root seed in depth: branch timelines at assertion discoveries (see
-   * explore/frontier.ts for the policy). Needs factory-built workloads.
+   * Explore each root seed in depth: branch timelines at assertion discoveries (see explore/frontier.ts for the
+   * policy). Needs factory-built workloads.
    *
-   * `workers` (default 0): 0 explores every root seed in this thread; N > 0 shares the root seeds
-   * of each round of 8 with a pool of N worker threads, started once the machine has a spare core
-   * (`os.availableParallelism() - 1` leaves this thread its own core). The outcome (bugs, recipes,
-   * statistics) is the same for every N: every root of a round starts from the table as it was at
-   * the round's start, and the roots are merged in seed order. Workers rebuild the simulation
-   * themselves, so they need `simulationSource`.
+   * `workers` (default 0): 0 explores every root seed in this thread; N > 0 shares the root seeds of each round of 8
+   * with a pool of N worker threads, started once the machine has a spare core (`os.availableParallelism() - 1`
+   * leaves this thread its own core). The outcome (bugs, recipes, statistics) is the same for every N: every root of
+   * a round starts from the table as it was at the round's start, and the roots are merged in seed order. Workers
+   * rebuild the simulation themselves, so they need `simulationSource`.
    */
   enableExploration(config: Partial<ExplorationConfig> = {}): this {
     this.exploration = resolveExplorationConfig(config);
@@ -474,12 +477,11 @@ export class SimulationBuilder {
   }
 
   /**
-   * Where worker threads rebuild this simulation from (closures cannot cross threads): the
-   * module (absolute path or `file:` URL; `import.meta.url` inside it) and the name of its export
-   * that builds exactly this simulation — a function returning this SimulationBuilder (called
-   * without arguments), a `defineSimulation({ name, build })`, or the builder instance itself.
-   * Settings added to the builder after that export are not seen by the workers: `run()` compares
-   * the two configurations and refuses a mismatch. Needed by `enableExploration({ workers: N })`.
+   * Where worker threads rebuild this simulation from (closures cannot cross threads): the module (absolute path or
+   * `file:` URL; `import.meta.url` inside it) and the name of its export that builds exactly this simulation — a
+   * function returning this SimulationBuilder (called without arguments), a `defineSimulation({ name, build })`, or
+   * the builder instance itself. Settings added to the builder after that export are not seen by the workers:
+   * `run()` compares the two configurations and refuses a mismatch. Needed by `enableExploration({ workers: N })`.
    */
   simulationSource(module: string, exportName: string): this {
     this.source = checkSimulationSource(module, exportName, "simulationSource(module, exportName)");
@@ -506,10 +508,10 @@ export class SimulationBuilder {
   }
 
   /**
-   * Runs every seed of the configured campaign twice and compares them draw by draw; returns the
-   * first divergence found (with the stacks of the diverging draw), or null when all seeds match.
-   * With `{ against: report }` (an earlier run) it checks that run's seeds instead: it warns first
-   * when the run was made with another Node or V8, then compares each seed's hash with the recorded one.
+   * Runs every seed of the configured campaign twice and compares them draw by draw; returns the first divergence
+   * found (with the stacks of the diverging draw), or null when all seeds match. With `{ against: report }` (an
+   * earlier run) it checks that run's seeds instead: it warns first when the run was made with another Node or V8,
+   * then compares each seed's hash with the recorded one.
    */
   async checkDeterminism(options: DeterminismOptions = {}): Promise<DeterminismReport> {
     const config = this.build();
@@ -556,6 +558,7 @@ export class SimulationBuilder {
         chaos: this.chaosPlan,
         networkFaults: this.networkFaultsSetting,
         clockFaults: this.clockFaultsSetting,
+        ...dnsConfigFields(this.dnsSetting),
         storageFaults: this.storageFaultsSetting,
         chaosDurationMs: this.chaosDurationMs,
         faultFactory: this.injectorFactory,
@@ -572,11 +575,10 @@ export class SimulationBuilder {
   }
 
   /**
-   * Runs the campaign and returns its report. Never throws for a failing seed: read the report.
-   * `workers` (default 0): N > 0 runs the seeds in a pool of N worker threads started for this
-   * run (needs `simulationSource`; not with exploration, which has its own `workers`). Every
-   * seed's result, hash included, is the same as in this thread. `hangTimeoutMs` (default 60 s):
-   * with workers, a seed fails, alone, as hung when no engine step of it starts for this long.
+   * Runs the campaign and returns its report. Never throws for a failing seed: read the report. `workers` (default
+   * 0): N > 0 runs the seeds in a pool of N worker threads started for this run (needs `simulationSource`; not with
+   * exploration, which has its own `workers`). Every seed's result, hash included, is the same as in this thread.
+   * `hangTimeoutMs` (default 60 s): with workers, a seed fails, alone, as hung when no engine step of it starts.
    */
   async run(options: { readonly workers?: number; readonly hangTimeoutMs?: number } = {}): Promise<SimulationReport> {
     const config = this.build();
