@@ -42,14 +42,29 @@ export type IterationControl =
       readonly maxSeeds: number;
       /** Seeds spent before coverage may stop the campaign (absent: none). */
       readonly minSeeds?: number;
-    };
+    }
+  /** One budget of timelines, split adaptively between fresh seeds and continuations (`campaignBudget`). */
+  | { readonly kind: "adaptive"; readonly timelines: number };
 
-/** Default stop rule: 10 quiet seeds, at most 1,000 seeds. */
+/**
+ * The default campaign budget in timelines: a bug that fails 0.5 % of random seeds is missed with
+ * probability about 0.995^1500 = 0.05 % by random seeds alone, and the adaptive split keeps
+ * almost all of them where exploration does not pay (docs/decisions.md D27).
+ */
+export const DEFAULT_CAMPAIGN_TIMELINES = 2000;
+
+/** Default iteration control: the adaptive campaign with `DEFAULT_CAMPAIGN_TIMELINES`. */
 export const DEFAULT_ITERATION_CONTROL: IterationControl = {
+  kind: "adaptive",
+  timelines: DEFAULT_CAMPAIGN_TIMELINES,
+};
+
+/** The stop rule `untilCoverageStable` and `moonpool run --quick` default to: 10 quiet seeds, at most 1,000 seeds. */
+export const DEFAULT_STOP_RULE = {
   kind: "untilCoverageStable",
   quietSeeds: 10,
   maxSeeds: 1000,
-};
+} as const satisfies IterationControl;
 /** Default run-time budget: one simulated hour. */
 export const DEFAULT_RUN_TIME_BUDGET_MS = 3_600_000;
 /** Settling after processes stop may take at most five simulated minutes. */
