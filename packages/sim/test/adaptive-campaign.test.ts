@@ -1,0 +1,82 @@
+/**
+ * The adaptive campaign (explore/campaign-search.ts): one budget of timelines split between fresh
+ * root seeds and continuations. The same base seed and budget give the same report twice, in this
+ * thread and on two workers; two base seeds differ; the report's `campaign` field says how the
+ * budget was split and why the campaign stopped, and is null for a campaign that is not adaptive.
+ */
+import { describe, expect, it } from "vitest";
+import { gatedSimulation } from "./fixtures/gated-explore.sim.ts";
+import type { SimulationReport } from "../src/runner/report.ts";
+import { DEFAULT_CAMPAIGN_TIMELINES, DEFAULT_ITERATION_CONTROL } from "../src/runner/config.ts";
+import { SimulationBuilder } from "../src/runner/builder.ts";
+
+const SOURCE = new URL("./fixtures/gated-explore.sim.ts", import.meta.url).href;
+
+function gated(budget: number, baseSeed: number): SimulationBuilder {
+  return gatedSimulation().campaignBudget(budget).setBaseSeed(baseSeed).simulationSource(SOURCE, "gatedSimulation");
+}
+
+/** Everything a report says about what ran, without wall times. */
+function outcome(report: SimulationReport): unknown {
+  return {
+    seeds: report.seeds.map((s, i) => `${report.seedIndexes[i]} ${s.seed} ${s.ok} ${s.traceHash} ${s.recipe ?? ""}`),
+    campaign: report.campaign,
+    bugs: report.exploration?.bugRecipes,
+    discoveries: report.exploration?.discoveriesByKind,
+    table: report.assertionDetails,
+  };
+}
+
+describe("the adaptive campaign", () => {
+  it("is the default iteration control, with a documented budget", () => {
+    expect(DEFAULT_ITERATION_CONTROL).toEqual({ kind: "adaptive", timelines: DEFAULT_CAMPAIGN_TIMELINES });
+    const builder = new SimulationBuilder().workloadFactory(() => ({ name: "idle", run: async () => {} }));
+    expect(builder.build().iteration).toBe(DEFAULT_ITERATION_CONTROL);
+  });
+
+  it("gives the same report for the same base seed and budget, and another for another base seed", async () => {
+    const a = await gated(96, 7).run();
+    const b = await gated(96, 7).run();
+    const c = await gated(96, 8).run();
+    expect(outcome(b)).toEqual(outcome(a));
+    expect(a.seeds.map((s) => s.traceHash)).not.toEqual(c.seeds.map((s) => s.traceHash));
+  });
+
+  it("gives the in-thread report with two workers", { timeout: 60_000 }, async () => {
+    // Realms reused (a fresh realm per timeline is adaptive-campaign.heavy.test.ts's case): the gated bug keeps no module state.
+    const inThread = await gated(40, 11).run();
+    const twoWorkers = await gated(40, 11).isolation("shared").run({ workers: 2 });
+    expect(outcome(twoWorkers)).toEqual(outcome(inThread));
+  });
+
+  it("reports how the budget was split and why it stopped", async () => {
+    const report = await gated(64, 3).run();
+    const campaign = report.campaign!;
+    expect(campaign.kind).toBe("adaptive");
+    expect(campaign.budgetTimelines).toBe(64);
+    expect(campaign.timelines).toBe(64);
+    expect(campaign.arms.fresh.timelines + campaign.arms.continuation.timelines).toBe(64);
+    // Every fresh timeline is a root seed of the report.
+    expect(report.seeds.length).toBe(campaign.arms.fresh.timelines);
+    expect(campaign.stoppedBy).toBe("budget");
+    expect(campaign.stopReason).toBe(
+      `spent the budget of 64 timelines (${campaign.arms.fresh.timelines} fresh root seeds, ${campaign.arms.continuation.timelines} continuations)`,
+    );
+    expect(report.toString()).toContain("Fresh root seeds:");
+    expect((report.toJSON() as { campaign: unknown }).campaign).toEqual(campaign);
+  });
+
+  it("has no campaign field under untilCoverageStable or a fixed number of seeds", async () => {
+    const stable = await gatedSimulation().setBaseSeed(1).untilCoverageStable(3, 20).run();
+    const fixed = await gatedSimulation().setBaseSeed(1).setIterations(5).run();
+    for (const report of [stable, fixed]) {
+      expect(report.campaign).toBeNull();
+      expect((report.toJSON() as { campaign: unknown }).campaign).toBeNull();
+      expect(report.toString()).not.toContain("Fresh root seeds:");
+    }
+  });
+
+  it("refuses a budget that is not a positive whole number", () => {
+    expect(() => gatedSimulation().campaignBudget(0)).toThrow(/campaignBudget\(timelines\): timelines/);
+  });
+});
