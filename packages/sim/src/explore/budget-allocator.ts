@@ -17,10 +17,8 @@ export const CAMPAIGN_BATCH_TIMELINES = 8;
 export const FAILURE_REWARD = 10;
 /** Timelines of an arm its yield remembers (an exponential window). */
 export const YIELD_MEMORY_TIMELINES = 256;
-/** Weight, in timelines, of the prior that continuations yield as much as fresh seeds. */
-export const PRIOR_TIMELINES = 8;
 /** Longest wait, in batches, between two probes of an arm that has not paid. */
-export const MAX_PROBE_INTERVAL_BATCHES = 64;
+export const MAX_PROBE_INTERVAL_BATCHES = 8;
 
 export type CampaignArm = "fresh" | "continuation";
 
@@ -69,10 +67,9 @@ export class BudgetAllocator {
     this.probing = false;
     if (!canContinue || batchSize < 2) return 0;
     const fresh = this.rate("fresh");
-    // Until continuations have a record of their own, they are expected to do as well as fresh
-    // seeds: `PRIOR_TIMELINES` imagined timelines at the fresh rate.
-    const c = this.windows.continuation;
-    const continuation = (c.reward + PRIOR_TIMELINES * fresh) / (c.weight + PRIOR_TIMELINES);
+    // Continuations earn a share only from a record of their own (probes start it): a prior would
+    // hand them budget before they showed anything, which is what loses to random on shallow bugs.
+    const continuation = this.rate("continuation");
     const share = fresh + continuation > 0 ? continuation / (fresh + continuation) : 0;
     // At least one fresh seed per batch: the campaign always keeps part of what random does.
     const slots = Math.min(batchSize - 1, Math.round(share * batchSize));

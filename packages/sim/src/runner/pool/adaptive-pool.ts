@@ -3,8 +3,10 @@
  * `SimulationBuilder.run({ workers })`): the search of explore/campaign-search.ts with every
  * timeline of a batch a task of its own, started from a snapshot of the campaign's table taken
  * before the batch and absorbed in job order. The search decides from counts only, so the report
- * is the in-thread run's for any number of workers. Failing timelines are re-run alone before
- * they are absorbed (replay-check.ts), as the plain campaign's are.
+ * is the in-thread run's for any number of workers. Under isolation "seed" every fresh root seed
+ * gets a fresh realm and continuations reuse realms, as an explored root's timelines share its
+ * realm (docs/decisions.md D21, D27); every failing timeline is re-run alone before it is
+ * absorbed (replay-check.ts), so a continuation that depended on a reused realm is reported so.
  */
 import { InvalidConfiguration } from "@moonpool/core";
 import { AssertionTable, type AssertionTableState } from "../../chaos/assertions/index.ts";
@@ -87,7 +89,9 @@ export async function runAdaptivePoolCampaign(
               // A fresh root run first in a fresh realm is its own replay check: no trail needed.
               ...(replayCheck && !isolated && job.recipe.length === 0 ? { recordDraws: true } : {}),
             },
-            { hangTimeoutMs: options.hangTimeoutMs, batch, isolated },
+            // A continuation replays its root seed's timeline in a reused realm, as an explored root's
+            // timelines share their root's realm (D21); its failures are re-run alone before they count.
+            { hangTimeoutMs: options.hangTimeoutMs, batch, isolated: isolated && job.recipe.length === 0 },
           ),
         );
         const outcomes: CampaignOutcome<SeedResult>[] = [];
