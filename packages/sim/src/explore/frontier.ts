@@ -35,6 +35,17 @@ export const ADAPTIVE_MAX_ENERGY = 16;
 /** Adaptive frontier: the longest recipe the limit may grow to. */
 export const ADAPTIVE_MAX_RECIPE_LEN = 512;
 
+/**
+ * An adaptive frontier's energy for a new entry: `ADAPTIVE_ENERGY_PER_DEPTH` for a root's own
+ * discovery and as much again per reseed point of the chain it continues, and the most for a quality gain or a watermark found by a continuation
+ * (progress that rarity alone ranks as common, since its bucket or site is busy).
+ */
+function adaptiveEnergy(d: Discovery, depth: number): number {
+  const progress = d.kind === "betterQuality" || d.kind === "watermark";
+  if (progress && depth > 0) return ADAPTIVE_MAX_ENERGY;
+  return Math.min(ADAPTIVE_MAX_ENERGY, ADAPTIVE_ENERGY_PER_DEPTH * (depth + 1));
+}
+
 export interface FrontierEntry {
   readonly id: number;
   /** The root seed the recipe applies to (one frontier may hold entries of many root seeds). */
@@ -118,9 +129,7 @@ export class Frontier {
         batches: 0,
         unproductiveBatches: 0,
         childrenSpawned: 0,
-        energy: this.adaptive
-          ? Math.max(this.entryEnergy, Math.min(ADAPTIVE_MAX_ENERGY, ADAPTIVE_ENERGY_PER_DEPTH * prefix.length))
-          : this.entryEnergy,
+        energy: this.adaptive ? Math.max(this.entryEnergy, adaptiveEnergy(d, prefix.length)) : this.entryEnergy,
       });
       added++;
     }
