@@ -9,6 +9,7 @@ import { gatedSimulation } from "./fixtures/gated-explore.sim.ts";
 import type { SimulationReport } from "../src/runner/report.ts";
 import { DEFAULT_CAMPAIGN_TIMELINES, DEFAULT_ITERATION_CONTROL } from "../src/runner/config.ts";
 import { SimulationBuilder } from "../src/runner/builder.ts";
+import { checkThenAct, threeStepRace } from "./fixtures/campaign-bugs.ts";
 
 const SOURCE = new URL("./fixtures/gated-explore.sim.ts", import.meta.url).href;
 
@@ -74,6 +75,29 @@ describe("the adaptive campaign", () => {
       expect((report.toJSON() as { campaign: unknown }).campaign).toBeNull();
       expect(report.toString()).not.toContain("Fresh root seeds:");
     }
+  });
+
+  it("spends nearly the whole budget on fresh seeds where continuations find nothing", async () => {
+    const report = await checkThenAct().setBaseSeed(2).campaignBudget(400).run();
+    const arms = report.campaign!.arms;
+    expect(arms.continuation.timelines).toBeLessThanOrEqual(400 * 0.05);
+    expect(arms.continuation.timelines).toBe(report.campaign!.probes);
+    // The fresh arm runs the plain campaign's seeds in its order: the same failures as plain seeds.
+    const plain = await checkThenAct().setBaseSeed(2).setIterations(arms.fresh.timelines).run();
+    expect(report.seeds.filter((s) => !s.ok && s.recipe === undefined).map((s) => s.seed)).toEqual(plain.seedsFailing);
+  });
+
+  it("continues where continuations pay, and a continuation's failure replays from its recipe", async () => {
+    const report = await threeStepRace().setBaseSeed(1).campaignBudget(400).run();
+    const campaign = report.campaign!;
+    // About 1 random seed in 3,700 fails; a continuation of a root that got two steps in finds it.
+    expect(campaign.firstFailureAtTimeline).not.toBeNull();
+    expect(campaign.arms.continuation.firstFailureAtTimeline).toBe(campaign.firstFailureAtTimeline);
+    const failing = report.seeds.find((s) => !s.ok && s.recipe !== undefined)!;
+    expect(failing.failures[0]!.message).toContain("[exploration recipe");
+    const replay = await threeStepRace().replayTimeline(failing.seed, failing.recipe!).run();
+    expect(replay.failedRuns).toBe(1);
+    expect(replay.seeds[0]!.traceHash).toBe(failing.traceHash);
   });
 
   it("refuses a budget that is not a positive whole number", () => {

@@ -26,7 +26,7 @@ base seed (the simulation's debug seeds first); --until-stable QUIET,MAX runs se
 consecutive seeds reach no new sometimes-assertion or sometimesEach bucket (at most MAX, at least
 MIN); --budget N spends N timelines adaptively between fresh seeds and continuations of promising
 timelines. Without these flags the simulation's own builder settings apply, then the moonpool
-config, then --budget 2000 (--quick: until-stable 10,1000). The report says how the budget was
+config, then --budget 1000 (--quick: until-stable 10,1000). The report says how the budget was
 split and in one line why the campaign stopped.
 The base seed is --base-seed, else the simulation's setBaseSeed, else the wall clock (printed).
 
@@ -123,7 +123,7 @@ export function createProgram(): Command {
     )
     .option(
       "--budget <timelines>",
-      "one budget of timelines split between fresh seeds and continuations of promising timelines (the default, 2000)",
+      "one budget of timelines split between fresh seeds and continuations of promising timelines (the default, 1000)",
     )
     .option("--quick", "until coverage is stable (10 quiet seeds, at most 1,000), no minimum: a quick smoke run")
     .option("--base-seed <seed>", "base seed of derived seeds (same on every shard)")

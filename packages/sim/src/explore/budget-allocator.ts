@@ -3,9 +3,11 @@
  * fresh root seeds (exactly the seeds a plain campaign runs, in the same order) and continuations
  * of frontier entries (docs/decisions.md D27). Each arm's yield is its reward per timeline over
  * about its last `YIELD_MEMORY_TIMELINES` timelines, where a timeline earns one point per
- * discovery (first pass, watermark gain, new bucket, better quality, ...) and
+ * discovery (first pass, watermark gain, new bucket, better quality, ...) that no earlier timeline
+ * of its batch reported, and
  * `FAILURE_REWARD` when it fails. Continuations get the share of the batch their yield earns
- * against fresh seeds', never the whole batch; with no yield of their own they only get probes of
+ * against fresh seeds' (all but one timeline while they lead over the whole campaign), never the
+ * whole batch; with no yield of their own they only get probes of
  * one timeline at doubling intervals, so a campaign where exploration does not pay degrades to the
  * plain seed campaign with a few timelines lost to probes. Only counts decide: the split is the
  * same on every thread and for any number of workers.
@@ -18,14 +20,14 @@ export const FAILURE_REWARD = 10;
 /** Timelines of an arm its yield remembers (an exponential window). */
 export const YIELD_MEMORY_TIMELINES = 256;
 /** Longest wait, in batches, between two probes of an arm that has not paid. */
-export const MAX_PROBE_INTERVAL_BATCHES = 8;
+export const MAX_PROBE_INTERVAL_BATCHES = 4;
 
 export type CampaignArm = "fresh" | "continuation";
 
 /** What one arm did over the whole campaign (the report's per-arm yields). */
 export interface ArmYield {
   readonly timelines: number;
-  /** Discoveries of its timelines (each against the table its batch started from). */
+  /** Discoveries of its timelines that no earlier timeline of the same batch reported. */
   readonly discoveries: number;
   /** Failing timelines. */
   readonly failures: number;
@@ -70,9 +72,13 @@ export class BudgetAllocator {
     // Continuations earn a share only from a record of their own (probes start it): a prior would
     // hand them budget before they showed anything, which is what loses to random on shallow bugs.
     const continuation = this.rate("continuation");
-    const share = fresh + continuation > 0 ? continuation / (fresh + continuation) : 0;
+    // Squared rates: an arm that yields twice as much gets four fifths of the batch, so a search
+    // that pays takes over quickly while a tie still splits evenly.
+    const share = fresh + continuation > 0 ? continuation ** 2 / (fresh ** 2 + continuation ** 2) : 0;
     // At least one fresh seed per batch: the campaign always keeps part of what random does.
-    const slots = Math.min(batchSize - 1, Math.round(share * batchSize));
+    // Continuations that have out-yielded fresh seeds over the whole campaign keep all but that
+    // one: a deep search pays in bursts, and a dry stretch should not hand it back to fresh seeds.
+    const slots = this.continuationsLead() ? batchSize - 1 : Math.min(batchSize - 1, Math.round(share * batchSize));
     if (slots > 0) {
       this.shareBatches++;
       return slots;
@@ -116,6 +122,18 @@ export class BudgetAllocator {
       };
     };
     return { fresh: of("fresh"), continuation: of("continuation") };
+  }
+
+  /** Whether continuations have yielded something, and at least as much per timeline as fresh seeds, over the whole campaign. */
+  private continuationsLead(): boolean {
+    const yieldOf = (arm: CampaignArm) => this.totals[arm].discoveries + FAILURE_REWARD * this.totals[arm].failures;
+    const c = this.totals.continuation;
+    const f = this.totals.fresh;
+    return (
+      c.timelines > 0 &&
+      yieldOf("continuation") > 0 &&
+      yieldOf("continuation") * f.timelines >= yieldOf("fresh") * c.timelines
+    );
   }
 
   private rate(arm: CampaignArm): number {

@@ -154,6 +154,9 @@ export async function searchCampaign<R extends TimelineResult>(
   };
 
   /** Accounts for one timeline in campaign order; returns its reward (discoveries, failure). */
+  // Keys credited in the current batch: siblings that start from the same table report the same
+  // first passes, and only the first of them found anything the campaign did not have.
+  const credited = new Set<string>();
   const record = (job: CampaignJob, result: R): { reward: number; failed: boolean } => {
     timelines++;
     let replayed = 0;
@@ -163,7 +166,14 @@ export async function searchCampaign<R extends TimelineResult>(
     drawsNew += Math.max(0, draws - replayed);
     for (const d of result.discoveries) discoveriesByKind[d.kind]++;
     const failed = !result.ok;
-    allocator.record(job.arm, result.discoveries.length, failed, timelines);
+    let found = 0;
+    for (const d of result.discoveries) {
+      const key = `${d.kind}|${d.key}`;
+      if (credited.has(key)) continue;
+      credited.add(key);
+      found++;
+    }
+    allocator.record(job.arm, found, failed, timelines);
     let root = rootOf.get(job.seed);
     if (root === undefined) {
       root = {
@@ -213,7 +223,7 @@ export async function searchCampaign<R extends TimelineResult>(
       }
     }
     if (!failedRoots.has(job.seed)) frontier.addDiscoveries(job.recipe, result.discoveries, job.seed);
-    return { reward: result.discoveries.length + (failed ? 1 : 0), failed };
+    return { reward: found + (failed ? 1 : 0), failed };
   };
 
   const childRecipe = (entry: FrontierEntry): Recipe => {
@@ -275,6 +285,7 @@ export async function searchCampaign<R extends TimelineResult>(
       break;
     }
     const outcomes = await options.runBatch(jobs);
+    credited.clear();
     if (outcomes === null) {
       stoppedBy = "interrupted";
       break;

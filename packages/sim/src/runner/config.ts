@@ -47,11 +47,13 @@ export type IterationControl =
   | { readonly kind: "adaptive"; readonly timelines: number };
 
 /**
- * The default campaign budget in timelines: a bug that fails 0.5 % of random seeds is missed with
- * probability about 0.995^1500 = 0.05 % by random seeds alone, and the adaptive split keeps
- * almost all of them where exploration does not pay (docs/decisions.md D27).
+ * The default campaign budget in timelines: random seeds alone miss a bug that fails 0.5 % of them
+ * with probability 0.995^1000 = 0.7 %, and the adaptive split keeps nearly all of the budget on
+ * fresh seeds where exploration does not pay (docs/decisions.md D27). Under `moonpool run` every
+ * fresh root seed gets a fresh realm (D21), about 0.3 to 0.6 s of CPU each: the budget is also a
+ * bound on that cost.
  */
-export const DEFAULT_CAMPAIGN_TIMELINES = 2000;
+export const DEFAULT_CAMPAIGN_TIMELINES = 1000;
 
 /** Default iteration control: the adaptive campaign with `DEFAULT_CAMPAIGN_TIMELINES`. */
 export const DEFAULT_ITERATION_CONTROL: IterationControl = {

@@ -133,7 +133,7 @@ function seedFlags(flags: RunFlags): SeedFlags {
     iterations:
       flags.iterations === undefined ? undefined : parsePositiveInteger(flags.iterations, "--iterations", "500"),
     untilStable: flags.untilStable === undefined ? undefined : parseUntilStable(flags.untilStable),
-    budget: flags.budget === undefined ? undefined : parsePositiveInteger(flags.budget, "--budget", "2000"),
+    budget: flags.budget === undefined ? undefined : parsePositiveInteger(flags.budget, "--budget", "1000"),
     baseSeed: flags.baseSeed === undefined ? undefined : parseSeed(flags.baseSeed, "--base-seed"),
     quick: flags.quick === true,
   };
