@@ -35,8 +35,8 @@ describe("BudgetAllocator", () => {
     const probes = slots.flatMap((c, b) => (c > 0 ? [b] : []));
     expect(slots.every((c) => c <= 1)).toBe(true);
     expect(probes.slice(0, 5)).toEqual([1, 3, 7, 7 + MAX_PROBE_INTERVAL_BATCHES, 7 + 2 * MAX_PROBE_INTERVAL_BATCHES]);
-    // The waste stays a few timelines per hundred.
-    expect(probes.length).toBeLessThan(40 / 4);
+    // Then one probe every MAX_PROBE_INTERVAL_BATCHES batches: at most one timeline in 32.
+    expect(probes.length).toBe(3 + Math.floor((39 - 7) / MAX_PROBE_INTERVAL_BATCHES));
   });
 
   it("gives continuations most of the batch once they out-yield fresh seeds, never all of it", () => {
