@@ -588,6 +588,35 @@
       );
     }
     var sat = sim.saturation;
+    // The adaptive campaign's split of its budget between fresh root seeds and continuations.
+    var budget = sim.campaign;
+    var armLine = function (name, a) {
+      return (
+        name +
+        ": " +
+        a.timelines +
+        " timelines, " +
+        a.discoveries +
+        " discoveries, " +
+        a.failures +
+        " failing" +
+        (a.firstFailureAtTimeline === null ? "" : " (first at timeline " + a.firstFailureAtTimeline + ")")
+      );
+    };
+    var budgetSection = budget
+      ? el(
+          "div",
+          { class: "campaign-budget" },
+          el("h3", {}, "Campaign budget"),
+          el(
+            "div",
+            { class: "note" },
+            budget.timelines + " of " + budget.budgetTimelines + " timelines: " + budget.stopReason,
+          ),
+          el("div", { class: "note" }, armLine("Fresh root seeds", budget.arms.fresh)),
+          el("div", { class: "note" }, armLine("Continuations", budget.arms.continuation)),
+        )
+      : null;
     return el(
       "section",
       { class: "sim", "data-simulation": sim.name },
@@ -605,6 +634,7 @@
         sim.description + " · " + sim.file + (sim.stoppedBy ? " · stopped by " + sim.stoppedBy : ""),
       ),
       cards,
+      budgetSection,
       failures(sim),
       el("h3", {}, "Assertion coverage"),
       sat
