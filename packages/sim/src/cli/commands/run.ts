@@ -360,6 +360,7 @@ async function runSimulation(
     upperBound: plan.kind === "untilStable",
     description: `${describePlan(plan)}${shardText}${exploreText} on ${pool.size} worker${pool.size === 1 ? "" : "s"}`,
     timelinesPerSeed: explore ? config.exploration!.maxRunsPerSeed : null,
+    ...(adaptive ? { unit: "timelines" as const } : {}),
     stopRule:
       plan.kind === "untilStable"
         ? { requiredQuietSeeds: plan.quietSeeds, minSeeds: plan.minSeeds ?? 0, maxSeeds: plan.maxSeeds }
