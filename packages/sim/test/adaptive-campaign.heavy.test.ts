@@ -7,6 +7,9 @@ import { describe, expect, it } from "vitest";
 import { gatedSimulation } from "./fixtures/gated-explore.sim.ts";
 import type { SimulationReport } from "../src/runner/report.ts";
 import { DEFAULT_CAMPAIGN_TIMELINES } from "../src/runner/config.ts";
+import { checkThenAct, hlcStore, leaseNoMargin, quorumRead, threeStepRace } from "./fixtures/campaign-bugs.ts";
+
+const FIXTURES = { threeStepRace, quorumRead, checkThenAct, hlcStore, leaseNoMargin };
 
 const SOURCE = new URL("./fixtures/gated-explore.sim.ts", import.meta.url).href;
 
@@ -34,6 +37,27 @@ describe("the adaptive campaign at size", () => {
       expect(report.campaign!.budgetTimelines).toBe(DEFAULT_CAMPAIGN_TIMELINES);
       expect(report.campaign!.firstFailureAtTimeline).not.toBeNull();
       expect(report.passed).toBe(false);
+    }
+  });
+
+  it("passes the correct variants on 2,000 seeds and on a budget of 2,000 timelines", {
+    timeout: 900_000,
+  }, async () => {
+    for (const [name, build] of Object.entries(FIXTURES)) {
+      const plain = await build("correct").setBaseSeed(1).setIterations(2000).run();
+      expect(plain.failedRuns, `${name}: plain seeds`).toBe(0);
+      const adaptive = await build("correct").setBaseSeed(1).campaignBudget(2000).run();
+      expect(adaptive.failedRuns, `${name}: the adaptive campaign`).toBe(0);
+      expect(adaptive.campaign!.timelines).toBe(2000);
+    }
+  });
+
+  it("finds the shallow and the three-step bugs within the default budget", { timeout: 600_000 }, async () => {
+    for (const build of [quorumRead, checkThenAct, leaseNoMargin, threeStepRace]) {
+      for (const baseSeed of [1, 2, 3]) {
+        const report = await build().setBaseSeed(baseSeed).run();
+        expect(report.campaign!.firstFailureAtTimeline).not.toBeNull();
+      }
     }
   });
 });
