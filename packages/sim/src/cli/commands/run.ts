@@ -299,6 +299,10 @@ async function prepareSimulations(
       fileConfig,
     );
     if (shard !== null) checkShardable(plan, baseSeedSource, sim.name);
+    if (plan.kind === "adaptive" && settings.overrides.exploreBudget !== undefined)
+      throw new UsageError(
+        `--explore-budget sets the timelines of each root seed, but '${sim.name}' spends one adaptive budget: use --budget N, or --iterations N with --explore-budget`,
+      );
     let overrides = settings.overrides;
     if (settings.exploreTotal !== null) {
       overrides = { ...overrides, exploreBudget: totalBudgetPerRoot(settings.exploreTotal, plan, sim.name) };
