@@ -375,7 +375,8 @@ function stopReason(
   budget: number,
   yields: Readonly<Record<CampaignArm, ArmYield>>,
 ): string {
-  const split = `${yields.fresh.timelines} fresh root seeds, ${yields.continuation.timelines} continuations`;
+  const count = (n: number, one: string, many: string) => `${n} ${n === 1 ? one : many}`;
+  const split = `${count(yields.fresh.timelines, "fresh root seed", "fresh root seeds")}, ${count(yields.continuation.timelines, "continuation", "continuations")}`;
   switch (stop) {
     case "budget":
       return `spent the budget of ${budget} timelines (${split})`;
