@@ -10,6 +10,11 @@ import type { SimulationReport } from "../src/runner/report.ts";
 import { DEFAULT_CAMPAIGN_TIMELINES, DEFAULT_ITERATION_CONTROL } from "../src/runner/config.ts";
 import { SimulationBuilder } from "../src/runner/builder.ts";
 import { checkThenAct, threeStepRace } from "./fixtures/campaign-bugs.ts";
+import { readFileSync } from "node:fs";
+import { validate } from "./cli/json-schema.ts";
+
+const SCHEMA = JSON.parse(readFileSync(new URL("../report.schema.json", import.meta.url), "utf8"));
+const REPORT_SCHEMA = { $defs: SCHEMA.$defs, $ref: "#/$defs/simulationReport" };
 
 const SOURCE = new URL("./fixtures/gated-explore.sim.ts", import.meta.url).href;
 
@@ -65,6 +70,7 @@ describe("the adaptive campaign", () => {
     );
     expect(report.toString()).toContain("Fresh root seeds:");
     expect((report.toJSON() as { campaign: unknown }).campaign).toEqual(campaign);
+    expect(validate(REPORT_SCHEMA, JSON.parse(JSON.stringify(report)))).toEqual([]);
   });
 
   it("has no campaign field under untilCoverageStable or a fixed number of seeds", async () => {
@@ -74,6 +80,7 @@ describe("the adaptive campaign", () => {
       expect(report.campaign).toBeNull();
       expect((report.toJSON() as { campaign: unknown }).campaign).toBeNull();
       expect(report.toString()).not.toContain("Fresh root seeds:");
+      expect(validate(REPORT_SCHEMA, JSON.parse(JSON.stringify(report)))).toEqual([]);
     }
   });
 
