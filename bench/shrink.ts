@@ -15,6 +15,7 @@ import {
 import { failureProperty } from "../packages/sim/src/runner/shrink/measure.ts";
 import { leaderElectionSimulation } from "../examples/leader-election/simulation.ts";
 import { paxosCampaign } from "../examples/paxos/simulation.ts";
+import { paxosBallotReuseAfterRestart } from "../examples/paxos/paxos.sim.ts";
 import type { PaxosBug } from "../examples/paxos/node.ts";
 
 /** Seeds of base seed 1 scanned for a failing one before falling back to exploration. */
@@ -47,8 +48,7 @@ export const SHRINK_CASES: readonly Case[] = [
     build: () => paxosCampaign({ bug }),
     ...(bug === "ballot-reuse-after-restart"
       ? {
-          // Root seed 69 fails on its own timeline (the simulation itself now runs an unpinned budget).
-          explored: () => paxosCampaign({ bug }).setDebugSeeds([69]).setIterations(1),
+          explored: () => paxosBallotReuseAfterRestart.build() as SimulationBuilder,
           budget: { maxRuns: 5_000, timeBudgetMs: 600_000 },
         }
       : {}),

@@ -5,7 +5,7 @@
  *   npx moonpool run paxos --explore                         # plus exploration of every root seed
  *   npx moonpool replay paxos --seed <SEED>                  # one seed, with its trace
  *   npx moonpool run paxos-adopt-first-reported-value        # a planted bug: fails on purpose (expectFailure)
- *   npx moonpool run paxos-ballot-reuse-after-restart        # the deep one: a 6,000-timeline campaign budget
+ *   npx moonpool run paxos-ballot-reuse-after-restart        # the deep one: a root seed known to fail
  *
  * `paxos` runs seeds until assertion coverage is stable: 20 seeds in a row that reach no new
  * sometimes signal, once every one of them has been reached (at most 1,000 seeds). Each planted
@@ -33,16 +33,14 @@ function plantedBug(bug: PaxosBug, what: string) {
 }
 
 export const paxosPromiseBeforePersist = plantedBug("promise-before-persist", "a crash forgets a promise");
-// Rare: about one campaign seed in 1,500 fails. The campaign budget runs from the wall-clock base
-// seed like any campaign (no seed known to fail): 6,000 timelines miss a 1-in-1,500 bug with
-// probability about e^-4 = 2 % with fresh seeds alone (docs/decisions.md D29). Long under
-// `moonpool run`: every fresh root seed gets a fresh realm.
+// Rare: about one campaign seed in 1,500 fails, and a simulation that fails on purpose should fail
+// every time. So this one runs root seed 69, one that fails (see the README).
 export const paxosBallotReuseAfterRestart = defineSimulation({
   name: "paxos-ballot-reuse-after-restart",
   expectFailure: true,
   description:
-    "the same with the planted bug 'ballot-reuse-after-restart' (fails on purpose: a reused ballot carries a second value in a slot; a 6,000-timeline budget)",
-  build: () => paxosCampaign({ bug: "ballot-reuse-after-restart" }).campaignBudget(6_000),
+    "the same with the planted bug 'ballot-reuse-after-restart' (fails on purpose: a reused ballot carries a second value in a slot; root seed 69)",
+  build: () => paxosCampaign({ bug: "ballot-reuse-after-restart" }).setDebugSeeds([69]).setIterations(1),
 });
 
 export const paxosNoPromiseCheck = plantedBug("no-promise-check", "an acceptor accepts below its promise");
