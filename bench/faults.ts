@@ -1,5 +1,7 @@
 /**
- * How soon the default `moonpool run` stop rule finds two textbook bugs, over 10 base seeds:
+ * How soon the until-stable stop rule with the minimum `moonpool run` spent before the adaptive
+ * budget (D27) finds two textbook bugs, over 10 base seeds (`npm run bench -- campaign` measures the
+ * adaptive default):
  *
  * - lease: a lease holder that times its lease on its own clock with no margin, under
  *   `Chaos.clock("random")` (test/fixtures/lease.ts);
@@ -15,7 +17,7 @@ import { deriveSeed } from "../packages/sim/src/engine/rng.ts";
 import { AssertionTable } from "../packages/sim/src/chaos/assertions/index.ts";
 import { Campaign } from "../packages/sim/src/runner/campaign.ts";
 import { CoverageStopRule, DEFAULT_RUN_MIN_SEEDS } from "../packages/sim/src/runner/coverage-stop-rule.ts";
-import { DEFAULT_ITERATION_CONTROL } from "../packages/sim/src/runner/config.ts";
+import { DEFAULT_STOP_RULE } from "../packages/sim/src/runner/config.ts";
 import type { SimulationBuilder } from "../packages/sim/src/index.ts";
 import { leaseSimulation } from "../packages/sim/test/fixtures/lease.ts";
 import { logSimulation } from "../packages/sim/test/fixtures/fsync-log.ts";
@@ -24,8 +26,7 @@ const BASE_SEEDS = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10];
 
 /** The 1-based position of the first failing seed under the default rule, or null if it stopped first. */
 async function seedsToFirstFailure(build: () => SimulationBuilder, baseSeed: number): Promise<number | null> {
-  const control = DEFAULT_ITERATION_CONTROL;
-  if (control.kind !== "untilCoverageStable") throw new Error("the default iteration control is not until-stable");
+  const control = DEFAULT_STOP_RULE;
   const rule = new CoverageStopRule(control.quietSeeds, control.maxSeeds, DEFAULT_RUN_MIN_SEEDS);
   const table = new AssertionTable();
   for (let i = 0; i < control.maxSeeds; i++) {
@@ -48,8 +49,7 @@ function summary(found: (number | null)[]): Record<string, unknown> {
 }
 
 function describeDefaultRule(): string {
-  const control = DEFAULT_ITERATION_CONTROL;
-  if (control.kind !== "untilCoverageStable") return control.kind;
+  const control = DEFAULT_STOP_RULE;
   return `until-stable ${control.quietSeeds},${control.maxSeeds},${DEFAULT_RUN_MIN_SEEDS}`;
 }
 

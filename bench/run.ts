@@ -21,6 +21,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   "node-io": async () => (await import("./node-io.ts")).benchNodeIo(),
   peers: async () => (await import("./peers.ts")).benchPeers(),
   scaling: async () => (await import("./scaling.ts")).benchScaling(),
+  campaign: async () => (await import("./campaign.ts")).benchCampaign(),
   paxos: async () => ({ ...(await (await import("../examples/paxos/bench-paxos.ts")).benchPaxos()) }),
 };
 

@@ -5,7 +5,14 @@
  */
 export { MAX_PROCESSES_PER_GROUP, MAX_PROCESS_GROUPS, MAX_WORKLOADS } from "./runner/builder.ts";
 export { REPORT_SCHEMA_VERSION } from "./runner/report.ts";
-export { DEFAULT_ITERATION_CONTROL, DEFAULT_RUN_TIME_BUDGET_MS, SETTLE_BUDGET_MS } from "./runner/config.ts";
+export {
+  DEFAULT_CAMPAIGN_TIMELINES,
+  DEFAULT_ITERATION_CONTROL,
+  DEFAULT_RUN_TIME_BUDGET_MS,
+  DEFAULT_STOP_RULE,
+  SETTLE_BUDGET_MS,
+} from "./runner/config.ts";
+export { CAMPAIGN_BATCH_TIMELINES, FAILURE_REWARD, MAX_PROBE_INTERVAL_BATCHES } from "./explore/budget-allocator.ts";
 export { GUARDED_GLOBALS } from "./engine/escape-guard.ts";
 export { DEFAULT_MAX_STEPS_PER_INSTANT, YIELD_AFTER_WALL_MS } from "./engine/engine.ts";
 export { MAX_SEED } from "./engine/rng.ts";

@@ -2,12 +2,12 @@
  * The coverage stop rule: a minimum budget of seeds before coverage may stop a campaign,
  * `assertSometimesEach` buckets as coverage (a simulation with only those saturates), numeric
  * sometimes sites as sites to reach, and one line saying why the campaign stopped. The CLI's
- * default plan spends the minimum; `--quick` does not.
+ * default plan is the adaptive budget (explore/campaign-search.ts); `--quick` is the plain rule.
  */
 import { describe, expect, it } from "vitest";
 import { assertSometimes, assertSometimesEach, assertSometimesGreaterThan } from "@moonpool/core";
 import { SimulationBuilder, type SimContext } from "../src/index.ts";
-import { DEFAULT_RUN_MIN_SEEDS } from "../src/runner/coverage-stop-rule.ts";
+import { DEFAULT_CAMPAIGN_TIMELINES } from "../src/runner/config.ts";
 import { describePlan, resolveSeedPlan } from "../src/cli/seed-plan.ts";
 import { parseUntilStable } from "../src/cli/option-values.ts";
 import { UsageError } from "../src/cli/errors.ts";
@@ -95,18 +95,19 @@ describe("the moonpool run default plan", () => {
   const file = { iterations: null, untilStable: null } as never;
   const sim = (b: SimulationBuilder) => b.build();
 
-  it("spends the minimum budget by default; --quick keeps the plateau rule alone", () => {
+  it("spends the adaptive budget by default; --budget sets it; --quick keeps the plateau rule alone", () => {
     const config = sim(simulation(() => undefined));
     const { plan } = resolveSeedPlan({}, config, file);
-    expect(plan).toMatchObject({
-      kind: "untilStable",
-      quietSeeds: 10,
-      maxSeeds: 1000,
-      minSeeds: DEFAULT_RUN_MIN_SEEDS,
-    });
-    expect(describePlan(plan)).toMatch(/at least 500, at most 1000/);
+    expect(plan).toEqual({ kind: "adaptive", baseSeed: 11, debugSeeds: [], timelines: DEFAULT_CAMPAIGN_TIMELINES });
+    expect(describePlan(plan)).toMatch(/^a budget of 1000 timelines split between fresh root seeds and continuations/);
+    expect(resolveSeedPlan({ budget: 300 }, config, file).plan).toMatchObject({ kind: "adaptive", timelines: 300 });
+    expect(() => resolveSeedPlan({ budget: 300, iterations: 5 }, config, file)).toThrow(/--iterations and --budget/);
     const quick = resolveSeedPlan({ quick: true }, config, file).plan;
     expect(quick).toEqual({ kind: "untilStable", baseSeed: 11, debugSeeds: [], quietSeeds: 10, maxSeeds: 1000 });
+    // A simulation's own budget is kept; --quick then runs the plain stop rule.
+    const own = sim(simulation(() => undefined).campaignBudget(50));
+    expect(resolveSeedPlan({}, own, file).plan).toMatchObject({ kind: "adaptive", timelines: 50 });
+    expect(resolveSeedPlan({ quick: true }, own, file).plan).toMatchObject({ kind: "untilStable", quietSeeds: 10 });
   });
 
   it("a simulation's own untilCoverageStable is kept as written", () => {

@@ -25,9 +25,10 @@ const RUN_HELP = `
 Seeds: --seed and --seeds run exactly those seeds; --iterations N runs N seeds derived from the
 base seed (the simulation's debug seeds first); --until-stable QUIET,MAX runs seeds until QUIET
 consecutive seeds reach no new sometimes-assertion or sometimesEach bucket (at most MAX, at least
-MIN). Without these flags the simulation's own builder settings apply, then the moonpool config,
-then until-stable 10,1000,500 (--quick: 10,1000 without the 500-seed minimum). The report says
-in one line why the campaign stopped.
+MIN); --budget N spends N timelines adaptively between fresh seeds and continuations of promising
+timelines. Without these flags the simulation's own builder settings apply, then the moonpool
+config, then --budget 1000 (--quick: until-stable 10,1000). The report says how the budget was
+split and in one line why the campaign stopped.
 The base seed is --base-seed, else the simulation's setBaseSeed, else the wall clock (printed).
 
 Progress: time estimates are upper bounds from the measured rate, shown only where the remaining
@@ -121,7 +122,11 @@ export function createProgram(): Command {
       "--until-stable <quiet,max[,min]>",
       "run until coverage is stable for QUIET seeds, at most MAX seeds, at least MIN",
     )
-    .option("--quick", "the default stop rule without its minimum budget: stop as soon as coverage is stable")
+    .option(
+      "--budget <timelines>",
+      "one budget of timelines split between fresh seeds and continuations of promising timelines (the default, 1000)",
+    )
+    .option("--quick", "until coverage is stable (10 quiet seeds, at most 1,000), no minimum: a quick smoke run")
     .option("--base-seed <seed>", "base seed of derived seeds (same on every shard)")
     .option("-j, --workers <n>", "worker threads (default: config, else the number of cores)")
     .option(

@@ -39,6 +39,8 @@ export interface ProgressStart {
   readonly description: string;
   /** With exploration: each root seed's timeline budget (progress and the time bound then count timelines). */
   readonly timelinesPerSeed?: number | null;
+  /** What `plannedSeeds` and `done` count: seeds (default), or an adaptive campaign's timelines. */
+  readonly unit?: "seeds" | "timelines";
   /** Until coverage is stable: the rule's settings, what the line shows before the first seed. */
   readonly stopRule?: {
     readonly requiredQuietSeeds: number;
@@ -96,12 +98,13 @@ export function statusText(info: ProgressStart, p: CampaignProgress, elapsedMs: 
   if (info.timelinesPerSeed != null && p.timelines !== undefined)
     return explorationStatusText(info, info.timelinesPerSeed, p, p.timelines, elapsedMs, c);
   const rate = elapsedMs > 0 ? (1000 * p.done) / elapsedMs : 0;
+  const unit = info.unit ?? "seeds";
   const parts = [
-    `${formatCount(p.done)}/${info.upperBound ? "≤" : ""}${formatCount(info.plannedSeeds)} seeds`,
+    `${formatCount(p.done)}/${info.upperBound ? "≤" : ""}${formatCount(info.plannedSeeds)} ${unit}`,
     p.failing > 0 ? c.red(`${p.failing} failing`) : "0 failing",
     `sometimes ${p.sometimesHit}/${p.sometimesTotal}`,
     p.bugs > 0 ? c.red(`bugs ${p.bugs}`) : "bugs 0",
-    `${rate.toFixed(1)} seeds/s`,
+    `${rate.toFixed(1)} ${unit}/s`,
   ];
   const boundMs = upperBoundMs(info.plannedSeeds - p.done, p.done, elapsedMs);
   if (boundMs !== null)

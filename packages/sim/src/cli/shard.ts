@@ -88,6 +88,12 @@ export function checkShardable(plan: SeedPlan, baseSeedSource: BaseSeedSource, s
         `shard a fixed number of seeds instead: --shard i/n --iterations N --base-seed B`,
     );
   }
+  if (plan.kind === "adaptive") {
+    throw new UsageError(
+      `simulation '${simulation}' spends one adaptive budget, which cannot be split across machines (each batch is chosen from everything before it); ` +
+        `shard a fixed number of seeds instead: --shard i/n --iterations N --base-seed B`,
+    );
+  }
   if (plan.kind === "fixed" && baseSeedSource === "wallClock") {
     throw new UsageError(
       `--shard needs the same base seed on every machine, and simulation '${simulation}' takes it from the wall clock: pass --base-seed B (the same B on every shard, e.g. the CI run id)`,

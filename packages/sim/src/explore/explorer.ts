@@ -149,7 +149,7 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
 
     const root = await this.runTimeline(seed, []);
     record([], root);
-    frontier.addDiscoveries([], root.discoveries);
+    frontier.addDiscoveries([], root.discoveries, seed);
     this.sampleFrontier(frontier.size);
 
     const stopped = () => this.config.stopOnFailure && firstBug !== null;
@@ -210,7 +210,7 @@ export class Explorer<R extends TimelineResult = TimelineResult> {
         record(recipe, result);
         this.table.absorb(table, null);
         if (result.discoveries.length > 0) productive.add(parents[i]);
-        if (frontier.addDiscoveries(recipe, result.discoveries) > 0) dry = false;
+        if (frontier.addDiscoveries(recipe, result.discoveries, seed) > 0) dry = false;
       }
       for (const [entry, count] of children) frontier.recordBatch(entry, productive.has(entry), count);
       this.sampleFrontier(frontier.size);

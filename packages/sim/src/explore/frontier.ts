@@ -17,15 +17,39 @@
  *   `maxFrontier`, the most-visited dropped first); when no live entry is left, the explorer can
  *   bring back the rarest one with a new allowance of unproductive batches.
  * - Eviction: beyond `maxFrontier`, the most-visited entry goes (ties: the latest branch point).
+ * - Adaptive depth (`adaptive`, the adaptive campaign's frontier): an entry's energy grows with the
+ *   depth of the chain it continues (`ADAPTIVE_ENERGY_PER_DEPTH` per reseed point, at most
+ *   `ADAPTIVE_MAX_ENERGY`), and a discovery too deep for `maxRecipeLen` doubles the limit (up to
+ *   `ADAPTIVE_MAX_RECIPE_LEN`) instead of being dropped: a frontier that keeps gaining depth gets
+ *   the energy and the recipe length a long chain needs, without settings (docs/decisions.md D28).
  */
 import type { Discovery } from "../chaos/assertions/index.ts";
 import type { Recipe } from "../engine/recipe.ts";
 
 /** Batches in a row without any discovery after which an entry is retired. */
 export const MAX_UNPRODUCTIVE_BATCHES = 32;
+/** Adaptive frontier: energy per reseed point of the chain an entry continues. */
+export const ADAPTIVE_ENERGY_PER_DEPTH = 4;
+/** Adaptive frontier: the most energy an entry gets. */
+export const ADAPTIVE_MAX_ENERGY = 16;
+/** Adaptive frontier: the longest recipe the limit may grow to. */
+export const ADAPTIVE_MAX_RECIPE_LEN = 512;
+
+/**
+ * An adaptive frontier's energy for a new entry: `ADAPTIVE_ENERGY_PER_DEPTH` for a root's own
+ * discovery and as much again per reseed point of the chain it continues, and the most for a quality gain or a watermark found by a continuation
+ * (progress that rarity alone ranks as common, since its bucket or site is busy).
+ */
+function adaptiveEnergy(d: Discovery, depth: number): number {
+  const progress = d.kind === "betterQuality" || d.kind === "watermark";
+  if (progress && depth > 0) return ADAPTIVE_MAX_ENERGY;
+  return Math.min(ADAPTIVE_MAX_ENERGY, ADAPTIVE_ENERGY_PER_DEPTH * (depth + 1));
+}
 
 export interface FrontierEntry {
   readonly id: number;
+  /** The root seed the recipe applies to (one frontier may hold entries of many root seeds). */
+  readonly rootSeed: number;
   /** Recipe of the timeline up to the segment the discovery happened in. */
   readonly prefix: Recipe;
   /** Draws made in the last segment when the discovery happened: the branch point. */
@@ -51,13 +75,17 @@ export class Frontier {
   /** Discoveries that could not become entries because the recipe would be too long. */
   tooDeep = 0;
   revived = 0;
+  /** Times an adaptive frontier doubled its recipe limit. */
+  recipeLimitRaises = 0;
 
   constructor(
     private readonly maxFrontier: number,
-    private readonly maxRecipeLen: number,
+    /** Reseed points a recipe may hold (an adaptive frontier raises it). */
+    public maxRecipeLen: number,
     private readonly visits: (key: string) => number,
     private readonly entryEnergy = 0,
     private readonly keepRetired = false,
+    private readonly adaptive = false,
   ) {}
 
   get size(): number {
@@ -69,23 +97,31 @@ export class Frontier {
     return this.retiredEntries.length;
   }
 
-  /** Adds the discoveries of a timeline that ran with `recipe`. Returns how many became entries. */
-  addDiscoveries(recipe: Recipe, discoveries: readonly Discovery[]): number {
+  /**
+   * Adds the discoveries of a timeline of root seed `rootSeed` that ran with `recipe`. Returns
+   * how many became entries.
+   */
+  addDiscoveries(recipe: Recipe, discoveries: readonly Discovery[], rootSeed = 0): number {
     let added = 0;
     for (const d of discoveries) {
       if (d.segment > recipe.length) continue;
       const prefix = recipe.slice(0, d.segment);
       if (prefix.length + 1 > this.maxRecipeLen) {
-        this.tooDeep++;
-        continue;
+        if (!this.adaptive || this.maxRecipeLen * 2 > ADAPTIVE_MAX_RECIPE_LEN) {
+          this.tooDeep++;
+          continue;
+        }
+        this.maxRecipeLen *= 2;
+        this.recipeLimitRaises++;
       }
       let position = d.drawCount;
       for (const bp of prefix) position += bp.count;
-      const identity = `${prefix.map((bp) => `${bp.count}@${bp.seed}`).join(">")}|${d.drawCount}`;
+      const identity = `${rootSeed}#${prefix.map((bp) => `${bp.count}@${bp.seed}`).join(">")}|${d.drawCount}`;
       if (this.seen.has(identity)) continue;
       this.seen.add(identity);
       this.entries.push({
         id: this.nextId++,
+        rootSeed,
         prefix,
         drawCount: d.drawCount,
         position,
@@ -93,7 +129,7 @@ export class Frontier {
         batches: 0,
         unproductiveBatches: 0,
         childrenSpawned: 0,
-        energy: this.entryEnergy,
+        energy: this.adaptive ? Math.max(this.entryEnergy, adaptiveEnergy(d, prefix.length)) : this.entryEnergy,
       });
       added++;
     }
@@ -157,6 +193,12 @@ export class Frontier {
           this.retiredEntries.splice(this.leastNovel(this.retiredEntries), 1);
       }
     }
+  }
+
+  /** Drops every entry, live or retired, of `rootSeed` (a root that failed is not continued). */
+  dropRoot(rootSeed: number): void {
+    this.entries = this.entries.filter((e) => e.rootSeed !== rootSeed);
+    this.retiredEntries = this.retiredEntries.filter((e) => e.rootSeed !== rootSeed);
   }
 
   private evictLeastNovel(): void {

@@ -14,3 +14,12 @@ export {
   type TimelineRunner,
 } from "./contract.ts";
 export { mergeExplorationReports } from "./merge-reports.ts";
+export {
+  searchCampaign,
+  type CampaignBatchRunner,
+  type CampaignBudgetReport,
+  type CampaignJob,
+  type CampaignOutcome,
+  type CampaignStop,
+} from "./campaign-search.ts";
+export { CAMPAIGN_BATCH_TIMELINES, type ArmYield, type CampaignArm } from "./budget-allocator.ts";

@@ -320,10 +320,14 @@ export class SimulationBuilder {
     return this;
   }
 
-  /**
-   * Run seeds until `quietSeeds` consecutive seeds reach no new sometimes/reachable assertion and
-   * every one reached so far has passed, at most `maxSeeds` (the default: 10 and 1,000).
-   */
+  /** One budget of `timelines`, split by yield between fresh seeds and continuations (the default; D27). */
+  campaignBudget(timelines: number): this {
+    positiveInteger(timelines, "campaignBudget(timelines): timelines");
+    this.iteration = { kind: "adaptive", timelines };
+    return this;
+  }
+
+  /** Seeds until `quietSeeds` in a row reach no new sometimes-style signal and all seen are reached; at most `maxSeeds`. */
   untilCoverageStable(quietSeeds: number, maxSeeds: number, options: { readonly minSeeds?: number } = {}): this {
     positiveInteger(quietSeeds, "untilCoverageStable(quietSeeds, maxSeeds): quietSeeds");
     positiveInteger(maxSeeds, "untilCoverageStable(quietSeeds, maxSeeds): maxSeeds");
@@ -462,14 +466,11 @@ export class SimulationBuilder {
   }
 
   /**
-   * Explore each root seed in depth: branch timelines at assertion discoveries (see explore/frontier.ts for the
-   * policy). Needs factory-built workloads.
-   *
-   * `workers` (default 0): 0 explores every root seed in this thread; N > 0 shares the root seeds of each round of 8
-   * with a pool of N worker threads, started once the machine has a spare core (`os.availableParallelism() - 1`
-   * leaves this thread its own core). The outcome (bugs, recipes, statistics) is the same for every N: every root of
-   * a round starts from the table as it was at the round's start, and the roots are merged in seed order. Workers
-   * rebuild the simulation themselves, so they need `simulationSource`.
+   * Explore in depth: branch timelines at assertion discoveries (explore/frontier.ts). With a
+   * fixed or until-stable plan each root seed is explored for `maxRunsPerSeed` timelines, in
+   * rounds of 8 roots merged in seed order; under the adaptive budget (the default) the settings
+   * steer its frontier. `workers` N > 0 shares the work with N worker threads (needs
+   * `simulationSource`); the outcome is the same for every N. Needs factory-built workloads.
    */
   enableExploration(config: Partial<ExplorationConfig> = {}): this {
     this.exploration = resolveExplorationConfig(config);

@@ -33,9 +33,11 @@ import { WorkerPool } from "./pool/worker-pool.ts";
 import { checkWorkerConfiguration } from "./pool/worker-check.ts";
 import { checkSourceHere, DeferredPool } from "./pool/deferred-pool.ts";
 import { lostSeedResult, runPoolCampaign } from "./pool/pool-campaign.ts";
+import { runAdaptivePoolCampaign } from "./pool/adaptive-pool.ts";
 import { DEFAULT_HANG_TIMEOUT_MS } from "./pool/progress-watchdog.ts";
 import { RootSharing, Superseded, type SharedRootOutcome } from "./pool/root-sharing.ts";
 import { exploreInRounds } from "./root-rounds.ts";
+import { runAdaptiveInThread, type AdaptivePlan, type AdaptiveRun } from "./adaptive-campaign.ts";
 import { configSeedPlan, planSize, seedAt, type SeedPlan } from "./seed-plan.ts";
 import { describeSource } from "./simulation-source.ts";
 import { thrownFields as errorFields } from "./thrown.ts";
@@ -111,6 +113,13 @@ export class Campaign {
       plan.seeds !== undefined ? { kind: "list", seeds: plan.seeds } : configSeedPlan(this.config);
     if (plan.workers !== undefined && plan.workers !== 0 && plan.breakpoints === undefined)
       return this.runOnWorkers(seeds, plan.workers, plan.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS);
+    if (seeds.kind === "adaptive" && plan.breakpoints === undefined) {
+      // `enableExploration({ workers })` shares the campaign's timelines with that many workers.
+      const workers = this.config.exploration?.workers ?? 0;
+      if (workers > 0 && this.config.source !== null)
+        return this.runOnWorkers(seeds, workers, plan.hangTimeoutMs ?? DEFAULT_HANG_TIMEOUT_MS);
+      return this.adaptive(seeds, plan.drawObserver);
+    }
     const exploration = plan.breakpoints === undefined ? this.config.exploration : null;
     if (exploration !== null) return this.explore(seeds, exploration, plan.drawObserver);
     const wallStart = natives.performanceNow();
@@ -131,15 +140,28 @@ export class Campaign {
     return this.report(results, stopRule, wallStart, null);
   }
 
-  /** The report of a campaign run in this thread (plain or exploring) since `wallStart`. */
+  /** The adaptive campaign in this thread (runner/adaptive-campaign.ts). */
+  private async adaptive(plan: AdaptivePlan, drawObserver: SeedOptions["drawObserver"]): Promise<SimulationReport> {
+    const wallStart = natives.performanceNow();
+    const run = await this.inRealm((guard) =>
+      runAdaptiveInThread(plan, this.config.exploration, this.table, (seed, recipe, table) =>
+        this.runSeed(seed, guard, { breakpoints: recipe, drawObserver }, table),
+      ),
+    );
+    return this.report(run.results, null, wallStart, run.exploration, run);
+  }
+
+  /** The report of a campaign run in this thread (plain, exploring or adaptive) since `wallStart`. */
   private report(
     results: SeedResult[],
     stopRule: CoverageStopRule | null,
     wallStart: number,
     exploration: ExplorationReport | null,
+    adaptive: AdaptiveRun | null = null,
   ): SimulationReport {
     return new SimulationReport({
       results,
+      ...(adaptive === null ? {} : { seedIndexes: adaptive.seedIndexes, campaign: adaptive.campaign }),
       table: this.table,
       convergenceTimeout: stopRule?.convergenceTimeout ?? false,
       saturation: stopRule?.saturation ?? null,
@@ -252,7 +274,7 @@ export class Campaign {
           `add .simulationSource(import.meta.url, "exportName") naming the export that builds this simulation, or run without workers`,
       );
     }
-    if (this.config.exploration !== null) {
+    if (this.config.exploration !== null && seeds.kind !== "adaptive") {
       throw new InvalidConfiguration(
         `run({ workers: ${workers} }) runs plain seeds; an exploring simulation shares its root seeds with ` +
           `workers through enableExploration({ workers: ${workers} }) instead`,
@@ -261,7 +283,7 @@ export class Campaign {
     const pool = new WorkerPool(Math.max(1, Math.min(workers, planSize(seeds))));
     try {
       await checkWorkerConfiguration(pool, source, this.config);
-      const { report } = await runPoolCampaign(pool, {
+      const options = {
         name: describeSource(source),
         source,
         overrides: { explore: false },
@@ -273,7 +295,11 @@ export class Campaign {
         hangTimeoutMs,
         isolation: resolveIsolation(this.config).mode,
         signal: new AbortController().signal,
-      });
+      };
+      const { report } =
+        seeds.kind === "adaptive"
+          ? await runAdaptivePoolCampaign(pool, options, seeds, this.config.exploration)
+          : await runPoolCampaign(pool, options);
       return report;
     } finally {
       await pool.close();

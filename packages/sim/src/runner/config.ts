@@ -45,14 +45,31 @@ export type IterationControl =
       readonly maxSeeds: number;
       /** Seeds spent before coverage may stop the campaign (absent: none). */
       readonly minSeeds?: number;
-    };
+    }
+  /** One budget of timelines, split adaptively between fresh seeds and continuations (`campaignBudget`). */
+  | { readonly kind: "adaptive"; readonly timelines: number };
 
-/** Default stop rule: 10 quiet seeds, at most 1,000 seeds. */
+/**
+ * The default campaign budget in timelines: random seeds alone miss a bug that fails 0.5 % of them
+ * with probability 0.995^1000 = 0.7 %, and the adaptive split keeps nearly all of the budget on
+ * fresh seeds where exploration does not pay (docs/decisions.md D27). Under `moonpool run` every
+ * fresh root seed gets a fresh realm (D21), about 0.3 to 0.6 s of CPU each: the budget is also a
+ * bound on that cost.
+ */
+export const DEFAULT_CAMPAIGN_TIMELINES = 1000;
+
+/** Default iteration control: the adaptive campaign with `DEFAULT_CAMPAIGN_TIMELINES`. */
 export const DEFAULT_ITERATION_CONTROL: IterationControl = {
+  kind: "adaptive",
+  timelines: DEFAULT_CAMPAIGN_TIMELINES,
+};
+
+/** The stop rule `untilCoverageStable` and `moonpool run --quick` default to: 10 quiet seeds, at most 1,000 seeds. */
+export const DEFAULT_STOP_RULE = {
   kind: "untilCoverageStable",
   quietSeeds: 10,
   maxSeeds: 1000,
-};
+} as const satisfies IterationControl;
 /** Default run-time budget: one simulated hour. */
 export const DEFAULT_RUN_TIME_BUDGET_MS = 3_600_000;
 /** Settling after processes stop may take at most five simulated minutes. */

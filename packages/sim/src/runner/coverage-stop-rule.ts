@@ -19,7 +19,10 @@ import type { AssertionTable } from "../chaos/assertions/index.ts";
 import type { PlateauSignal, SaturationReport } from "./report.ts";
 import type { SeedPlan } from "./seed-plan.ts";
 
-/** The minimum `moonpool run` spends by default before coverage may stop it (`--quick`: none). */
+/**
+ * The minimum `moonpool run` spent before coverage could stop it, until the adaptive budget became
+ * the default (docs/decisions.md D27); bench/faults.ts still measures that rule.
+ */
 export const DEFAULT_RUN_MIN_SEEDS = 500;
 
 /** What the rule still waits for after the latest seed: the progress display shows it. */

@@ -154,6 +154,17 @@ function render(report: SimulationReport, c: Colors, pretty: boolean, options: R
     }
   }
 
+  if (report.campaign !== null) {
+    out.push(header("Campaign"));
+    const b = report.campaign;
+    const arm = (name: string, a: typeof b.arms.fresh) =>
+      `${name}: ${formatCount(a.timelines)} timelines, ${formatCount(a.discoveries)} discoveries, ${formatCount(a.failures)} failing${a.firstFailureAtTimeline === null ? "" : ` (first at timeline ${formatCount(a.firstFailureAtTimeline)})`}`;
+    out.push(`Budget: ${formatCount(b.timelines)} of ${formatCount(b.budgetTimelines)} timelines, ${b.stopReason}`);
+    out.push(arm("Fresh root seeds", b.arms.fresh));
+    out.push(arm("Continuations", b.arms.continuation));
+    if (b.frontier.recipeLimitRaises > 0) out.push(`Recipe limit raised to ${b.frontier.maxRecipeLen} reseed points`);
+  }
+
   if (report.exploration !== null) {
     out.push(header("Exploration"));
     const x = report.exploration;

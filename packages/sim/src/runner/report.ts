@@ -15,7 +15,7 @@ import {
 } from "../chaos/assertions/index.ts";
 import { formatFailure, type SeedResult } from "./seed-result.ts";
 import { colorEnabled, formatText, formatPretty, type RenderOptions } from "./report-format.ts";
-import type { ExplorationReport } from "../explore/index.ts";
+import type { CampaignBudgetReport, ExplorationReport } from "../explore/index.ts";
 import { groupFailures } from "./failure-groups.ts";
 import { userFrames } from "./source-location.ts";
 
@@ -63,7 +63,7 @@ export interface CampaignMetrics {
   readonly eventsProcessed: number;
 }
 
-export type { ExplorationReport };
+export type { CampaignBudgetReport, ExplorationReport };
 
 export interface ReportInput {
   readonly results: readonly SeedResult[];
@@ -73,6 +73,8 @@ export interface ReportInput {
   readonly wallTimeMs: number;
   readonly steppingMode: SteppingMode;
   readonly exploration?: ExplorationReport | null;
+  /** How an adaptive campaign split its budget (null or absent: not an adaptive campaign). */
+  readonly campaign?: CampaignBudgetReport | null;
   /** Each seed's position in its campaign (default: its position in `results`). */
   readonly seedIndexes?: readonly number[];
   /** The Node and V8 versions the seeds ran on (default: this process's). */
@@ -126,6 +128,8 @@ export class SimulationReport {
   readonly convergenceTimeout: boolean;
   readonly saturation: SaturationReport | null;
   readonly exploration: ExplorationReport | null;
+  /** How an adaptive campaign split its budget and why it stopped; null for any other campaign. */
+  readonly campaign: CampaignBudgetReport | null;
   /** Wall time of the whole campaign, failed seeds included. */
   readonly totalWallTimeMs: number;
   readonly steppingMode: SteppingMode;
@@ -165,6 +169,7 @@ export class SimulationReport {
       wallTimeMs: json.totalWallTimeMs,
       steppingMode: json.steppingMode,
       exploration: json.exploration ?? null,
+      campaign: json.campaign ?? null,
       runtime: { node: json.node, v8: json.v8 },
     });
   }
@@ -192,6 +197,7 @@ export class SimulationReport {
     this.convergenceTimeout = input.convergenceTimeout;
     this.saturation = input.saturation;
     this.exploration = input.exploration ?? null;
+    this.campaign = input.campaign ?? null;
     this.totalWallTimeMs = input.wallTimeMs;
     this.steppingMode = input.steppingMode;
     this.seedIndexes = input.seedIndexes !== undefined ? input.seedIndexes.slice() : results.map((_, i) => i);
@@ -298,6 +304,7 @@ export class SimulationReport {
       convergenceTimeout: this.convergenceTimeout,
       saturation: this.saturation,
       exploration: this.exploration,
+      campaign: this.campaign,
       // NaN (a numeric site never comparable) becomes null in JSON; fromJSON maps it back.
       assertionTable: this.tableState,
     };

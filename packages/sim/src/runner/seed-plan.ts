@@ -26,6 +26,16 @@ export type SeedPlan =
       readonly maxSeeds: number;
       /** Seeds spent before coverage may stop the campaign (absent: none). */
       readonly minSeeds?: number;
+    }
+  /**
+   * One budget of timelines spent adaptively between fresh root seeds (these seeds, in this
+   * order) and continuations of promising timelines (explore/campaign-search.ts).
+   */
+  | {
+      readonly kind: "adaptive";
+      readonly baseSeed: number;
+      readonly debugSeeds: readonly number[];
+      readonly timelines: number;
     };
 
 /** Seed indexes `[start, end)`. */
@@ -34,9 +44,19 @@ export interface IndexRange {
   readonly end: number;
 }
 
-/** The number of seeds the plan runs, or at most runs (until-stable). */
+/** The number of seeds the plan runs, or at most runs (until-stable, adaptive). */
 export function planSize(plan: SeedPlan): number {
-  return plan.kind === "list" ? plan.seeds.length : plan.kind === "fixed" ? plan.count : plan.maxSeeds;
+  switch (plan.kind) {
+    case "list":
+      return plan.seeds.length;
+    case "fixed":
+      return plan.count;
+    case "untilStable":
+      return plan.maxSeeds;
+    case "adaptive":
+      // Every timeline may be a fresh root seed.
+      return plan.timelines;
+  }
 }
 
 /** The seed at campaign position `index` (0-based, below `planSize(plan)`). */
@@ -59,6 +79,7 @@ export function wallClockBaseSeed(): number {
 /** The plan of an iteration control, from `baseSeed` after `debugSeeds`. */
 export function planOfControl(control: IterationControl, baseSeed: number, debugSeeds: readonly number[]): SeedPlan {
   if (control.kind === "fixed") return { kind: "fixed", baseSeed, debugSeeds, count: control.iterations };
+  if (control.kind === "adaptive") return { kind: "adaptive", baseSeed, debugSeeds, timelines: control.timelines };
   const { quietSeeds, maxSeeds } = control;
   const minSeeds = control.minSeeds ?? 0;
   return { kind: "untilStable", baseSeed, debugSeeds, quietSeeds, maxSeeds, ...(minSeeds > 0 ? { minSeeds } : {}) };
@@ -79,6 +100,8 @@ export function describePlan(plan: SeedPlan): string {
       return plan.seeds.length === 1 ? `seed ${plan.seeds[0]}` : `${plan.seeds.length} listed seeds`;
     case "fixed":
       return `${plan.count} seeds from base seed ${plan.baseSeed}${plan.debugSeeds.length > 0 ? ` (after ${plan.debugSeeds.length} debug seeds)` : ""}`;
+    case "adaptive":
+      return `a budget of ${plan.timelines} timelines split between fresh root seeds and continuations of promising timelines, from base seed ${plan.baseSeed}${plan.debugSeeds.length > 0 ? ` (after ${plan.debugSeeds.length} debug seeds)` : ""}`;
     case "untilStable": {
       const least = plan.minSeeds !== undefined ? `at least ${plan.minSeeds}, ` : "";
       return `seeds until coverage is stable for ${plan.quietSeeds} seeds (${least}at most ${plan.maxSeeds}) from base seed ${plan.baseSeed}`;

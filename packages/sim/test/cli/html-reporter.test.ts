@@ -44,6 +44,8 @@ describe("html reporter", () => {
     const data = pageData(campaign);
     const sim = data.simulations[0];
     expect(sim.name).toBe("planted-bug");
+    // A fixed number of seeds: no adaptive budget to describe.
+    expect(sim.campaign).toBeNull();
     expect(sim.failureGroups).toHaveLength(1);
     expect(sim.failureGroups[0].property).toBe("writes are never corrupt");
     expect(sim.failureGroups[0].timelines[0].timelineHref).toBe(timelineFile);
@@ -58,6 +60,17 @@ describe("html reporter", () => {
     expect(timeline.seed).toBe(sim.failureGroups[0].timelines[0].seed);
     expect(timeline.failure.message).toContain("writes are never corrupt");
     expect(unpackTimelineEvents(timeline.packedEvents).some((e) => e.name === "wrote")).toBe(true);
+  });
+
+  it("carries an adaptive campaign's split of its budget into the campaign page's data", async () => {
+    const out = await tempDir("html-budget");
+    const args = ["run", "counter", "--budget", "16", "--base-seed", "3", "--isolation", "shared"];
+    const result = await runCli([...args, "--workers", "1", "--reporter", "html", "--out", out]);
+    expect(result.code, result.stderr).toBe(0);
+    const page = await readFile(path.join(out, "report.html"), "utf8");
+    const campaign = pageData(page).simulations[0].campaign;
+    expect(campaign).toMatchObject({ kind: "adaptive", budgetTimelines: 16, timelines: 16, stoppedBy: "budget" });
+    expect(campaign.arms.fresh.timelines + campaign.arms.continuation.timelines).toBe(16);
   });
 
   it("writes no HTML without --reporter html; the JSON says which seed first reached each signal", async () => {

@@ -27,7 +27,7 @@ const ANY_ESCAPE = /\x1b/;
 // biome-ignore lint/suspicious/noControlCharactersInRegex: colour (SGR) sequences are what is checked.
 const SGR = /\x1b\[[\d;]*m/;
 
-/** The CLI's default rule: 10 quiet seeds, a minimum of 500, a cap of 1,000. */
+/** A stop rule of 10 quiet seeds, a minimum of 500, a cap of 1,000. */
 const UNTIL_STABLE: ProgressStart = {
   name: "sim",
   plannedSeeds: 1000,
@@ -61,6 +61,14 @@ afterEach(() => {
 });
 
 describe("the status line of a campaign run until coverage is stable", () => {
+  it("counts an adaptive campaign's timelines against its budget", () => {
+    const budget: ProgressStart = { ...FIXED, plannedSeeds: 1000, unit: "timelines", description: "budget" };
+    const line = statusText(budget, seeds(40), 4_000, PLAIN);
+    expect(line).toContain("sim  40/1,000 timelines · 0 failing");
+    expect(line).toContain("10.0 timelines/s · ≤ 1m 36s left");
+    expect(statusText(FIXED, seeds(40), 4_000, PLAIN)).toContain("40/200 seeds");
+  });
+
   it("at seed 1 gives no time estimate: it says what the rule waits for", () => {
     const line = statusText(UNTIL_STABLE, seeds(1, { stopRule: wait(0, 1) }), 400, PLAIN);
     expect(line).toBe(

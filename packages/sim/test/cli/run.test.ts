@@ -240,11 +240,13 @@ describe("moonpool list / run / replay", () => {
   });
 
   it("reports usage errors with what to do, exit 2", async () => {
-    const [unknown, shard, untilStable, wallClock] = await Promise.all([
+    const [unknown, shard, untilStable, wallClock, adaptive, perRoot] = await Promise.all([
       runCli(["run", "no-such-sim"]),
       runCli(["run", "counter", "--shard", "4/3"]),
       runCli(["run", "counter", "--shard", "1/2", "--until-stable", "5,50"]),
       runCli(["run", "counter", "--shard", "1/2"]),
+      runCli(["run", "counter", "--shard", "1/2", "--budget", "100"]),
+      runCli(["run", "counter", "--budget", "100", "--explore-budget", "5"]),
     ]);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain(
@@ -256,5 +258,10 @@ describe("moonpool list / run / replay", () => {
     expect(untilStable.stderr).toContain("cannot be split across machines");
     expect(wallClock.code).toBe(2);
     expect(wallClock.stderr).toContain("pass --base-seed B");
+    // The default campaign decides each batch from everything before it: it cannot be sharded.
+    expect(adaptive.code).toBe(2);
+    expect(adaptive.stderr).toContain("spends one adaptive budget, which cannot be split across machines");
+    expect(perRoot.code).toBe(2);
+    expect(perRoot.stderr).toContain("--explore-budget sets the timelines of each root seed");
   });
 });

@@ -62,4 +62,21 @@ describe("--workers 1 and --workers 2", () => {
     expect(replay.stdout).toContain(`hash=${recipe.traceHash}`);
     expect(replay.stdout).toContain('assertAlways("gated bug: three gates passed") failed');
   });
+
+  it("give identical adaptive campaigns, whose report says how the budget was split", async () => {
+    // Realms reused: a fresh realm per timeline is the heavy tier's (adaptive-campaign.heavy.test.ts).
+    const args = ["gated", "--budget", "48", "--base-seed", "5", "--isolation", "shared"];
+    const one = await run("adaptive", 1, args);
+    const two = await run("adaptive", 2, args);
+    expect(withoutWallClock(two.report)).toEqual(withoutWallClock(one.report));
+    const entry = one.report.simulations[0];
+    expect(entry.plan).toMatchObject({ kind: "adaptive", timelines: 48, baseSeed: 5 });
+    const campaign = entry.report.campaign;
+    expect(campaign.timelines).toBe(48);
+    expect(campaign.arms.fresh.timelines + campaign.arms.continuation.timelines).toBe(48);
+    expect(campaign.stopReason).toMatch(/^spent the budget of 48 timelines/);
+    // Not adaptive: no campaign field.
+    const plain = await run("plain", 1, ["gated", "--iterations", "3", "--base-seed", "5"]);
+    expect(plain.report.simulations[0].report.campaign).toBeNull();
+  });
 });

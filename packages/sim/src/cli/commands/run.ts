@@ -39,7 +39,12 @@ import { parsePositiveInteger, parseReporters, parseSeed, parseSeedList, parseUn
 import { DEFAULT_POOL_GROWTH, WorkerPool } from "../../runner/pool/worker-pool.ts";
 import { isolationFlag } from "../isolation-flag.ts";
 import { resolveIsolation, sharedIsolationNote } from "../../runner/isolation.ts";
-import { EXPLORE_ROUND_ROOT_SEEDS, runPoolCampaign } from "../../runner/pool/pool-campaign.ts";
+import {
+  EXPLORE_ROUND_ROOT_SEEDS,
+  runPoolCampaign,
+  type PoolCampaignOptions,
+} from "../../runner/pool/pool-campaign.ts";
+import { runAdaptivePoolCampaign } from "../../runner/pool/adaptive-pool.ts";
 import { hangLimitMs, hangTimeoutFlag } from "../hang-timeout.ts";
 import { createProgress, type ProgressDisplay as Progress } from "../progress.ts";
 import { CampaignCoverage } from "../coverage-report.ts";
@@ -68,6 +73,8 @@ export interface RunFlags {
   readonly seeds?: string;
   readonly iterations?: string;
   readonly untilStable?: string;
+  /** `--budget N`: the adaptive campaign's budget in timelines. */
+  readonly budget?: string;
   readonly baseSeed?: string;
   readonly workers?: string;
   readonly explore?: boolean;
@@ -126,6 +133,7 @@ function seedFlags(flags: RunFlags): SeedFlags {
     iterations:
       flags.iterations === undefined ? undefined : parsePositiveInteger(flags.iterations, "--iterations", "500"),
     untilStable: flags.untilStable === undefined ? undefined : parseUntilStable(flags.untilStable),
+    budget: flags.budget === undefined ? undefined : parsePositiveInteger(flags.budget, "--budget", "1000"),
     baseSeed: flags.baseSeed === undefined ? undefined : parseSeed(flags.baseSeed, "--base-seed"),
     quick: flags.quick === true,
   };
@@ -170,9 +178,9 @@ interface RunSettings {
  * as one unsharded run would; a plan without a fixed number of seeds has no share to give.
  */
 function totalBudgetPerRoot(total: number, plan: SeedPlan, name: string): number {
-  if (plan.kind === "untilStable") {
+  if (plan.kind === "untilStable" || plan.kind === "adaptive") {
     throw new UsageError(
-      `--explore-total-budget needs a fixed number of root seeds, but '${name}' runs until coverage is stable: add --iterations N, --seeds or --seed`,
+      `--explore-total-budget needs a fixed number of root seeds, but '${name}' ${plan.kind === "adaptive" ? "spends one adaptive budget (--budget N sets it)" : "runs until coverage is stable"}: add --iterations N, --seeds or --seed`,
     );
   }
   return Math.max(1, Math.floor(total / planSize(plan)));
@@ -262,10 +270,11 @@ async function prepareSimulations(
       seeds.seed !== undefined ||
       seeds.seeds !== undefined ||
       seeds.iterations !== undefined ||
-      seeds.untilStable !== undefined
+      seeds.untilStable !== undefined ||
+      seeds.budget !== undefined
     ) {
       throw new UsageError(
-        "--last-failed / --seeds-from choose the seeds: do not also pass --seed, --seeds, --iterations or --until-stable",
+        "--last-failed / --seeds-from choose the seeds: do not also pass --seed, --seeds, --iterations, --until-stable or --budget",
       );
     }
     const from =
@@ -290,6 +299,10 @@ async function prepareSimulations(
       fileConfig,
     );
     if (shard !== null) checkShardable(plan, baseSeedSource, sim.name);
+    if (plan.kind === "adaptive" && settings.overrides.exploreBudget !== undefined)
+      throw new UsageError(
+        `--explore-budget sets the timelines of each root seed, but '${sim.name}' spends one adaptive budget: use --budget N, or --iterations N with --explore-budget`,
+      );
     let overrides = settings.overrides;
     if (settings.exploreTotal !== null) {
       overrides = { ...overrides, exploreBudget: totalBudgetPerRoot(settings.exploreTotal, plan, sim.name) };
@@ -337,7 +350,8 @@ async function runSimulation(
 ): Promise<SimulationEntry> {
   const { sim, config, plan, range } = prepared;
   const { shard, bailAfter, context } = settings;
-  const explore = config.exploration !== null;
+  const adaptive = plan.kind === "adaptive";
+  const explore = config.exploration !== null && !adaptive;
   const shardText =
     shard === null ? "" : `, shard ${shard.index}/${shard.count} (seeds #${range.start}..#${range.end - 1})`;
   const exploreText = explore
@@ -345,10 +359,12 @@ async function runSimulation(
     : "";
   progress.start({
     name: sim.name,
+    // An adaptive campaign counts timelines: its budget is the bound.
     plannedSeeds: range.end - range.start,
     upperBound: plan.kind === "untilStable",
     description: `${describePlan(plan)}${shardText}${exploreText} on ${pool.size} worker${pool.size === 1 ? "" : "s"}`,
     timelinesPerSeed: explore ? config.exploration!.maxRunsPerSeed : null,
+    ...(adaptive ? { unit: "timelines" as const } : {}),
     stopRule:
       plan.kind === "untilStable"
         ? { requiredQuietSeeds: plan.quietSeeds, minSeeds: plan.minSeeds ?? 0, maxSeeds: plan.maxSeeds }
@@ -359,7 +375,7 @@ async function runSimulation(
   const sharedNote = sharedIsolationNote(isolation);
   if (sharedNote !== null) progress.print(errColors.yellow(`${sim.name}: ${sharedNote}`));
   // A hung seed (no step for the hang limit) is a failed seed (printed by onFailure); the campaign goes on.
-  const outcome = await runPoolCampaign(pool, {
+  const options: PoolCampaignOptions = {
     name: sim.name,
     source: sim.source,
     overrides: prepared.overrides,
@@ -379,7 +395,10 @@ async function runSimulation(
       ? undefined
       : firstFailurePrinter(sim.name, context, progress, errColors),
     ...(coverage === null ? {} : { coverageRoot: settings.fileConfig.rootDir }),
-  });
+  };
+  const outcome = adaptive
+    ? await runAdaptivePoolCampaign(pool, options, plan, config.exploration)
+    : await runPoolCampaign(pool, options);
   const { report, stoppedBy, sometimesFirstReached, replayCheck } = outcome;
   progress.end();
   if (replayCheck !== null && replayCheck.seedsUnchecked > 0)

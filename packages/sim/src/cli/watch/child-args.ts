@@ -11,6 +11,7 @@ export const SEED_CHOOSING_OPTIONS: ReadonlySet<string> = new Set([
   "seeds",
   "iterations",
   "untilStable",
+  "budget",
   "quick",
   "lastFailed",
   "seedsFrom",

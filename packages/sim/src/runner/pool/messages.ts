@@ -28,9 +28,14 @@ export type PoolTask =
       readonly baseTable: AssertionTableState | null;
       /**
        * Explore the root with these settings (the builder's `enableExploration`, which stays on
-       * the main thread and so is not part of what the source builds); absent: the source's own.
+       * the main thread and so is not part of what the source builds); absent: the source's own;
+       * null: not explored.
        */
-      readonly exploration?: ExplorationConfig;
+      readonly exploration?: ExplorationConfig | null;
+      /** Run this timeline of the seed (a recipe, "" for the root timeline), never explored (the adaptive campaign). */
+      readonly recipe?: string;
+      /** Return the timeline's discoveries (the adaptive campaign's frontier needs them). */
+      readonly keepDiscoveries?: boolean;
       /** Collect block coverage of the user's code under this project root (absent: none). */
       readonly coverageRoot?: string;
       /** Keep the draw trail of the root timeline, returned when the seed fails (the replay check). */

@@ -49,16 +49,18 @@ async function perform(task: PoolTaskMessage): Promise<PoolTaskResults[PoolTaskK
         task.exploration === undefined ? config : { ...config, exploration: task.exploration },
       );
       // The trail is of the root timeline run plainly: an explored root's draws are not observed.
-      const explores = (task.exploration ?? config.exploration) !== null;
+      const explores = (task.exploration === undefined ? config.exploration : task.exploration) !== null;
       const recorder = task.recordDraws === true && !explores ? new DrawTrailRecorder() : null;
       const outcome = await campaign.runSingleSeed(task.seed, {
         baseTable: task.baseTable,
+        ...(task.recipe === undefined ? {} : { breakpoints: parseRecipe(task.recipe) }),
         onChaos: (chaos) => port.postMessage({ id: task.id, kind: "chaos", chaos } satisfies WorkerReply),
         ...(recorder === null ? {} : { drawObserver: recorder.observer }),
       });
       const coverage = coverageRoot === undefined ? {} : { coverage: await endSeedCoverage(coverageRoot) };
       const draws = recorder !== null && !outcome.result.ok ? { draws: recorder.trail() } : {};
-      return { ...outcome, result: { ...outcome.result, discoveries: [] }, ...coverage, ...draws };
+      const discoveries = task.keepDiscoveries === true ? outcome.result.discoveries : [];
+      return { ...outcome, result: { ...outcome.result, discoveries }, ...coverage, ...draws };
     }
     case "replayCheck": {
       // As `moonpool replay` builds and runs it: the recipe's timeline, no exploration.

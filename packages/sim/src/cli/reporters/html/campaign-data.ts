@@ -71,6 +71,8 @@ export interface CampaignSimulation {
   readonly coverageViolations: readonly string[];
   readonly saturation: Record<string, unknown> | null;
   readonly exploration: Record<string, unknown> | null;
+  /** How an adaptive campaign split its budget and why it stopped; null for any other campaign. */
+  readonly campaign: Record<string, unknown> | null;
   readonly failureGroups: readonly FailureGroup[];
   /** When each sometimes signal was first reached (seed index); empty in reports without the data. */
   readonly sometimesFirstReached: readonly { message: string; kind: string; seedIndex: number }[];
@@ -162,6 +164,7 @@ export function buildCampaignData(file: RunReportFile, links: readonly TimelineL
         coverageViolations: r.coverageViolations,
         saturation: r.saturation ?? null,
         exploration: r.exploration ?? null,
+        campaign: r.campaign ?? null,
         failureGroups: failureGroups(entry, links),
         sometimesFirstReached: entry.sometimesFirstReached ?? [],
         codeCoverage: campaignCodeCoverage(entry.coverage),
