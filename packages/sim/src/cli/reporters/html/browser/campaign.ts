@@ -493,6 +493,7 @@ function simulation(sim: any) {
     );
   }
   const sat = sim.saturation;
+  const budget = sim.campaign;
   return el(
     "section",
     { class: "sim", "data-simulation": sim.name },
@@ -510,6 +511,7 @@ function simulation(sim: any) {
       sim.description + " · " + sim.file + (sim.stoppedBy ? " · stopped by " + sim.stoppedBy : ""),
     ),
     cards,
+    budget ? budgetSection(budget) : null,
     failures(sim),
     el("h3", {}, "Assertion coverage"),
     sat
@@ -561,3 +563,32 @@ document.body.appendChild(
 );
 document.body.appendChild(el("main", {}, data.simulations.map(simulation)));
 document.body.setAttribute("data-ready", "true");
+
+interface CampaignArm {
+  readonly timelines: number;
+  readonly discoveries: number;
+  readonly failures: number;
+  readonly firstFailureAtTimeline: number | null;
+}
+
+function armLine(name: string, arm: CampaignArm): string {
+  const first = arm.firstFailureAtTimeline === null ? "" : ` (first at timeline ${arm.firstFailureAtTimeline})`;
+  return `${name}: ${arm.timelines} timelines, ${arm.discoveries} discoveries, ${arm.failures} failing${first}`;
+}
+
+/** The adaptive campaign's split of its budget between fresh root seeds and continuations. */
+function budgetSection(budget: {
+  readonly timelines: number;
+  readonly budgetTimelines: number;
+  readonly stopReason: string;
+  readonly arms: { readonly fresh: CampaignArm; readonly continuation: CampaignArm };
+}): HTMLElement {
+  return el(
+    "div",
+    { class: "campaign-budget" },
+    el("h3", {}, "Campaign budget"),
+    el("div", { class: "note" }, `${budget.timelines} of ${budget.budgetTimelines} timelines: ${budget.stopReason}`),
+    el("div", { class: "note" }, armLine("Fresh root seeds", budget.arms.fresh)),
+    el("div", { class: "note" }, armLine("Continuations", budget.arms.continuation)),
+  );
+}
