@@ -195,6 +195,32 @@ export class SimFileHandle implements StorageFile {
 
   // --- completions (called by the requests when their event fires) -----------------------------
 
+  /** Whether a sync would have work to do (some change of the file is not durable yet). */
+  get hasUnsyncedChanges(): boolean {
+    return this.file.hasUnsyncedChanges;
+  }
+
+  /** The newest change of the file: a sync now covers changes up to it. */
+  get changeSeq(): number {
+    return this.file.changeSeq;
+  }
+
+  /**
+   * Simulated time a read, write or sync issued now would take (stall and throttle episodes
+   * apply), for callers that apply the operation at once and pay its time afterwards.
+   */
+  ioDelayUs(kind: "read" | "write" | "sync", sizeBytes: number): number {
+    if (kind !== "sync") return this.transferDelayUs(kind, sizeBytes);
+    const nowUs = this.storage.world.engine.nowUs;
+    this.advanceEpisodes(nowUs);
+    return syncLatencyUs(nowUs, this.disk.config, this.disk.episodes, this.storage.world.engine.streams.sim);
+  }
+
+  /** `setLength` applied at once. */
+  resizeSync(sizeBytes: number): void {
+    this.file.resize(sizeBytes);
+  }
+
   completeRead(offset: number, length: number): Uint8Array {
     const image = this.file.image;
     const n = Math.max(0, Math.min(length, image.sizeBytes - offset));
