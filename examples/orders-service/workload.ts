@@ -39,10 +39,7 @@ export class Ledger {
 }
 
 /** One HTTP exchange that settles once: answered, failed, or given up after `ATTEMPT_TIMEOUT_MS`. */
-function exchange(
-  options: http.RequestOptions,
-  body: string | null,
-): Promise<{ status: number; text: string }> {
+function exchange(options: http.RequestOptions, body: string | null): Promise<{ status: number; text: string }> {
   return new Promise((resolve, reject) => {
     let settled = false;
     const settle = (error: Error | null, value?: { status: number; text: string }) => {
@@ -190,7 +187,8 @@ export class OrdersChecker implements Workload {
     }
     const byKey = new Map<string, typeof orders.rows>();
     for (const o of orders.rows) byKey.set(o.idempotency_key, [...(byKey.get(o.idempotency_key) ?? []), o]);
-    for (const [key, rows] of byKey) assertAlways(rows.length === 1, "one order per idempotency key", { key, orders: rows.length });
+    for (const [key, rows] of byKey)
+      assertAlways(rows.length === 1, "one order per idempotency key", { key, orders: rows.length });
     for (const placed of this.ledger.orders) {
       const rows = byKey.get(placed.key) ?? [];
       if (placed.outcome.kind === "placed") {
@@ -206,6 +204,9 @@ export class OrdersChecker implements Workload {
         assertSometimes(rows.length === 0, "an order never answered was not committed");
       }
     }
-    assertSometimes(this.ledger.orders.some((o) => o.outcome.kind === "placed"), "some order was placed");
+    assertSometimes(
+      this.ledger.orders.some((o) => o.outcome.kind === "placed"),
+      "some order was placed",
+    );
   }
 }
