@@ -19,6 +19,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   shrink: async () => (await import("./shrink.ts")).benchShrink(),
   coverage: async () => (await import("./coverage.ts")).benchCoverage(),
   "node-io": async () => (await import("./node-io.ts")).benchNodeIo(),
+  postgres: async () => (await import("./postgres.ts")).benchPostgres(),
   paxos: async () => ({ ...(await (await import("../examples/paxos/bench-paxos.ts")).benchPaxos()) }),
 };
 
