@@ -58,12 +58,16 @@ async function connect(ctx: SimContext, host: string): Promise<pg.Client> {
   throw new Error("the database never came back");
 }
 
-function crashingDatabase(out: Outcome[], crashLostWriteRatio: number): SimulationBuilder {
+function crashingDatabase(
+  out: Outcome[],
+  crashLostWriteRatio: number,
+  settings: Record<string, string> = {},
+): SimulationBuilder {
   return new SimulationBuilder()
     .nodeRuntime()
     .networkFaults("none")
     .storageFaults({ ...DEFAULT_STORAGE_CONFIG, crashFaultProbability: 1, crashLostWriteRatio })
-    .processes(1, () => new PostgresProcess(template))
+    .processes(1, () => new PostgresProcess(template, { settings }))
     .workload(new Writer(out))
     .chaosDuration(5_000)
     .faultFactory(() => ({
@@ -95,6 +99,19 @@ describe("Postgres on the simulated disk, crashed", () => {
     expect(inFlightKept).toBeLessThan(out.length);
     // The crash did damage unsynced writes (storage_lost_write / storage_torn_write events).
     expect(report.seeds.every((s) => s.failures.length === 0)).toBe(true);
+  });
+
+  it("with fsync off (PGlite's default), the same power cuts lose returned commits or the database", {
+    timeout: 900_000,
+  }, async () => {
+    const out: Outcome[] = [];
+    // Lost writes only: whatever was written since the template is gone, WAL and pg_control alike.
+    const report = await crashingDatabase(out, 1, { fsync: "off" }).setBaseSeed(3).setIterations(2).run();
+    report.seeds.forEach((seed, i) => {
+      const unstartable = seed.failures.some((f) => f.message.includes("PGlite failed to initialize"));
+      const lostAck = out[i]!.acked.some((id) => !out[i]!.found.includes(id));
+      expect(unstartable || lostAck, report.toString()).toBe(true);
+    });
   });
 
   it("the same seed twice gives the same trace hash, two seeds differ", { timeout: 900_000 }, async () => {
