@@ -13,7 +13,7 @@
 import { PGlite } from "@electric-sql/pglite";
 import type { StorageConfig } from "../world/storage/config.ts";
 import { SimStorageProvider } from "../world/storage/provider.ts";
-import { DIR_MARKER, SimDiskFilesystem } from "../world/postgres/sim-disk-fs.ts";
+import { DIR_MARKER, restoreNodeForEmscripten, SimDiskFilesystem } from "../world/postgres/sim-disk-fs.ts";
 import type { PostgresTemplate } from "../world/postgres/template.ts";
 import { WireServer } from "../world/postgres/wire-server.ts";
 import type { Process, SimContext } from "./user-interfaces.ts";
@@ -105,7 +105,11 @@ export class PostgresProcess implements Process {
     this.lives++;
     const fs = new SimDiskFilesystem(storage, this.dataDir);
     const db = new PGlite({ ...this.template.assets.options(), fs, startParams: this.params });
-    await db.waitReady;
+    try {
+      await db.waitReady;
+    } finally {
+      restoreNodeForEmscripten();
+    }
     await payIo(ctx, fs);
     let fatal: (error: unknown) => void = () => {};
     const died = new Promise<unknown>((resolve) => {

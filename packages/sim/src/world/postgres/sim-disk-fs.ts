@@ -64,7 +64,12 @@ export class SimDiskFilesystem extends BaseFilesystem {
   override async init(pg: PGlite, emscriptenOptions: Parameters<BaseFilesystem["init"]>[1]) {
     const result = await super.init(pg, emscriptenOptions);
     const pgdata = (pg.constructor as typeof import("@electric-sql/pglite").PGlite).paths.PGDATA;
-    const preRun = [...((result.emscriptenOpts.preRun as unknown[]) ?? [])];
+    // PGlite calls Emscripten's factory next, which in Node first does `await import("node:module")`:
+    // a module load that settles from the real event loop (through the loader hooks' thread), so
+    // the rest of the start would land at a step that depends on wall time. Seen as a non-Node
+    // host (Electron's renderer test) it skips that; everything it then needs is passed in.
+    hideNodeFromEmscripten();
+    const preRun: unknown[] = [restoreNodeForEmscripten, ...((result.emscriptenOpts.preRun as unknown[]) ?? [])];
     preRun.push((mod: MountedModule) => {
       // The mount's root shares its stream_ops with every node of the mount.
       mod.FS.lookupPath(pgdata).node.stream_ops.fsync = (stream: { nfd?: number }) => this.fsync(stream.nfd);
@@ -238,6 +243,25 @@ export class SimDiskFilesystem extends BaseFilesystem {
     this.counts.failedSyncs++;
     return ERRNO.EIO;
   }
+}
+
+let hiddenType: { value: unknown } | null = null;
+
+/** Makes `process.type` "renderer" until `restoreNodeForEmscripten`: Emscripten's test for Node. */
+function hideNodeFromEmscripten(): void {
+  if (hiddenType !== null) return;
+  const proc = process as unknown as { type?: unknown };
+  hiddenType = { value: proc.type };
+  proc.type = "renderer";
+}
+
+/** Puts `process.type` back (idempotent); called as soon as the factory has looked. */
+export function restoreNodeForEmscripten(): void {
+  if (hiddenType === null) return;
+  const proc = process as unknown as { type?: unknown };
+  if (hiddenType.value === undefined) delete proc.type;
+  else proc.type = hiddenType.value;
+  hiddenType = null;
 }
 
 function statsOf(mode: number, size: number, blksize: number): FsStats {
