@@ -167,7 +167,7 @@ export class SimDiskFilesystem extends BaseFilesystem {
   read(fd: number, buffer: Uint8Array, offset: number, length: number, position: number): number {
     const { handle } = this.openFile(fd);
     this.counts.reads++;
-    this.ioDelayUs += handle.ioDelayUs("read", length);
+    this.ioDelayUs += handle.ioDelayUs("read", length, this.ioDelayUs);
     const bytes = handle.completeRead(position, length);
     buffer.set(bytes, offset);
     return bytes.length;
@@ -212,7 +212,7 @@ export class SimDiskFilesystem extends BaseFilesystem {
     const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
     if (bytes.length > 0) {
       this.counts.writes++;
-      this.ioDelayUs += handle.ioDelayUs("write", bytes.length);
+      this.ioDelayUs += handle.ioDelayUs("write", bytes.length, this.ioDelayUs);
       handle.completeWrite(0, new Uint8Array(bytes));
     }
   }
@@ -223,7 +223,7 @@ export class SimDiskFilesystem extends BaseFilesystem {
     const heap = buffer instanceof Uint8Array ? buffer : new Uint8Array(buffer as ArrayBufferLike);
     const bytes = heap.slice(offset, offset + length);
     this.counts.writes++;
-    this.ioDelayUs += handle.ioDelayUs("write", length);
+    this.ioDelayUs += handle.ioDelayUs("write", length, this.ioDelayUs);
     const error = handle.completeWrite(position, bytes);
     if (error !== null) throw new FsError(ERRNO.EIO, error.message);
     return length;
@@ -237,7 +237,7 @@ export class SimDiskFilesystem extends BaseFilesystem {
     // An fsync of a file with nothing unsynced returns at once, without touching the device.
     if (!open.handle.hasUnsyncedChanges) return 0;
     this.counts.syncs++;
-    this.ioDelayUs += open.handle.ioDelayUs("sync", 0);
+    this.ioDelayUs += open.handle.ioDelayUs("sync", 0, this.ioDelayUs);
     const error = open.handle.completeSync(open.handle.changeSeq);
     if (error === null) return 0;
     this.counts.failedSyncs++;

@@ -206,14 +206,19 @@ export class SimFileHandle implements StorageFile {
   }
 
   /**
-   * Simulated time a read, write or sync issued now would take (stall and throttle episodes
-   * apply), for callers that apply the operation at once and pay its time afterwards.
+   * Simulated time a read, write or sync issued `afterUs` from now would take (stall and throttle
+   * episodes apply as of then), for callers that apply operations at once, one after the other, and
+   * pay their time afterwards: each is issued when the one before it would have completed.
    */
-  ioDelayUs(kind: "read" | "write" | "sync", sizeBytes: number): number {
-    if (kind !== "sync") return this.transferDelayUs(kind, sizeBytes);
-    const nowUs = this.storage.world.engine.nowUs;
-    this.advanceEpisodes(nowUs);
-    return syncLatencyUs(nowUs, this.disk.config, this.disk.episodes, this.storage.world.engine.streams.sim);
+  ioDelayUs(kind: "read" | "write" | "sync", sizeBytes: number, afterUs = 0): number {
+    const world = this.storage.world;
+    const atUs = world.engine.nowUs + afterUs;
+    this.advanceEpisodes(atUs);
+    const config = this.disk.config;
+    const sim = world.engine.streams.sim;
+    if (kind === "sync") return syncLatencyUs(atUs, config, this.disk.episodes, sim);
+    const base = kind === "read" ? config.readLatencyUs : config.writeLatencyUs;
+    return transferLatencyUs(base, sizeBytes, atUs, config, this.disk.episodes, sim);
   }
 
   /** `setLength` applied at once. */
