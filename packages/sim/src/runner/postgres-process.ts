@@ -19,6 +19,10 @@ import { WireServer } from "../world/postgres/wire-server.ts";
 import type { Process, SimContext } from "./user-interfaces.ts";
 
 export const DEFAULT_POSTGRES_PORT = 5432;
+/** Consecutive failed starts after which the process gives up (and fails, as a unit would). */
+export const MAX_FAILED_STARTS = 5;
+/** Wait before starting Postgres again after a failed start (systemd's RestartSec). */
+export const RESTART_DELAY_MS = 500;
 
 /**
  * Which storage fault families reach the database's disk. `"survivable"`: crash damage to unsynced
@@ -93,8 +97,24 @@ export class PostgresProcess implements Process {
       if (ctx.shutdown.aborted) resolve();
       ctx.shutdown.addEventListener("abort", () => resolve(), { once: true });
     });
+    let failedStarts = 0;
     while (!ctx.shutdown.aborted) {
-      const died = await this.live(ctx, storage, stopped);
+      let died: unknown;
+      try {
+        died = await this.live(ctx, storage, stopped);
+      } catch (error) {
+        // It could not start (an fsync failed during recovery, or the data directory is damaged):
+        // a service manager starts it again a little later, and gives up after a few tries.
+        failedStarts++;
+        ctx.trace.warn("postgres_start_failed", { attempt: failedStarts, reason: String(error).slice(0, 200) });
+        if (failedStarts >= MAX_FAILED_STARTS)
+          throw new Error(
+            `Postgres did not start on its data directory ${failedStarts} times in a row: ${String(error)}`,
+          );
+        await ctx.time.sleep(RESTART_DELAY_MS);
+        continue;
+      }
+      failedStarts = 0;
       if (died === null) return;
       ctx.trace.warn("postgres_restart", { reason: String(died).slice(0, 200) });
     }

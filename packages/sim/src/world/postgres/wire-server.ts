@@ -16,6 +16,7 @@ const CANCEL_REQUEST_CODE = 80877102;
 const PROTOCOL_3 = 196608;
 const READY_FOR_QUERY = 0x5a; // 'Z'
 const TERMINATE = 0x58; // 'X'
+const ERROR_RESPONSE = 0x45; // 'E'
 const SYNC_MESSAGE = Uint8Array.of(0x53, 0, 0, 0, 4);
 const ROLLBACK_MESSAGE = queryMessage("ROLLBACK");
 
@@ -38,6 +39,32 @@ export function lastReadyStatus(data: Uint8Array): number | null {
     at += 1 + length;
   }
   return status;
+}
+
+/**
+ * The most severe error severity in `data` that ends a backend ("PANIC" or "FATAL", from the
+ * non-localized `V` field of an ErrorResponse), or null. Postgres answers a PANIC (a failed WAL
+ * fsync) with an ErrorResponse and no ReadyForQuery; a real server's backend would be gone.
+ */
+export function fatalSeverity(data: Uint8Array): "PANIC" | "FATAL" | null {
+  let found: "PANIC" | "FATAL" | null = null;
+  let at = 0;
+  while (at + 5 <= data.length) {
+    const length = ((data[at + 1]! << 24) | (data[at + 2]! << 16) | (data[at + 3]! << 8) | data[at + 4]!) >>> 0;
+    if (data[at] === ERROR_RESPONSE) {
+      const end = Math.min(data.length, at + 1 + length);
+      for (let f = at + 5; f < end && data[f] !== 0; ) {
+        const code = data[f]!;
+        const stop = data.indexOf(0, f + 1);
+        if (stop < 0 || stop >= end) break;
+        const value = Buffer.from(data.subarray(f + 1, stop)).toString("latin1");
+        if (code === 0x56 /* 'V' */ && (value === "PANIC" || (value === "FATAL" && found === null))) found = value;
+        f = stop + 1;
+      }
+    }
+    at += 1 + length;
+  }
+  return found;
 }
 
 /** How the server runs a message: the engine applies it to PGlite and pays its disk time. */
@@ -197,8 +224,22 @@ export class WireServer {
         this.onFatal(error);
         return;
       }
-      if (lastReadyStatus(answer) === 0x49 /* 'I' */) this.holder = null;
       if (!connection.closed && answer.length > 0) connection.socket.write(answer);
+      const fatal = fatalSeverity(answer);
+      if (fatal === "PANIC") {
+        // Postgres stopped trusting its disk: every connection goes, and it starts again.
+        this.stop();
+        this.onFatal(new Error("Postgres PANIC"));
+        return;
+      }
+      if (fatal === "FATAL") {
+        // That connection's backend ended: close it and let the others run.
+        this.holder = null;
+        connection.socket.end();
+        this.dropped(connection);
+        continue;
+      }
+      if (lastReadyStatus(answer) === 0x49 /* 'I' */) this.holder = null;
     }
   }
 
