@@ -34,6 +34,8 @@ export function tierConfig(include: string[], exclude: string[]) {
     test: {
       include,
       exclude: ["**/node_modules/**", ...exclude],
+      // The CLI processes and pool workers the tests start run the compiled packages, built here.
+      globalSetup: ["packages/sim/test/support/compiled-packages.ts"],
       setupFiles: ["packages/sim/test/support/one-simulation-at-a-time.ts"],
       // Simulation tests are CPU-bound; two cores here, so keep the pool small.
       pool: "forks",

@@ -8,12 +8,13 @@
  *   over the core network provider (`ctx.network`), the floor `node:http` adds to.
  *
  * No network faults (the cost of the layers, not of chaos). Interleaved rounds; medians.
- * `ratio` = http / provider.
+ * `ratio` = http / provider. `fs`: synced writes through `node:fs` against the storage provider's (node-io-fs.ts).
  */
 import { FramedConnection } from "../packages/core/src/index.ts";
 import { SimulationBuilder, type SimContext } from "../packages/sim/src/index.ts";
 import { call } from "../examples/web-service/client.ts";
 import { createService } from "../examples/web-service/service.ts";
+import { benchNodeFs } from "./node-io-fs.ts";
 
 const REQUESTS = 2_000;
 const ROUNDS = 5;
@@ -124,5 +125,6 @@ export async function benchNodeIo(): Promise<Record<string, unknown>> {
     httpRequestsPerSec,
     providerRequestsPerSec,
     ratio: Number((httpRequestsPerSec / providerRequestsPerSec).toFixed(3)),
+    fs: await benchNodeFs(),
   };
 }

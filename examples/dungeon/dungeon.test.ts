@@ -266,5 +266,5 @@ describe("dungeon example", () => {
     const replay = await dungeonSimulation({ floors: 3 }).replayTimeline(bug.seed, bug.recipe).run();
     expect(replay.failedRuns).toBe(1);
     expect(replay.seeds[0]!.traceHash).toBe(bug.traceHash);
-  }, 120_000);
+  });
 });

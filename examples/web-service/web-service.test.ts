@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { webServiceSimulation } from "./simulation.ts";
 
 describe("web-service example", () => {
-  it("keeps the API's promises under network chaos, and reaches every outcome", { timeout: 300_000 }, async () => {
+  it("keeps the API's promises under network chaos, and reaches every outcome", async () => {
     const report = await webServiceSimulation().setBaseSeed(1).setIterations(30).run();
     expect(report.failedRuns, report.toString()).toBe(0);
     const status = Object.fromEntries(report.assertionDetails.map((d) => [d.message, d.status]));
@@ -22,7 +22,7 @@ describe("web-service example", () => {
     }
   });
 
-  it("finds the planted lost write, and its seed replays to the same trace hash", { timeout: 300_000 }, async () => {
+  it("finds the planted lost write, and its seed replays to the same trace hash", async () => {
     const report = await webServiceSimulation({ lostWrite: true }).setBaseSeed(1).setIterations(20).run();
     expect(report.failedRuns).toBeGreaterThan(0);
     const failing = report.seeds.find((s) => s.failures.length > 0)!;
@@ -32,16 +32,14 @@ describe("web-service example", () => {
     expect(replay.failedRuns).toBe(1);
   });
 
-  it("50 seeds run twice give identical trace hashes, and different seeds differ", { timeout: 300_000 }, async () => {
+  it("50 seeds run twice give identical trace hashes, and different seeds differ", async () => {
     const a = await webServiceSimulation().setBaseSeed(7).setIterations(50).run();
     const b = await webServiceSimulation().setBaseSeed(7).setIterations(50).run();
     expect(b.seeds.map((s) => s.traceHash)).toEqual(a.seeds.map((s) => s.traceHash));
     expect(new Set(a.seeds.map((s) => s.traceHash)).size).toBe(50);
   });
 
-  it("yielding to the real event loop after every step gives the same timelines (Node's streams settle within a step)", {
-    timeout: 300_000,
-  }, async () => {
+  it("yielding to the real event loop after every step gives the same timelines (Node's streams settle within a step)", async () => {
     const fast = await webServiceSimulation().setBaseSeed(3).setIterations(5).run();
     const paranoid = await webServiceSimulation().setBaseSeed(3).setIterations(5).steppingMode("paranoid").run();
     expect(paranoid.seeds.map((s) => s.traceHash)).toEqual(fast.seeds.map((s) => s.traceHash));

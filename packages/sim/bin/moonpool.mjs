@@ -7,8 +7,21 @@ import { fileURLToPath } from "node:url";
 import { register } from "tsx/esm/api";
 
 const source = new URL("../src/cli/main.ts", import.meta.url);
+const compiled = new URL("../dist/cli/main.js", import.meta.url);
 // Inside the repository the packages resolve to their sources through the repository's tsconfig
 // `paths`, whatever folder the command runs in; an installed package uses the project's own.
 const repositoryTsconfig = fileURLToPath(new URL("../../../tsconfig.json", import.meta.url));
-register(existsSync(source) && existsSync(repositoryTsconfig) ? { tsconfig: repositoryTsconfig } : {});
-await import(existsSync(source) ? source.href : new URL("../dist/cli/main.js", import.meta.url).href);
+const inRepository = existsSync(source) && existsSync(repositoryTsconfig);
+// MOONPOOL_FROM_DIST=1 (the test suite sets it after building dist/) runs the repository's CLI as
+// the published package runs: compiled, with the simulations' `@moonpool/*` imports resolved to
+// dist/ by tsconfig.dist.json. TSX_TSCONFIG_PATH carries that choice into workers and children.
+const fromDist = inRepository && process.env.MOONPOOL_FROM_DIST === "1";
+if (fromDist && !existsSync(compiled)) {
+  console.error(
+    "moonpool: MOONPOOL_FROM_DIST=1 but dist/ is not built: run `npm run build` or unset MOONPOOL_FROM_DIST",
+  );
+  process.exit(2);
+}
+if (fromDist) process.env.TSX_TSCONFIG_PATH = fileURLToPath(new URL("../../../tsconfig.dist.json", import.meta.url));
+register(inRepository && !fromDist ? { tsconfig: repositoryTsconfig } : {});
+await import(inRepository && !fromDist ? source.href : compiled.href);

@@ -6,6 +6,7 @@
  */
 export * from "@moonpool/core";
 export { SimulationBuilder } from "./runner/builder.ts";
+export type { NodeFsSettings } from "./runner/node-fs-settings.ts";
 export {
   WorkloadCount,
   type Process,
@@ -44,6 +45,17 @@ export {
   type ShrinkResult,
 } from "./runner/shrink/shrinker.ts";
 export type { RunSize } from "./runner/shrink/measure.ts";
+export {
+  explainFailure,
+  ExplainError,
+  type ExplainCurve,
+  type ExplainCut,
+  type ExplainOptions,
+  type ExplainResult,
+  type WindowEvent,
+} from "./runner/explain.ts";
+export type { DoomCurve, DoomCutPoint } from "./runner/doom.ts";
+export { LIVENESS_CONVERGED_EVENT, type LivenessProperty } from "./runner/liveness.ts";
 export { IsolatedRuns, type IsolatedOutcome } from "./runner/shrink/isolated-runs.ts";
 export {
   parseOverrides,

@@ -80,11 +80,11 @@ describe("determinism with storage and attrition swarm", () => {
     expect(hashes.size).toBe(100);
     const masks = new Set(a.seeds.map((s) => JSON.stringify(s.chaos.attrition.map((r) => r.swarmMask))));
     expect(masks.size).toBeGreaterThan(50);
-  }, 120_000);
+  });
 
   it("checkDeterminism finds no divergent draw with reboots under way", async () => {
     const result = await builder(99, 20).checkDeterminism();
     expect(result.deterministic, JSON.stringify(result.divergences[0])).toBe(true);
     expect(result.seedsChecked).toBe(20);
-  }, 60_000);
+  });
 });

@@ -124,7 +124,7 @@ describe("attrition budgets and victims", () => {
     expect(kindBuckets?.bucketsDiscovered).toBe(3);
     const targeted = report.bucketSummaries.find((b) => b.message === ATTRITION_ASSERTIONS.processTargeted);
     expect(targeted?.bucketsDiscovered).toBe(5); // 3 acceptors + 2 rack-b learners
-  }, 120_000);
+  });
 
   it("a later entry for the same victims replaces the earlier one; entries for other victims are kept", async () => {
     const report = await new SimulationBuilder()

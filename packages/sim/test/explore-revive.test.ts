@@ -85,7 +85,7 @@ describe("exploration with reviveRetired", () => {
     // The default is off: leaving the option out explores identically.
     const unset = (await explored(2)).exploration!;
     expect(JSON.stringify(unset)).toBe(JSON.stringify(off));
-  }, 60_000);
+  });
 
   it("on: revived entries open the vault; fresh timelines still get half of each dry spell", async () => {
     const on = (await explored(2, true)).exploration!;
@@ -98,7 +98,7 @@ describe("exploration with reviveRetired", () => {
     const off6 = (await explored(6, false)).exploration!;
     const on6 = (await explored(6, true)).exploration!;
     expect([off6.perSeed[0]!.firstBugAtTimeline, on6.perSeed[0]!.firstBugAtTimeline]).toEqual([null, 721]);
-  }, 60_000);
+  });
 
   it("the same seed twice explores identically, and two seeds explore differently", async () => {
     const a = await explored(4, true);
@@ -109,7 +109,7 @@ describe("exploration with reviveRetired", () => {
     expect(other.exploration!.bugRecipes[0]!.recipe).not.toBe(a.exploration!.bugRecipes[0]!.recipe);
     // (The vault's trace records no drawn value, so failing timelines share a trace hash.)
     expect(other.exploration!.perSeed[0]!.firstBugAtTimeline).not.toBe(a.exploration!.perSeed[0]!.firstBugAtTimeline);
-  }, 60_000);
+  });
 
   it("with rounds of several entries: revived entries fill a round slot by slot, deterministically", async () => {
     const a = (await explored(2, true, 3)).exploration!;
@@ -121,7 +121,7 @@ describe("exploration with reviveRetired", () => {
     const off = (await explored(2, false, 3)).exploration!;
     expect(off.entriesRevived).toBe(0);
     expect(JSON.stringify(off)).not.toBe(JSON.stringify(a));
-  }, 60_000);
+  });
 
   it("refuses a reviveRetired that is not a boolean, saying what it must be", () => {
     const bad = { reviveRetired: "yes" } as unknown as { reviveRetired: boolean };

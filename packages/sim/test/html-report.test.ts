@@ -76,6 +76,8 @@ describe("timeline data", () => {
     ]);
     expect(data.events.filter((e) => e.category === "message")).toHaveLength(5);
     expect(data.failure).toBeNull();
+    // A passing timeline has no causal slice (the page then has no story view).
+    expect(data.slice).toBeNull();
   });
 
   it("puts faults on the lane of their IP, classifies lifecycle, partitions and faults, places the failure", () => {
@@ -115,6 +117,9 @@ describe("timeline data", () => {
       lane: lane("node-1@10.0.1.2"),
       message: '[assertion] assertAlways("x") failed',
     });
+    // The failure's causal slice: node-1's crash and start (its machine's program order), the
+    // partition and the connection fault that reached its IP before its fact, the fact, the failure.
+    expect(data.slice).toEqual([0, 1, 2, 3, 4, 5]);
     // A connection fault links its two ends.
     expect(data.arrows).toEqual([
       {

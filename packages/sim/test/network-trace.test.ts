@@ -52,6 +52,23 @@ describe("network trace facts", () => {
     expect(recvs.every((e) => e.source === "pair@10.0.0.1" && e.str("from")!.startsWith("10.0.0.1:"))).toBe(true);
   });
 
+  it("name their connection and stream offset, so the reads cover exactly the bytes written", async () => {
+    const { events } = await trace("debug", 3);
+    const sends = events.filter((e) => e.name === "net_send");
+    const recvs = events.filter((e) => e.name === "net_recv");
+    const id = sends[0]!.num("connectionId")!;
+    expect(id).toBeGreaterThan(0);
+    expect(sends[0]!.num("offset")).toBe(0);
+    // The read side names the same connection and direction (to: the reader's address).
+    expect(recvs.every((e) => e.num("connectionId") === id && e.str("to") === sends[0]!.str("to"))).toBe(true);
+    expect(recvs.every((e) => e.str("from") === sends[0]!.str("from"))).toBe(true);
+    let offset = 0;
+    for (const r of recvs) {
+      expect(r.num("offset")).toBe(offset);
+      offset += r.num("bytes")!;
+    }
+  });
+
   it("are absent at the default info level", async () => {
     const { events } = await trace("info", 3);
     expect(events.some((e) => e.name === "net_send" || e.name === "net_recv")).toBe(false);

@@ -238,10 +238,10 @@ it("tarballs hold dist/ with the HTML report's assets, README, LICENSE, no test 
   const sim = packed.find((p) => p.name === "@moonpool/sim")!.files.map((f) => f.path);
   const entries = ["dist/api.js", "dist/tuning.d.ts", "dist/internal.d.ts", "dist/vitest.js"];
   const bin = ["bin/moonpool.mjs", "dist/cli/main.js", "dist/runner/pool/worker-bootstrap.mjs"];
-  const assets = ["style.css", "campaign.js", "common.js", "timeline.js"].map(
-    (f) => `dist/cli/reporters/html/assets/${f}`,
-  );
+  // The pages' scripts are bundled from their TypeScript (cli/reporters/html/browser/) at build.
+  const assets = ["style.css", "campaign.js", "timeline.js"].map((f) => `dist/cli/reporters/html/assets/${f}`);
   expect(sim).toEqual(expect.arrayContaining(["report.schema.json", ...entries, ...bin, ...assets]));
+  expect(sim.filter((p) => p.includes("/html/browser/"))).toEqual([]);
 });
 
 describe.each(KINDS)("installed into a %s project made by npm init -y", (kind) => {

@@ -6,9 +6,7 @@ import { describe, expect, it } from "vitest";
 const repoRoot = fileURLToPath(new URL("../../../", import.meta.url));
 
 describe("README, Testing an existing Node service", () => {
-  it("its example runs as written: a plain http.createServer app passes 50 seeds under network chaos", {
-    timeout: 300_000,
-  }, () => {
+  it("its example runs as written: a plain http.createServer app passes 50 seeds under network chaos", () => {
     const readme = readFileSync(`${repoRoot}README.md`, "utf8");
     const section = readme.slice(readme.indexOf("## Testing an existing Node service"));
     const code = /```ts\n([\s\S]*?)```/.exec(section)?.[1];

@@ -20,7 +20,7 @@ function perSeed(report: SimulationReport): string[] {
 }
 
 describe("run({ workers })", () => {
-  it("gives every seed the hash of the in-thread run, with 1 and with 2 workers", { timeout: 180_000 }, async () => {
+  it("gives every seed the hash of the in-thread run, with 1 and with 2 workers", async () => {
     const inThread = await campaign(4, 41).run();
     const oneWorker = await campaign(4, 41).run({ workers: 1 });
     const twoWorkers = await campaign(4, 41).run({ workers: 2 });
@@ -31,7 +31,7 @@ describe("run({ workers })", () => {
     expect(new Set(inThread.seeds.map((s) => s.traceHash)).size).toBeGreaterThan(1);
   });
 
-  it("another base seed gives other seeds and other hashes on workers too", { timeout: 180_000 }, async () => {
+  it("another base seed gives other seeds and other hashes on workers too", async () => {
     const a = await campaign(2, 41).run({ workers: 2 });
     const b = await campaign(2, 42).run({ workers: 2 });
     expect(a.seeds.map((s) => s.seed)).not.toEqual(b.seeds.map((s) => s.seed));

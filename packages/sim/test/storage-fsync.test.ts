@@ -46,7 +46,7 @@ describe("crash damage ranges", () => {
     expect(spiked.length).toBeGreaterThan(0);
     const [lo, hi] = STORAGE_KNOBS.crashFaultProbability.range;
     expect(spiked.every((v) => v! >= lo && v! < hi)).toBe(true);
-  }, 120_000);
+  });
 });
 
 describe("an acknowledge-before-fsync log", () => {
@@ -64,7 +64,7 @@ describe("an acknowledge-before-fsync log", () => {
     const report = await logSimulation("ackBeforeSync", []).setBaseSeed(1).setIterations(100).run();
     expect(firstFailure(report)).toBe(-1);
     expect(report.seeds.some((s) => (s.chaos.reboots?.crash ?? 0) > 0)).toBe(true);
-  }, 120_000);
+  });
 
   it("storageFaults(config) with every unsynced write lost at a crash finds it at once; recorded as custom", async () => {
     const config = { ...DEFAULT_STORAGE_CONFIG, crashFaultProbability: 1, crashLostWriteRatio: 1 };
@@ -79,7 +79,7 @@ describe("an acknowledge-before-fsync log", () => {
         (s) => s.chaos.storage.mode === "custom" && s.chaos.storage.config.crashFaultProbability === 1,
       ),
     ).toBe(true);
-  }, 120_000);
+  });
 
   it("storageFaults: bad input gets a typed error; it contradicts Chaos.storage", async () => {
     const builder = new SimulationBuilder();
@@ -119,5 +119,5 @@ describe("storage crash-damage determinism", () => {
       a.seeds.map((s) => JSON.stringify(s.chaos.storage)),
     );
     expect(new Set(a.seeds.map((s) => s.traceHash)).size).toBe(seeds.length);
-  }, 120_000);
+  });
 });

@@ -278,6 +278,12 @@ export class Transport implements PeerHost {
           if (requestId !== undefined) this.sendError(peer, requestId, ErrorCode.EndpointNotFound, detail);
           return;
         }
+        // Names the request a read carried, for the replay's story (debug: not in an info-level trace).
+        this.event("transport_serve", {
+          peer: peer.address,
+          method: `${served!.service.name}.${handler.method.name}`,
+          requestId: requestId ?? -1,
+        });
         void this.handle(handler, envelope.body, peer, requestId);
         return;
       }
@@ -342,6 +348,7 @@ export class Transport implements PeerHost {
   private sendOneWay(service: AnyService, endpoint: Endpoint, method: MethodDefinition, request: unknown): void {
     const body = this.encodeBody(service, method, request);
     const frame = encodeWireFrame(endpoint.token, encodeOneWay(method.id, body), this.config.maxPayloadBytes);
+    this.event("transport_call", { peer: endpoint.address, method: `${service.name}.${method.name}`, requestId: -1 });
     this.peer(endpoint.address).send({ frame }, false);
   }
 
@@ -360,6 +367,7 @@ export class Transport implements PeerHost {
       this.nextRequestId = this.nextRequestId >= 0xffffffff ? 1 : this.nextRequestId + 1;
       const payload = encodeRequest(requestId, method.id, body);
       const frame = encodeWireFrame(endpoint.token, payload, this.config.maxPayloadBytes);
+      this.event("transport_call", { peer: endpoint.address, method: `${service.name}.${method.name}`, requestId });
       return this.exchange(service, endpoint, requestId, frame, mode);
     } catch (error) {
       return Promise.reject(error);

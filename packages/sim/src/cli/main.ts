@@ -6,6 +6,7 @@
 import { Command, Option } from "commander";
 import { PACKAGE_VERSION } from "../runner/report.ts";
 import { CHECK_HISTORY_MODELS, checkHistoryCommand, type CheckHistoryFlags } from "./commands/check-history.ts";
+import { explainCommand, type ExplainFlags } from "./commands/explain.ts";
 import { initCommand } from "./commands/init.ts";
 import { listCommand } from "./commands/list.ts";
 import { mergeCommand, type MergeFlags } from "./commands/merge.ts";
@@ -206,6 +207,7 @@ export function createProgram(): Command {
     .option("--faults", "print every injected fault (default: folded into count lines)")
     .option("--full", "print the trace to the end of the run (default: stop shortly after the failure)")
     .option("--no-trace", "print only the outcome, not the trace")
+    .option("--no-slice", "do not print the failure's causal slice (its happens-before past) after the trace")
     .option("--from <report.json>", "replay a failure recorded in a JSON report")
     .option("--failure <n>", "with --from: which failure (default 1)")
     .option("--html", "also write the timeline page (a self-contained HTML file) into the report directory")
@@ -246,6 +248,36 @@ export function createProgram(): Command {
     .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
     .action(async (simulation: string | undefined, flags: ShrinkFlags) => {
       process.exitCode = await shrinkCommand(simulation, flags, io);
+    });
+
+  program
+    .command("explain")
+    .description(
+      "when did a failing timeline become doomed: re-runs it with the randomness changed after each cut point",
+    )
+    .argument("[simulation]", "the simulation's name")
+    .option("-s, --seed <seed>", "the failing seed")
+    .option("--recipe <recipe>", "the failing timeline's exploration recipe, if any")
+    .option("--budget <n>", "re-runs in all, split evenly over the cut points (default 180)")
+    .option(
+      "--cuts <n>",
+      "cut points of the sweep over simulated time, at least 8 (default 12); half as many refine it",
+    )
+    .option("--json", "print the curve, verdict and doomed window as JSON")
+    .option(
+      "--hang-timeout <duration>",
+      "a re-run with no engine step for this long is stopped and counted lost (default 60s)",
+    )
+    .option("--timeout <duration>", "older name of --hang-timeout")
+    .option(
+      "--isolation <mode>",
+      "seed: a fresh realm per re-run (the default); shared: realms reused across runs (results not guaranteed)",
+    )
+    .option("--html", "also write the timeline page, with the doom curve, into the report directory")
+    .option("--out <dir>", "with --html: the folder to write the page into (default: reportDir of the config)")
+    .option("-c, --config <file>", "config file (default: moonpool.config.{ts,mts,js,mjs} in this folder)")
+    .action(async (simulation: string | undefined, flags: ExplainFlags) => {
+      process.exitCode = await explainCommand(simulation, flags, io);
     });
 
   program

@@ -3,16 +3,19 @@
  * and partitions are shown; the high-volume injected faults (partial reads and writes, bit flips,
  * delayed sleeps, storage faults) are folded into one count line per run of them unless asked
  * for; the failure is marked and always shown (even with `--actor`); the story stops a moment
- * after the failure unless asked to go on.
+ * after the failure unless asked to go on. After it, the failure's causal slice: the events of its
+ * happens-before past, at every level (messages included), the same events the timeline page's
+ * story view draws.
  */
 import { TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
 import { PROCESS_FAULT_KINDS } from "../chaos/reboot-kinds.ts";
 import { NETWORK_FAULT_KINDS } from "../world/network/config.ts";
 import { STORAGE_FAULT_KINDS } from "../world/storage/faults.ts";
 import { SIM_FAULT_EVENT_NAME, type TraceEvent } from "../world/trace-log.ts";
+import { causalSlice, FAILURE_EVENT_NAME, failureIndex } from "../runner/causal-slice.ts";
 
 /** The runner's event marking a seed failure (see seed-runner.ts). */
-export const SEED_FAILURE_EVENT_NAME = "seed_failure";
+export const SEED_FAILURE_EVENT_NAME = FAILURE_EVENT_NAME;
 
 /** Simulated time shown after the first failure when the story stops there. */
 export const AFTER_FAILURE_MS = 100;
@@ -122,4 +125,18 @@ export function buildStory(events: readonly TraceEvent[], options: StoryOptions)
   }
   flush();
   return { lines, shown, folded, cut: events.length - end };
+}
+
+export interface SliceStory {
+  /** The events of the failure's causal slice, in trace order (the failure last). */
+  readonly events: readonly TraceEvent[];
+  /** How many events the trace has, every level counted. */
+  readonly of: number;
+}
+
+/** The causal slice of the first failure of `events` (every captured level), or null without a failure. */
+export function buildSliceStory(events: readonly TraceEvent[], failureActor: string | undefined): SliceStory | null {
+  const slice = causalSlice(events, failureIndex(events), failureActor);
+  if (slice === null) return null;
+  return { events: slice.indexes.map((i) => events[i]!), of: events.length };
 }

@@ -98,7 +98,7 @@ export const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
   fetch: "http.request or http.get (a simulated process's node:http runs over the simulated network)",
   dgram: "ctx.network",
   dns: "addresses from ctx.topology",
-  fs: "ctx.storage (synchronous reads inside the project directory and node_modules stay open)",
+  fs: "ctx.storage or builder.nodeFs() (synchronous reads inside the project directory and node_modules stay open)",
   child_process: "more simulated processes (builder.processes)",
   "process.dlopen":
     "a JavaScript implementation behind a provider interface with a simulated implementation (a native addon's threads and I/O run outside simulated time)",

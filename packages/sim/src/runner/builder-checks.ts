@@ -13,7 +13,7 @@ import { networkConfigErrors, type NetworkConfig } from "../world/network/config
 import { validateStorageConfig, type StorageConfig } from "../world/storage/config.ts";
 import type { ProcessGroupSpec } from "./config.ts";
 import type { ExplorationConfig } from "../explore/config.ts";
-import { WorkloadCount, type Process, type ProcessCount, type Workload } from "./user-interfaces.ts";
+import { WorkloadCount, type Invariant, type Process, type ProcessCount, type Workload } from "./user-interfaces.ts";
 
 /** Addresses are `10.0.{group}.{index + 1}`: at most 254 processes per group, 255 groups. */
 export const MAX_PROCESSES_PER_GROUP = 254;
@@ -174,6 +174,39 @@ export interface BuilderSettings {
   readonly chaosDurationMs: number | null;
   readonly hasFaultFactory: boolean;
   readonly hasLinkLatency: boolean;
+  readonly hasLiveness: boolean;
+}
+
+/** Checks the chaos window's length given to `builder.chaosDuration(ms)`. */
+export function checkChaosDuration(durationMs: number): number {
+  if (typeof durationMs !== "number" || !(durationMs > 0) || !Number.isFinite(durationMs)) {
+    throw new InvalidConfiguration(
+      `chaosDuration(ms): ms must be a positive number of simulated milliseconds, got ${String(durationMs)}`,
+    );
+  }
+  return durationMs;
+}
+
+/** Checks the factory given to `builder.faultFactory(factory)`. */
+export function checkFaultFactory<F>(factory: F): F {
+  if (typeof factory !== "function")
+    throw new InvalidConfiguration(
+      "faultFactory(factory): factory must be a function returning a new FaultInjector { name, inject(ctx) }",
+    );
+  return factory;
+}
+
+/** Checks an invariant given to `builder.invariant(...)`. */
+export function checkInvariant(invariant: Invariant): Invariant {
+  if (
+    invariant === null ||
+    typeof invariant !== "object" ||
+    typeof invariant.observe !== "function" ||
+    typeof invariant.name !== "string"
+  ) {
+    throw new InvalidConfiguration("invariant(i): i must have a 'name' and an 'observe(query, simTimeMs)' method");
+  }
+  return invariant;
 }
 
 /** Throws on the first combination mistake of the workloads and exploration, then on all chaos mistakes at once. */
@@ -209,6 +242,11 @@ function chaosErrors(s: BuilderSettings): string[] {
   if (s.hasFaultFactory && s.chaosDurationMs === null) {
     errors.push(
       "faultFactory(...) needs a chaos window: add .chaosDuration(ms); fault injectors run only between the start of the run phase and the cutoff",
+    );
+  }
+  if (s.hasLiveness && s.chaosDurationMs === null) {
+    errors.push(
+      "liveness(...) needs a chaos window: add .chaosDuration(ms); a liveness property must hold within its time after the window's end",
     );
   }
   if (s.chaosPlan.network !== null && s.networkFaults !== "baseline") {

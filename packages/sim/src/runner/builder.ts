@@ -13,9 +13,12 @@ import { checkRecipe, parseRecipe, type Recipe } from "../engine/recipe.ts";
 import { NO_OVERRIDES, parseOverrides, withOverrides, type TimelineOverrides } from "./shrink/overrides.ts";
 import { checkDeterminism, type DeterminismOptions, type DeterminismReport } from "./determinism.ts";
 import type { TraceQuery } from "../world/trace-log.ts";
+import type { NodeFsOptions } from "../world/node-fs/index.ts";
+import { checkNodeFsSettings, withNodeRuntime, type NodeFsSettings } from "./node-fs-settings.ts";
 import { Campaign } from "./campaign.ts";
+import { checkLivenessProperty, type LivenessProperty } from "./liveness.ts";
 import { PROCESS_ERROR_MODES, type ProcessErrorMode } from "./process-errors.ts";
-import { configSeedPlan, seedAt } from "./seed-plan.ts";
+import { seedsForCheck } from "./seed-plan.ts";
 import { applyChaosEntries, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
 import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";
@@ -41,8 +44,11 @@ import {
 import type { SimulationReport } from "./report.ts";
 import { WorkloadCount, type Invariant, type Process, type ProcessCount, type Workload } from "./user-interfaces.ts";
 import {
+  checkChaosDuration,
   checkClockFaultsSetting,
   checkCombination,
+  checkFaultFactory,
+  checkInvariant,
   checkNetworkFaultsSetting,
   checkNewGroup,
   checkProcess,
@@ -61,6 +67,7 @@ export class SimulationBuilder {
   private readonly groups: ProcessGroupSpec[] = [];
   private readonly workloadSpecs: WorkloadSpec[] = [];
   private readonly invariants: Invariant[] = [];
+  private readonly livenessProperties: LivenessProperty[] = [];
   private iteration: IterationControl = DEFAULT_ITERATION_CONTROL;
   private debugSeeds: number[] = [];
   private baseSeed: number | undefined;
@@ -74,6 +81,7 @@ export class SimulationBuilder {
   private readonly allowed = new Set<string>();
   private consoleCapture = true;
   private virtualRuntime = false;
+  private fsOptions: NodeFsOptions | null = null;
   private isolationMode: IsolationMode | undefined = undefined;
   private processErrorMode: ProcessErrorMode = "failSeed";
   private maxStepsAtInstant = DEFAULT_MAX_STEPS_PER_INSTANT;
@@ -177,22 +185,13 @@ export class SimulationBuilder {
    * injectors never run.
    */
   chaosDuration(durationMs: number): this {
-    if (typeof durationMs !== "number" || !(durationMs > 0) || !Number.isFinite(durationMs)) {
-      throw new InvalidConfiguration(
-        `chaosDuration(ms): ms must be a positive number of simulated milliseconds, got ${String(durationMs)}`,
-      );
-    }
-    this.chaosDurationMs = durationMs;
+    this.chaosDurationMs = checkChaosDuration(durationMs);
     return this;
   }
 
   /** A fresh fault injector per seed, run only inside the chaos window (needs `chaosDuration`). */
   faultFactory(factory: () => FaultInjector): this {
-    if (typeof factory !== "function")
-      throw new InvalidConfiguration(
-        "faultFactory(factory): factory must be a function returning a new FaultInjector { name, inject(ctx) }",
-      );
-    this.injectorFactory = factory;
+    this.injectorFactory = checkFaultFactory(factory);
     return this;
   }
 
@@ -277,15 +276,16 @@ export class SimulationBuilder {
   }
 
   invariant(invariant: Invariant): this {
-    if (
-      invariant === null ||
-      typeof invariant !== "object" ||
-      typeof invariant.observe !== "function" ||
-      typeof invariant.name !== "string"
-    ) {
-      throw new InvalidConfiguration("invariant(i): i must have a 'name' and an 'observe(query, simTimeMs)' method");
-    }
-    this.invariants.push(invariant);
+    this.invariants.push(checkInvariant(invariant));
+    return this;
+  }
+
+  /**
+   * A liveness property: `converged` must hold within `withinMs` after the chaos window's end
+   * (needs `chaosDuration`); otherwise the seed fails as "liveness", apart from safety violations.
+   */
+  liveness(property: LivenessProperty): this {
+    this.livenessProperties.push(checkLivenessProperty(property));
     return this;
   }
 
@@ -420,6 +420,12 @@ export class SimulationBuilder {
     return this;
   }
 
+  /** Simulated processes' `node:fs` runs on their machine's simulated disk (needs nodeRuntime(); docs/node-runtime.md). */
+  nodeFs(settings: NodeFsSettings = {}): this {
+    this.fsOptions = checkNodeFsSettings(settings);
+    return this;
+  }
+
   /**
    * How seeds on workers are kept apart (`moonpool run`, `run({ workers })`): "seed" runs every
    * seed (every root seed when exploring) in a fresh realm, so module-level state of the
@@ -519,15 +525,7 @@ export class SimulationBuilder {
    */
   async checkDeterminism(options: DeterminismOptions = {}): Promise<DeterminismReport> {
     const config = this.build();
-    return checkDeterminism(config, this.seedsForCheck(config), options);
-  }
-
-  /** The campaign's seeds from base seed 0 by default; an until-stable campaign checks its debug seeds (at least one seed). */
-  private seedsForCheck(config: SimulationConfig): number[] {
-    if (this.replay !== null) return [this.replay.seed];
-    const plan = configSeedPlan(config, config.baseSeed ?? 0);
-    const count = plan.kind === "fixed" ? plan.count : Math.max(config.debugSeeds.length, 1);
-    return Array.from({ length: count }, (_, i) => seedAt(plan, i));
+    return checkDeterminism(config, seedsForCheck(config, this.replay?.seed ?? null), options);
   }
 
   /** The validated configuration (used by `run()` and by the explorer). */
@@ -546,12 +544,14 @@ export class SimulationBuilder {
       chaosDurationMs: this.chaosDurationMs,
       hasFaultFactory: this.injectorFactory !== null,
       hasLinkLatency: this.linkLatencyConfig !== null,
+      hasLiveness: this.livenessProperties.length > 0,
     });
     return withOverrides(
       {
         groups: this.groups.slice(),
         workloads: this.workloadSpecs.slice(),
         invariants: this.invariants.slice(),
+        ...(this.livenessProperties.length === 0 ? {} : { liveness: this.livenessProperties.slice() }),
         iteration: this.iteration,
         debugSeeds: this.debugSeeds.slice(),
         baseSeed: this.baseSeed,
@@ -575,6 +575,7 @@ export class SimulationBuilder {
         source: this.source,
         taskFailuresFailSeed: this.taskFailuresFail,
         nodeRuntime: this.virtualRuntime,
+        nodeFs: withNodeRuntime(this.fsOptions, this.virtualRuntime),
         ...(this.isolationMode === undefined ? {} : { isolation: this.isolationMode }),
         processErrors: this.processErrorMode,
       },

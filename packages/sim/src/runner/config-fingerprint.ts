@@ -21,6 +21,7 @@ export function configFingerprint(config: SimulationConfig): ConfigFingerprint {
     ),
     workloads: json(config.workloads.map((w) => `${w.kind} ${w.count.describe()}`)),
     invariants: json(config.invariants.map((i) => i.name)),
+    liveness: json((config.liveness ?? []).map((p) => `${p.name} within ${p.withinMs} ms`)),
     runTimeBudgetMs: json(config.runTimeBudgetMs),
     traceLevel: json(config.traceLevel),
     beforeIteration: json(config.beforeIteration.length),
@@ -38,6 +39,7 @@ export function configFingerprint(config: SimulationConfig): ConfigFingerprint {
     faultFactory: json(config.faultFactory !== null),
     linkLatency: json(config.linkLatency),
     nodeRuntime: json(config.nodeRuntime === true),
+    nodeFs: json(config.nodeFs ?? null),
     processErrors: json(config.processErrors ?? "failSeed"),
   };
 }

@@ -1,4 +1,5 @@
 /** The validated configuration a `SimulationBuilder` produces; read by the seed runner. */
+import type { LivenessProperty } from "./liveness.ts";
 import type { IsolationMode } from "./isolation.ts";
 import type { TracePrinting } from "./trace-printing.ts";
 import type { TraceLevel } from "@moonpool/core";
@@ -10,6 +11,7 @@ import type { ChaosPlan } from "../chaos/chaos.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
 import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";
 import type { StorageConfig } from "../world/storage/config.ts";
+import type { NodeFsOptions } from "../world/node-fs/index.ts";
 import type { FaultInjector } from "./fault-context.ts";
 import type { LinkLatencyConfig, LocalityConfig } from "./locality.ts";
 import type { SimulationSource } from "./simulation-source.ts";
@@ -95,6 +97,8 @@ export interface SimulationConfig {
   readonly taskFailuresFailSeed?: boolean;
   /** Simulated code's timers, clocks and randomness are virtual instead of escapes (`nodeRuntime()`). */
   readonly nodeRuntime?: boolean;
+  /** Simulated code's `node:fs` runs on the simulated disk (`nodeFs()`), or null. */
+  readonly nodeFs?: NodeFsOptions | null;
   /**
    * Where seeds run on workers (`isolation()`): "seed", a fresh realm per seed (per root seed
    * when exploring); "shared", realms reused across seeds. Absent: "seed" (runner/isolation.ts).
@@ -103,6 +107,8 @@ export interface SimulationConfig {
 
   /** What an uncaught exception or unhandled rejection of a process does (`processErrors(mode)`; default "failSeed"). */
   readonly processErrors?: ProcessErrorMode;
+  /** Liveness properties judged over the recovery tail (`liveness(...)`); absent: none. */
+  readonly liveness?: readonly LivenessProperty[];
   /** A shrunk run's departures from the seed's own chaos and sizes (`runner/shrink/overrides.ts`); absent: none. */
   readonly overrides?: TimelineOverrides;
 }

@@ -74,10 +74,13 @@ export function groupFailures(report: SimulationReport): FailureGroup[] {
     }
     const timelines = [...bySeed.values()].sort(earlier);
     const first = timelines[0]!;
+    // A liveness failure is a property that never held, not a violated one: its title says so.
     const title =
-      first.failure.property !== undefined
-        ? `"${first.failure.property}" violated`
-        : `[${first.failure.kind}] ${first.failure.message}`;
+      first.failure.kind === "liveness"
+        ? `liveness "${first.failure.property ?? first.failure.message}" did not converge`
+        : first.failure.property !== undefined
+          ? `"${first.failure.property}" violated`
+          : `[${first.failure.kind}] ${first.failure.message}`;
     result.push({ key, title, timelines });
   }
   // Groups in the order their first seed ran: stable whatever the failures' times.

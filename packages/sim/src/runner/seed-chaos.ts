@@ -34,6 +34,8 @@ import {
 import { describeClockChaos, resolveClockChaos, SeedClocks, type ClockChaosRecord } from "../chaos/clock-chaos.ts";
 import { describeAttritionChaos, resolveAttritionChaos, type AttritionChaosRecord } from "../chaos/attrition.ts";
 import { AttritionInjector } from "./attrition-injector.ts";
+import { LivenessWatch } from "./liveness.ts";
+import type { SeedFailureKind } from "./seed-result.ts";
 import type { ProcessLifecycle, RebootStats } from "./process-lifecycle.ts";
 import { ActorScope } from "../world/scope.ts";
 import { ProcessClock } from "../world/time.ts";
@@ -111,7 +113,11 @@ export const CHAOS_ENDED_ASSERTION = "phase: chaos ended";
 /** The IP an injector's scope uses (it has no network of its own). */
 export const FAULT_INJECTOR_IP = "0.0.0.0";
 
-type Fail = (kind: "faultInjector", message: string, extra: { actor?: string; stack?: string }) => void;
+type Fail = (
+  kind: SeedFailureKind,
+  message: string,
+  extra: { actor?: string; stack?: string; property?: string; waitedMs?: number },
+) => void;
 
 /**
  * Draws and installs the seed's chaos; returns the record, each process clock's drift bound and
@@ -224,6 +230,8 @@ export class ChaosWindow {
   private attrition: AttritionInjector | null = null;
   /** Name of the injector that ran, for the seed's record. */
   injectorName: string | null = null;
+  /** The seed's liveness properties, judged over the recovery tail (null: none, or no chaos window). */
+  readonly liveness: LivenessWatch | null;
 
   constructor(
     private readonly world: World,
@@ -232,13 +240,18 @@ export class ChaosWindow {
     private readonly fail: Fail,
     /** The processes' reboots (for `FaultContext.reboot*` and attrition). */
     private readonly lifecycle: ProcessLifecycle,
-  ) {}
+  ) {
+    const properties = config.liveness ?? [];
+    this.liveness =
+      properties.length === 0 || config.chaosDurationMs === null ? null : new LivenessWatch(world, properties, fail);
+  }
 
   /** The run phase starts: schedule the cutoff and start this seed's injector and attrition. */
   start(attrition: readonly AttritionChaosRecord[] = []): void {
     const durationMs = this.config.chaosDurationMs;
     this.runStartUs = this.world.engine.nowUs;
     if (durationMs === null) return; // no window: configuration faults for the whole run, injectors never run
+    this.liveness?.start(durationMs);
     this.world.engine.schedule(msToUs(durationMs), () => this.cutoff(), null, EventTag.runner, this.cutoffOwner);
     if (this.config.faultFactory !== null) this.startInjector(this.config.faultFactory);
     if (attrition.length > 0) {
@@ -287,8 +300,12 @@ export class ChaosWindow {
     return Math.max(0, budgetEndUs - fromUs) / 1000;
   }
 
-  /** The run phase is over: stop the injector, drop chaos events, keep faults off from here on. */
-  end(): void {
+  /**
+   * The run phase is over: stop the injector, drop chaos events, keep faults off from here on.
+   * `judgeLiveness`: the run ended normally, so a liveness property still pending fails.
+   */
+  end(judgeLiveness = false): void {
+    this.liveness?.end(judgeLiveness);
     this.cutoffOwner.alive = false;
     this.world.faultOwner.alive = false;
     this.attrition?.stop();

@@ -85,3 +85,11 @@ export function describePlan(plan: SeedPlan): string {
     }
   }
 }
+
+/** The seeds `checkDeterminism` runs: from base seed 0 by default; an until-stable campaign checks its debug seeds (at least one seed). */
+export function seedsForCheck(config: SimulationConfig, replaySeed: number | null): number[] {
+  if (replaySeed !== null) return [replaySeed];
+  const plan = configSeedPlan(config, config.baseSeed ?? 0);
+  const count = plan.kind === "fixed" ? plan.count : Math.max(config.debugSeeds.length, 1);
+  return Array.from({ length: count }, (_, i) => seedAt(plan, i));
+}

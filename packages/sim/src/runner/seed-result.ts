@@ -10,6 +10,7 @@ export type SeedFailureKind =
   | "task" // a spawned task's body rejected (unless the simulation allows task failures)
   | "deadlock" // nothing left to do while workloads still waited
   | "runTimeBudget" // workloads still running after the simulated run-time budget
+  | "liveness" // a liveness property did not converge within its time after the chaos window
   | "busyLoop" // too many steps without simulated time advancing
   | "settleTimeout" // the world did not settle after processes stopped
   | "escape" // simulated code called a real clock, timer or unseeded randomness
@@ -35,8 +36,10 @@ export interface SeedFailure {
   /** Simulated time of the failure in ms. */
   readonly timeMs: number;
   readonly stack?: string;
-  /** For assertion failures: the violated assertion's message (its identity). */
+  /** For assertion failures: the violated assertion's message (its identity); for liveness ones, the property's name. */
   readonly property?: string;
+  /** For liveness failures: simulated ms waited after the chaos window's end before the verdict. */
+  readonly waitedMs?: number;
   /** For failures found by exploration: the recipe of the failing timeline. */
   readonly recipe?: string;
   /** For failures found by exploration: the trace hash of the failing timeline (`recipe`'s). */

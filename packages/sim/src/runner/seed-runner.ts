@@ -24,7 +24,7 @@ import { Topology, TopologyRegistry } from "./topology.ts";
 import { ChaosWindow, setUpSeedChaos, type SeedChaosRecord } from "./seed-chaos.ts";
 import { resolveLocalities, type Locality } from "./locality.ts";
 import { ProcessLifecycle } from "./process-lifecycle.ts";
-import { NodeRuntime } from "../world/node-runtime/runtime.ts";
+import { startNodeRuntime, type NodeRuntime } from "./node-fs-settings.ts";
 import type { Process, Workload } from "./user-interfaces.ts";
 import { thrownFields as errorText } from "./thrown.ts";
 import { lazyStack } from "./failure-stack.ts";
@@ -141,7 +141,7 @@ export class SeedSession {
       this.world.onTaskFailed = onTaskFailed;
     }
     this.processErrors = new ProcessErrors(this.world, config.processErrors ?? "failSeed", this.processes, this);
-    this.nodeRuntime = config.nodeRuntime !== true ? null : new NodeRuntime(this.world, this.processErrors.ofRuntime);
+    this.nodeRuntime = startNodeRuntime(this.world, config, this.processErrors.ofRuntime);
     this.processErrors.runtime = this.nodeRuntime;
     this.processLifecycle = new ProcessLifecycle(this.world, (slot) => this.bootProcess(slot as ProcessSlot));
     this.chaosWindow = new ChaosWindow(
@@ -160,10 +160,10 @@ export class SeedSession {
   fail(
     kind: SeedFailureKind,
     message: string,
-    extra: { actor?: string; stack?: string | (() => string | undefined); property?: string } = {},
+    extra: { actor?: string; stack?: string | (() => string | undefined); property?: string; waitedMs?: number } = {},
   ): void {
     // Picked field by field: an object with a `message` of its own must not replace the one given.
-    const { actor, stack, property } = extra;
+    const { actor, stack, property, waitedMs } = extra;
     const failure: SeedFailure = {
       kind,
       message,
@@ -171,6 +171,7 @@ export class SeedSession {
       ...(actor !== undefined ? { actor } : {}),
       ...(typeof stack === "string" ? { stack } : {}),
       ...(property !== undefined ? { property } : {}),
+      ...(waitedMs !== undefined ? { waitedMs } : {}),
     };
     if (typeof stack === "function") lazyStack(failure, stack);
     this.failures.push(failure);
@@ -447,8 +448,7 @@ export class SeedSession {
     if (this.shutdownTriggered) return;
     this.shutdownTriggered = true;
     this.world.emit("runner", "info", "shutdown_triggered", { by });
-    // One reason for every incarnation, made at its first use (a DOMException per seed was
-    // a visible part of a short seed's cost).
+    // One reason for every incarnation, made at its first use (a DOMException per seed cost a short seed).
     let reason: DOMException | undefined;
     const makeReason = () => (reason ??= abortError("simulation shutdown: the first workload finished"));
     for (const w of this.workloads) w.incarnation.signalShutdownLazily(makeReason);
@@ -456,6 +456,7 @@ export class SeedSession {
   }
 
   private checkInvariants(): void {
+    this.chaosWindow.liveness?.observe(this.world.trace, this.nowMs);
     const invariants = this.config.invariants;
     if (invariants.length === 0) return;
     const nowMs = this.nowMs;
@@ -550,9 +551,8 @@ export class SeedSession {
       );
     }
 
-    // No chaos outlives the run phase: injector stopped, chaos events dropped, faults off, and
-    // reboots under way dropped (no kill or restart after this point).
-    this.chaosWindow.end();
+    // No chaos outlives the run phase: injector stopped, chaos events and reboots under way dropped, faults off.
+    this.chaosWindow.end(runOk && this.failures.length === 0);
     this.processLifecycle.stop();
     // Stop every process and workload leftover: a kill, not a graceful stop.
     this.triggerShutdown("runner");

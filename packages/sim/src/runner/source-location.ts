@@ -13,11 +13,14 @@ export interface SourceLocation {
   readonly column: number;
 }
 
-/** This package's `src/` and @moonpool/core's `src/`: frames there are the library, not the user. */
-const LIBRARY_DIRS: readonly string[] = [
-  path.dirname(path.dirname(fileURLToPath(import.meta.url))),
-  path.join(path.dirname(path.dirname(path.dirname(path.dirname(fileURLToPath(import.meta.url))))), "core", "src"),
-].map((dir) => dir + path.sep);
+/**
+ * This package's and @moonpool/core's `src/` and `dist/` (the repository can run compiled, and
+ * compiled frames are source-mapped back to `src/`): frames there are the library, not the user.
+ */
+const PACKAGES_DIR = path.dirname(path.dirname(path.dirname(path.dirname(fileURLToPath(import.meta.url)))));
+const LIBRARY_DIRS: readonly string[] = ["sim", "core"]
+  .flatMap((pkg) => ["src", "dist"].map((layout) => path.join(PACKAGES_DIR, pkg, layout)))
+  .map((dir) => dir + path.sep);
 
 // `    at fn (/abs/file.ts:12:5)`, `    at /abs/file.ts:12:5`, `    at async fn (file:///abs/file.ts:12:5)`.
 const FRAME = /^\s*at (?:.*\()?(.+?):(\d+):(\d+)\)?\s*$/;

@@ -88,7 +88,7 @@ describe("run --explore", () => {
       expect(JSON.stringify(report.exploration), `workers: ${workers}`).toBe(JSON.stringify(cli.exploration));
       expect(report.seeds.map((s) => s.traceHash)).toEqual(cli.traceHashes);
     }
-  }, 300_000);
+  });
 
   it("--explore-total-budget splits one budget evenly over the root seeds", async () => {
     const { result, exploration } = await run("total", [
@@ -103,7 +103,7 @@ describe("run --explore", () => {
     expect(exploration.config.maxRunsPerSeed).toBe(20);
     for (const root of perSeed) expect(root.timelines).toBe(20);
     expect(exploration.timelines).toBe(240);
-  }, 300_000);
+  });
 
   it("--explore-total-budget needs a fixed number of seeds and excludes --explore-budget", async () => {
     const both = await runCli([
@@ -126,7 +126,7 @@ describe("run --explore", () => {
     const zero = await runCli(["run", "gated", "--iterations", "4", "--explore-total-budget", "0"]);
     expect(zero.code).toBe(2);
     expect(zero.stderr).toContain("--explore-total-budget '0': expected a positive integer");
-  }, 300_000);
+  });
 
   it("rejects a budget that is not a positive integer, naming the flag", async () => {
     const result = await runCli(["run", "gated", "--explore-budget", "0"]);

@@ -121,14 +121,22 @@ describe("moonpool list / run / replay", () => {
     const hash = json.simulations[0].report.seeds.find((s: { seed: number }) => s.seed === seed).traceHash;
     expect(replay.stdout).toContain(`hash=${hash}`);
 
-    expect(replay.stdout).not.toContain(" waiting ");
+    // The trace shows info and above (the causal slice below shows its debug events too).
+    expect(replay.stdout.split("causal slice")[0]).not.toContain(" waiting ");
+    // After the trace, the failure's causal slice: its happens-before past, ending at the failure.
+    const slice = replay.stdout.split("causal slice of the failure: ")[1]!.split("\nFAILED")[0]!.split("\n");
+    expect(slice[0]).toMatch(/^\d+ of \d+ events, its happens-before past \(--no-slice hides it\)$/);
+    expect(slice.slice(1).every((l) => /^ {2}\[/.test(l))).toBe(true);
+    expect(slice.at(-1)).toContain("error runner seed_failure");
+    expect(slice.some((l) => l.includes("checked corrupt=true"))).toBe(true);
     // Debug events are shown, and kept aside: the replay hashes as the run did.
     const debug = await runCli([...args, "--level", "debug"]);
     expect(debug.stdout).toMatch(/^\[\s+\d+\.\d{3}ms\] debug writer@10\.0\.0\.1 waiting delayMs=\d+$/m);
     expect(debug.stdout).toContain(`hash=${hash}`);
     expect(debug.stderr).not.toContain("hash will differ");
 
-    const filtered = await runCli([...args, "--level", "warn"]);
+    const filtered = await runCli([...args, "--level", "warn", "--no-slice"]);
+    expect(filtered.stdout).not.toContain("causal slice");
     // The failure is marked with ✗ and always shown.
     const events = (text: string) => text.split("\n").filter((l) => /^(✗ )?\[/.test(l));
     expect(events(filtered.stdout)).toEqual([

@@ -25,7 +25,7 @@ describe("--shard and merge", () => {
     ]);
     for (const r of runs) expect(r.code, r.stderr).toBe(1); // planted-bug fails in every part
     shardFiles = [1, 2, 3].map((i) => path.join(out, "shards", `report.shard-${i}-of-3.json`));
-  }, 300_000); // four CLI runs at once: minutes on a loaded machine
+  });
 
   it("each shard runs its block of seed indexes; together exactly the unsharded seeds, none twice", async () => {
     const whole = await readJson(path.join(out, "whole", "report.json"));

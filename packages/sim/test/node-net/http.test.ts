@@ -60,9 +60,7 @@ function chaotic(): SimulationBuilder {
 }
 
 describe("node:http over the simulated network", () => {
-  it("the same seed gives the same trace hash under network chaos; other seeds differ", {
-    timeout: 120_000,
-  }, async () => {
+  it("the same seed gives the same trace hash under network chaos; other seeds differ", async () => {
     const a = await chaotic().setBaseSeed(11).setIterations(8).run();
     const b = await chaotic().setBaseSeed(11).setIterations(8).run();
     expect(a.failedRuns, a.toString()).toBe(0);

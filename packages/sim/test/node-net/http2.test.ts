@@ -78,23 +78,21 @@ function run(out: string[], paths: readonly string[]) {
 }
 
 describe("node:http2 over the simulated network", () => {
-  it("answers requests on one session with Node's own HTTP/2 server", { timeout: 60_000 }, async () => {
+  it("answers requests on one session with Node's own HTTP/2 server", async () => {
     const out: string[] = [];
     const report = await run(out, ["/a", "/b", "/c"]).networkFaults("none").setBaseSeed(1).setIterations(1).run();
     expect(report.failedRuns, report.toString()).toBe(0);
     expect(out.slice(0, 3)).toEqual(["hello /a from 10.0.1.1", "hello /b from 10.0.1.1", "hello /c from 10.0.1.1"]);
   });
 
-  it("a stream the server resets fails that stream only; the session serves the next", {
-    timeout: 60_000,
-  }, async () => {
+  it("a stream the server resets fails that stream only; the session serves the next", async () => {
     const out: string[] = [];
     const report = await run(out, ["/reset", "/after"]).networkFaults("none").setBaseSeed(2).setIterations(1).run();
     expect(report.failedRuns, report.toString()).toBe(0);
     expect(out.slice(0, 2)).toEqual(["error ERR_HTTP2_STREAM_ERROR", "hello /after from 10.0.1.1"]);
   });
 
-  it("the client session closes when the server's process crashes", { timeout: 60_000 }, async () => {
+  it("the client session closes when the server's process crashes", async () => {
     const out: string[] = [];
     const report = await run(
       out,
@@ -121,9 +119,7 @@ describe("node:http2 over the simulated network", () => {
     expect(out.filter((line) => line.startsWith("hello")).length).toBeLessThan(20);
   });
 
-  it("the same seed gives the same trace hash under network chaos; other seeds differ", {
-    timeout: 120_000,
-  }, async () => {
+  it("the same seed gives the same trace hash under network chaos; other seeds differ", async () => {
     const chaotic = () =>
       run(
         [],
@@ -138,9 +134,7 @@ describe("node:http2 over the simulated network", () => {
     expect(new Set(a.seeds.map((s) => s.traceHash)).size).toBe(8);
   });
 
-  it("responses carry no date header (Node reads it from the real clock); one the server sets is kept", {
-    timeout: 60_000,
-  }, async () => {
+  it("responses carry no date header (Node reads it from the real clock); one the server sets is kept", async () => {
     const dates: (string | undefined)[] = [];
     const report = await oneExchange(
       (stream, headers) => {
@@ -166,9 +160,7 @@ describe("node:http2 over the simulated network", () => {
     expect(dates).toEqual([undefined, "Thu, 01 Jan 2026 00:00:00 GMT"]);
   });
 
-  it("stream.setTimeout runs on simulated time: 'timeout' exactly 500 ms after the last activity", {
-    timeout: 60_000,
-  }, async () => {
+  it("stream.setTimeout runs on simulated time: 'timeout' exactly 500 ms after the last activity", async () => {
     const out: string[] = [];
     const report = await oneExchange(
       (stream) => stream.on("error", () => {}), // never answers
@@ -198,9 +190,7 @@ describe("node:http2 over the simulated network", () => {
     expect(fired! - sent!).toBeLessThan(520);
   });
 
-  it("callbacks Node runs between steps (a served stream's 'close') run as their process: virtual clock, timers", {
-    timeout: 60_000,
-  }, async () => {
+  it("callbacks Node runs between steps (a served stream's 'close') run as their process: virtual clock, timers", async () => {
     const closes: { betweenSteps: boolean; clockMs: number; atMs: number }[] = [];
     const fired: number[] = [];
     const report = await oneExchange(
@@ -237,9 +227,7 @@ describe("node:http2 over the simulated network", () => {
     expect(fired.map(Math.round)).toEqual([1_000, 1_000, 1_000]); // virtual timers, on simulated time
   });
 
-  it("http2 called by code that is no simulated process (a fault injector) fails the seed as an escape", {
-    timeout: 60_000,
-  }, async () => {
+  it("http2 called by code that is no simulated process (a fault injector) fails the seed as an escape", async () => {
     const report = await new SimulationBuilder()
       .processes(1, () => serverProcess())
       .workload({ name: "idle", run: async (ctx: SimContext) => void (await ctx.time.sleep(50)) })

@@ -319,9 +319,7 @@ describe("ws over the simulated node:http upgrade path", () => {
     expect(log.events).toContain(`${terminatedAtMs} server close 1006`);
   });
 
-  it("ws's module-level mask pool carries between runs of a seed unless the client passes generateMask", {
-    timeout: 120_000,
-  }, async () => {
+  it("ws's module-level mask pool carries between runs of a seed unless the client passes generateMask", async () => {
     // 1,000 masked frames take 4,000 bytes of ws's 8 KiB pool: a run refills it from the client's
     // stream or not depending on earlier runs, which shifts the `Math.random` the client sleeps on.
     const runOnce = async (generateMask: ((mask: Buffer) => void) | undefined) => {
@@ -354,9 +352,7 @@ describe("ws over the simulated node:http upgrade path", () => {
     expect(new Set(perFrame).size).toBe(1);
   });
 
-  it("the same seed gives the same trace hash under network chaos; other seeds differ; fast = paranoid", {
-    timeout: 120_000,
-  }, async () => {
+  it("the same seed gives the same trace hash under network chaos; other seeds differ; fast = paranoid", async () => {
     const a = await chaotic().setBaseSeed(21).setIterations(8).run();
     const b = await chaotic().setBaseSeed(21).setIterations(8).run();
     const paranoid = await chaotic().setBaseSeed(21).setIterations(8).steppingMode("paranoid").run();

@@ -24,7 +24,7 @@ beforeAll(async () => {
   ]);
   expect(run.code, run.stderr).toBe(1);
   valid = JSON.parse(await readFile(path.join(dir, "report.json"), "utf8"));
-}, 120_000);
+});
 
 /** Writes a copy of the valid report with `damage` applied. */
 async function damaged(name: string, damage: (report: any) => void): Promise<string> {
@@ -60,13 +60,13 @@ describe("reports that are valid JSON but damaged get a typed error, exit 2", ()
         expect(result.stderr).toContain(problem);
         expect(result.stderr).not.toMatch(/TypeError/);
       }
-    }, 60_000);
+    });
   }
 
   it("the undamaged report still merges", async () => {
     const result = await runCli(["merge", path.join(dir, "report.json")]);
     expect(result.code, result.stderr).toBe(1); // the planted bug's failures survive the merge
-  }, 60_000);
+  });
 });
 
 describe("replay --from warns when the report was written by another Node or V8", () => {
@@ -86,5 +86,5 @@ describe("replay --from warns when the report was written by another Node or V8"
     expect(mismatch.stderr).toContain("replay with Node 18.0.0");
     expect(same.code).toBe(1);
     expect(same.stderr).not.toContain("warning:");
-  }, 120_000);
+  });
 });

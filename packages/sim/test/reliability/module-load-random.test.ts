@@ -43,5 +43,5 @@ describe("randomness drawn when a module loads, before any seed exists", () => {
     const steady = await moduleSteady.build().checkDeterminism({ against: earlier("module-steady") });
     expect(steady.deterministic).toBe(true);
     expect(steady.warnings).toEqual([]);
-  }, 120_000);
+  });
 });

@@ -12,5 +12,5 @@ describe("replay warns when a recipe's reseed points are never reached", () => {
     expect(missed.stderr).toContain("so this replayed only the first 1 step(s), not the recorded one");
     expect(reached.code, reached.stderr).toBe(0);
     expect(reached.stderr).not.toContain("warning:");
-  }, 120_000);
+  });
 });

@@ -32,7 +32,7 @@ describe("the guard and console capture stay on for every continuation of a step
       expect(runs[1]).toEqual(runs[0]);
       expect(runs[2]).toEqual(runs[0]);
       expect(new Set(runs[0]).size).toBe(20);
-    }, 120_000);
+    });
 
     it(`an escape after an await fails the seed (${mode})`, async () => {
       let calls = 0;
@@ -58,6 +58,6 @@ describe("the guard and console capture stay on for every continuation of a step
         .run();
       expect(calls).toBe(0);
       expect(report.seeds[0]!.failures.filter((f) => f.kind === "escape").length).toBe(1000);
-    }, 60_000);
+    });
   }
 });

@@ -7,7 +7,7 @@
  * report directory (or `--out`).
  */
 import path from "node:path";
-import type { TraceLevel } from "@moonpool/core";
+import { TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
 import { parseRecipe, RecipeParseError } from "../../engine/recipe.ts";
 import { Campaign } from "../../runner/campaign.ts";
 import { versionMismatchWarning } from "../../runner/determinism.ts";
@@ -23,7 +23,7 @@ import type { CliIO } from "../io.ts";
 import { parsePositiveInteger, parseSeed, parseTraceLevel } from "../option-values.ts";
 import { hangLimitMs, hangTimeoutFlag } from "../hang-timeout.ts";
 import { isReplayChild, replayInChild, runSimulatedCode } from "../replay-watchdog.ts";
-import { AFTER_FAILURE_MS, buildStory } from "../replay-story.ts";
+import { AFTER_FAILURE_MS, buildSliceStory, buildStory, SEED_FAILURE_EVENT_NAME } from "../replay-story.ts";
 import { replayCommand } from "../replay-command.ts";
 import { REPLAY_FILE_ENV, simulationFileOf } from "../replay-file.ts";
 import { renderTimelineHtml, replayTimeline, timelineFileName } from "../reporters/html/index.ts";
@@ -64,6 +64,8 @@ export interface ReplayFlags {
   readonly faults?: boolean;
   /** Go on to the end of the run (default: stop shortly after the failure). */
   readonly full?: boolean;
+  /** Print the failure's causal slice after the trace (default: yes). */
+  readonly slice?: boolean;
   readonly html?: boolean;
   readonly out?: string;
   /** Wall-clock limit of the replay (default: the per-seed limit of `run`). */
@@ -169,7 +171,8 @@ export async function replayCommandRun(
       breakpoints: recipe,
       explore: false,
       // Events below the simulation's own trace level are kept aside: the replay hashes as the run did.
-      keepLevel: minLevel,
+      // Debug events (messages) are kept for the causal slice whatever level is printed.
+      keepLevel: flags.slice === false || flags.trace === false ? minLevel : "debug",
       onTrace: (all) => (events = all),
       drawObserver: () => (segment) => {
         if (segment > stepsReached) stepsReached = segment;
@@ -189,7 +192,9 @@ export async function replayCommandRun(
   const c = colorsFor(io.stdout);
   const actors = flags.actor ?? [];
   if (flags.trace !== false) {
-    const story = buildStory(events, { minLevel, actors, faults: flags.faults === true, full: flags.full === true });
+    const floor = TRACE_LEVEL_ORDER[minLevel];
+    const printable = events.filter((e) => TRACE_LEVEL_ORDER[e.level] >= floor || e.name === SEED_FAILURE_EVENT_NAME);
+    const story = buildStory(printable, { minLevel, actors, faults: flags.faults === true, full: flags.full === true });
     for (const line of story.lines) {
       if (line.kind === "folded") io.stdout.write(c.dim(line.text) + "\n");
       else if (line.failure) io.stdout.write(c.red(`✗ ${escapeTerminal(line.event.format())}`) + "\n");
@@ -202,8 +207,20 @@ export async function replayCommandRun(
         ) + "\n",
       );
     const foldedText = story.folded > 0 ? `, ${story.folded} injected faults folded` : "";
+    const slice = flags.slice === false ? null : buildSliceStory(events, result.failures[0]?.actor);
+    if (slice !== null) {
+      io.stdout.write(
+        `causal slice of the failure: ${slice.events.length} of ${slice.of} events, its happens-before past (--no-slice hides it)\n`,
+      );
+      for (const event of slice.events) {
+        const text = `  ${escapeTerminal(event.format())}`;
+        io.stdout.write(
+          (event.name === SEED_FAILURE_EVENT_NAME ? c.red(text) : levelColour(event.level, text, c)) + "\n",
+        );
+      }
+    }
     io.stderr.write(
-      `${story.shown} of ${events.length} trace events shown${foldedText}${actors.length > 0 ? ` (actors: ${actors.join(", ")})` : ""}, level >= ${minLevel}\n`,
+      `${story.shown} of ${printable.length} trace events shown${foldedText}${actors.length > 0 ? ` (actors: ${actors.join(", ")})` : ""}, level >= ${minLevel}\n`,
     );
   }
   if (flags.html === true) {

@@ -65,12 +65,12 @@ function testCaseXml(
   name: string,
   timeMs: unknown,
   summary: string,
-  failure: { message: string; text: string } | null,
+  failure: { message: string; text: string; type?: string } | null,
 ): string {
   const open = `    <testcase classname="${escapeXml(classname)}" name="${escapeXml(name)}" time="${seconds(timeMs)}">`;
   const out = `      <system-out>${escapeXml(summary)}</system-out>`;
   if (failure === null) return `${open}\n${out}\n    </testcase>`;
-  const xml = `      <failure message="${escapeXml(failure.message)}" type="SimulationFailed">${escapeXml(failure.text)}</failure>`;
+  const xml = `      <failure message="${escapeXml(failure.message)}" type="${failure.type ?? "SimulationFailed"}">${escapeXml(failure.text)}</failure>`;
   return `${open}\n${xml}\n${out}\n    </testcase>`;
 }
 
@@ -90,6 +90,8 @@ function testCases(entry: SimulationEntry, context: ReplayCommandContext): strin
       testCaseXml(entry.file, `${entry.name} › ${group.title}`, 0, summary, {
         message,
         text: groupText(entry, group, context),
+        // CI tools show the type: a system that never converged is not a safety violation.
+        ...(group.timelines[0]!.failure.kind === "liveness" ? { type: "LivenessFailure" } : {}),
       }),
     );
   }

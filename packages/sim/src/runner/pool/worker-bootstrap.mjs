@@ -20,11 +20,19 @@ if (workerData?.lowPriority === true && process.platform === "linux") {
 
 const source = new URL("./pool-worker.ts", import.meta.url);
 const inRepository = existsSync(source);
-// Compiled, the engine loads before tsx's hooks exist: through them every module would cost a
-// round trip to tsx's loader thread (worker-modules.ts). The simulation's files load after them.
-if (!inRepository) await import(new URL("./worker-modules.js", import.meta.url).href);
-// As in bin/moonpool.mjs: inside the repository, its tsconfig `paths` resolve the packages to
-// their sources from any working folder.
 const repositoryTsconfig = fileURLToPath(new URL("../../../../../tsconfig.json", import.meta.url));
-register(inRepository && existsSync(repositoryTsconfig) ? { tsconfig: repositoryTsconfig } : {});
-await import(inRepository ? source.href : new URL("./pool-worker.js", import.meta.url).href);
+// As bin/moonpool.mjs does: with MOONPOOL_FROM_DIST=1 the repository's workers run the compiled
+// copy (its bootstrap is this file's copy in dist/), so simulation and engine share one copy.
+const compiledBootstrap = new URL("../../../dist/runner/pool/worker-bootstrap.mjs", import.meta.url);
+if (inRepository && process.env.MOONPOOL_FROM_DIST === "1" && existsSync(compiledBootstrap)) {
+  process.env.TSX_TSCONFIG_PATH = fileURLToPath(new URL("../../../../../tsconfig.dist.json", import.meta.url));
+  await import(compiledBootstrap.href);
+} else {
+  // Compiled, the engine loads before tsx's hooks exist: through them every module would cost a
+  // round trip to tsx's loader thread (worker-modules.ts). The simulation's files load after them.
+  if (!inRepository) await import(new URL("./worker-modules.js", import.meta.url).href);
+  // As in bin/moonpool.mjs: inside the repository, its tsconfig `paths` resolve the packages to
+  // their sources from any working folder.
+  register(inRepository && existsSync(repositoryTsconfig) ? { tsconfig: repositoryTsconfig } : {});
+  await import(inRepository ? source.href : new URL("./pool-worker.js", import.meta.url).href);
+}

@@ -70,6 +70,9 @@ export class SimConnection implements Connection {
   held: (Uint8Array | null)[] | null = null;
   readonly localIp: string;
   readonly peerIp: string;
+  /** Bytes written (read) so far by this end: a trace event's `offset`, so a read names the writes it took. */
+  private sentBytes = 0;
+  private readBytes = 0;
   private pendingRead: PendingOp<Uint8Array | null> | null = null;
 
   constructor(
@@ -179,17 +182,26 @@ export class SimConnection implements Connection {
   }
 
   /**
-   * A debug fact for the replay's story: bytes this end wrote or read. Only built when debug is
-   * captured (the default info level skips it, so hashes and speed are unchanged).
+   * A debug fact for the replay's story: bytes this end wrote or read, with the connection and the
+   * stream offset they start at, so a read is linked to the writes whose bytes it took (the causal
+   * slice). Only built when debug is captured (the default info level skips it, so hashes and speed
+   * are unchanged).
    */
   private traceBytes(name: "net_send" | "net_recv", bytes: number): void {
+    const send = name === "net_send";
+    const offset = send ? this.sentBytes : this.readBytes;
+    if (send) this.sentBytes += bytes;
+    else this.readBytes += bytes;
     const world = this.net.world;
     if (!world.trace.captures("debug")) return;
+    const connectionId = this.connectionId;
     world.emit(
       this.scope.actor,
       "debug",
       name,
-      name === "net_send" ? { to: this.peerAddr, bytes } : { from: this.peerAddr, bytes },
+      send
+        ? { to: this.peerAddr, bytes, from: this.localAddr, connectionId, offset }
+        : { from: this.peerAddr, bytes, to: this.localAddr, connectionId, offset },
     );
   }
 

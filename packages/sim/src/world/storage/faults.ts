@@ -33,6 +33,11 @@ export const STORAGE_FAULT_KINDS = Object.freeze({
   lostWrite: "storage_lost_write",
   /** `{ ip, path, fileId, offsetBytes, lengthBytes }`: an unsynced write was torn by a crash: this sector is bad. */
   tornWrite: "storage_torn_write",
+  /**
+   * `{ ip, path, entries }`: a crash lost the unsynced changes to the directory at `path` of the
+   * simulated `node:fs` (creates, renames, unlinks since its last `fsync`); it lists `entries` names again.
+   */
+  lostDirectoryUpdate: "storage_lost_dir_update",
   /** `{ ip, files }`: every file of the IP was deleted. */
   wipe: "storage_wipe",
   /** `{ ip, durationMs }`: the disk stalls; operations issued meanwhile wait for the end. */

@@ -1,5 +1,5 @@
 /** Simulated storage: one disk per IP, the sector model, latency and fault families. */
-export { SimStorage, Disk } from "./storage.ts";
+export { SimStorage, Disk, type DiskListener } from "./storage.ts";
 export { SimStorageProvider } from "./provider.ts";
 export { SimFileHandle } from "./handle.ts";
 export { SimFile, MAX_UNSYNCED_CHANGES_PER_FILE, type CrashFate, type CrashDamage } from "./file.ts";

@@ -33,7 +33,15 @@ export class Disk {
   ) {}
 }
 
+/** Another file layer on the same disks (the simulated `node:fs`): told of every crash and wipe of an IP. */
+export interface DiskListener {
+  /** After the disk's own files took their crash damage (the epoch is already bumped). */
+  crashed(disk: Disk): void;
+  wiped(disk: Disk): void;
+}
+
 export class SimStorage {
+  private readonly listeners: DiskListener[] = [];
   private baseConfig: StorageConfig = DEFAULT_STORAGE_CONFIG;
   private readonly ipConfigs = new Map<string, StorageConfig>();
   private readonly disks = new Map<string, Disk>();
@@ -107,6 +115,11 @@ export class SimStorage {
     return ++this.lastFileId;
   }
 
+  /** Adds a file layer that keeps files of its own on these disks (called in the order added). */
+  addDiskListener(listener: DiskListener): void {
+    this.listeners.push(listener);
+  }
+
   /** Paths of `ip`'s files, sorted (for checks and reports). */
   paths(ip: string): string[] {
     const disk = this.disks.get(ip);
@@ -122,28 +135,16 @@ export class SimStorage {
   crash(ip: string): void {
     const disk = this.disk(ip);
     disk.epoch++;
-    const sim = this.world.engine.streams.sim;
     let unsyncedWrites = 0;
     let lostWrites = 0;
     let tornWrites = 0;
     // Files in path order, so the draws do not depend on the order files were created in.
     const paths = [...disk.files.keys()].sort();
     for (const path of paths) {
-      const file = disk.files.get(path)!;
-      unsyncedWrites += file.unsyncedWriteCount;
-      const fates = decideCrashFates(disk.config, file.unsyncedWrites().length, sim);
-      for (const damage of file.crash(fates, (first, end) => sim.rangeInt(first, end))) {
-        const kind = damage.fate === "lost" ? STORAGE_FAULT_KINDS.lostWrite : STORAGE_FAULT_KINDS.tornWrite;
-        if (damage.fate === "lost") lostWrites++;
-        else tornWrites++;
-        this.world.recordFault(kind, {
-          ip,
-          path,
-          fileId: file.id,
-          offsetBytes: damage.offsetBytes,
-          lengthBytes: damage.lengthBytes,
-        });
-      }
+      const damage = this.crashFile(disk, path, disk.files.get(path)!);
+      unsyncedWrites += damage.unsyncedWrites;
+      lostWrites += damage.lostWrites;
+      tornWrites += damage.tornWrites;
     }
     this.world.recordFault(STORAGE_FAULT_KINDS.crash, {
       ip,
@@ -152,6 +153,34 @@ export class SimStorage {
       lostWrites,
       tornWrites,
     });
+    for (const listener of this.listeners) listener.crashed(disk);
+  }
+
+  /**
+   * The crash damage of one file of `disk` (at `path`): its unsynced writes survive, are lost or are
+   * torn, with one `storage_lost_write` / `storage_torn_write` event per damaged write.
+   */
+  crashFile(
+    disk: Disk,
+    path: string,
+    file: SimFile,
+  ): { unsyncedWrites: number; lostWrites: number; tornWrites: number } {
+    const sim = this.world.engine.streams.sim;
+    const counts = { unsyncedWrites: file.unsyncedWriteCount, lostWrites: 0, tornWrites: 0 };
+    const fates = decideCrashFates(disk.config, file.unsyncedWrites().length, sim);
+    for (const damage of file.crash(fates, (first, end) => sim.rangeInt(first, end))) {
+      const kind = damage.fate === "lost" ? STORAGE_FAULT_KINDS.lostWrite : STORAGE_FAULT_KINDS.tornWrite;
+      if (damage.fate === "lost") counts.lostWrites++;
+      else counts.tornWrites++;
+      this.world.recordFault(kind, {
+        ip: disk.ip,
+        path,
+        fileId: file.id,
+        offsetBytes: damage.offsetBytes,
+        lengthBytes: damage.lengthBytes,
+      });
+    }
+    return counts;
   }
 
   /** Deletes every file of `ip` (a replaced machine): handles close, operations in flight never land. */
@@ -161,6 +190,7 @@ export class SimStorage {
     const files = disk.files.size;
     disk.files.clear();
     this.world.recordFault(STORAGE_FAULT_KINDS.wipe, { ip, files });
+    for (const listener of this.listeners) listener.wiped(disk);
   }
 
   private effectiveConfig(ip: string): StorageConfig {

@@ -1,17 +1,45 @@
 /**
  * One self-contained HTML file: the page's stylesheet and script inlined, its data embedded as
  * JSON. Opening it needs no server and no network.
+ *
+ * The scripts are TypeScript (`./browser/`), bundled by esbuild into one script per page. The
+ * published package carries the bundles built with it (`./assets/<page>.js`, by
+ * scripts/build-package.mjs); run from sources (this repository), a page's bundle is built on its
+ * first use in the process.
  */
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { fileURLToPath } from "node:url";
 
 const ASSETS = new URL("./assets/", import.meta.url);
+const BROWSER = new URL("./browser/", import.meta.url);
 const cache = new Map<string, string>();
 
-/** An asset of the page (read once per process). */
-function asset(name: string): string {
+/** esbuild's options for a page script, shared with the package build (see its copy there). */
+export const BUNDLE_OPTIONS = {
+  bundle: true,
+  format: "iife",
+  target: "es2020",
+  charset: "utf8",
+  legalComments: "none",
+  write: false,
+} as const;
+
+/** The bundled script of a page: prebuilt when published, else bundled from `./browser/<kind>.ts`. */
+function script(kind: PageKind): string {
+  const built = new URL(`${kind}.js`, ASSETS);
+  if (existsSync(built)) return readFileSync(built, "utf8");
+  // Loaded only here: a command that writes no page never starts esbuild.
+  const esbuild = createRequire(import.meta.url)("esbuild") as typeof import("esbuild");
+  const result = esbuild.buildSync({ ...BUNDLE_OPTIONS, entryPoints: [fileURLToPath(new URL(`${kind}.ts`, BROWSER))] });
+  return result.outputFiles[0]!.text;
+}
+
+/** An asset of the page (read or bundled once per process). */
+function asset(name: string, load: () => string): string {
   let text = cache.get(name);
   if (text === undefined) {
-    text = readFileSync(new URL(name, ASSETS), "utf8");
+    text = load();
     cache.set(name, text);
   }
   return text;
@@ -32,6 +60,11 @@ export function embedJson(data: unknown): string {
 
 export type PageKind = "campaign" | "timeline";
 
+/** A script's text safe inside `<script>` (a bundle could hold `</script` in a string). */
+function inlineScript(text: string): string {
+  return text.replace(/<\/(script)/gi, "<\\/$1");
+}
+
 export function renderPage(kind: PageKind, title: string, data: unknown): string {
   return [
     "<!doctype html>",
@@ -40,12 +73,11 @@ export function renderPage(kind: PageKind, title: string, data: unknown): string
     '<meta charset="utf-8">',
     '<meta name="viewport" content="width=device-width, initial-scale=1">',
     `<title>${escapeHtml(title)}</title>`,
-    `<style>${asset("style.css")}</style>`,
+    `<style>${asset("style.css", () => readFileSync(new URL("style.css", ASSETS), "utf8"))}</style>`,
     "</head>",
     `<body class="page-${kind}">`,
     `<script type="application/json" id="moonpool-data">${embedJson(data)}</script>`,
-    `<script>${asset("common.js")}</script>`,
-    `<script>${asset(`${kind}.js`)}</script>`,
+    `<script>${asset(`${kind}.js`, () => inlineScript(script(kind)))}</script>`,
     "</body>",
     "</html>",
     "",

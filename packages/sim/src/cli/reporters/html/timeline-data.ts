@@ -8,6 +8,8 @@
  * on the sender's lane to the receive's time on the receiver's lane.
  */
 import type { TraceFields, TraceValue } from "@moonpool/core";
+import { causalSlice, failureIndex } from "../../../runner/causal-slice.ts";
+import type { DoomCurve } from "../../../runner/doom.ts";
 import type { SeedFailure } from "../../../runner/seed-result.ts";
 import { SIM_FAULT_EVENT_NAME, type TraceEvent } from "../../../world/trace-log.ts";
 
@@ -64,6 +66,10 @@ export interface TimelineData extends TimelineSeed {
   readonly arrows: readonly TimelineArrow[];
   /** Where the first failure is drawn (lane -1: no lane named it). */
   readonly failure: { readonly timeMs: number; readonly lane: number; readonly message: string } | null;
+  /** The `seq`s of the first failure's causal slice (runner/causal-slice.ts), ascending; null without a failure. */
+  readonly slice: readonly number[] | null;
+  /** The point of no return, when the page is written by `moonpool explain --html` (absent otherwise). */
+  readonly doom?: DoomCurve;
 }
 
 export interface TimelineInput extends TimelineSeed {
@@ -264,6 +270,8 @@ export function buildTimelineData(input: TimelineInput): TimelineData {
       failureEvent?.lane ?? (first.actor !== undefined ? grouped.lanes.findIndex((l) => l.label === first.actor) : -1);
     failure = { timeMs: first.timeMs, lane, message: `[${first.kind}] ${first.message}` };
   }
+  // Page seqs are indexes into the input events, as the slice's are.
+  const slice = causalSlice(input.events, failureIndex(input.events), first?.actor);
   return {
     simulation: input.simulation,
     seed: input.seed,
@@ -277,6 +285,7 @@ export function buildTimelineData(input: TimelineInput): TimelineData {
     events: grouped.events,
     arrows: grouped.arrows,
     failure,
+    slice: slice === null ? null : slice.indexes,
   };
 }
 
