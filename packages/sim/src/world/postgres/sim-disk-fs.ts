@@ -61,7 +61,10 @@ export class SimDiskFilesystem extends BaseFilesystem {
     super(undefined);
   }
 
-  override async init(pg: PGlite, emscriptenOptions: Parameters<BaseFilesystem["init"]>[1]) {
+  override async init(
+    pg: PGlite,
+    emscriptenOptions: Parameters<BaseFilesystem["init"]>[1],
+  ): ReturnType<BaseFilesystem["init"]> {
     const result = await super.init(pg, emscriptenOptions);
     const pgdata = (pg.constructor as typeof import("@electric-sql/pglite").PGlite).paths.PGDATA;
     // PGlite calls Emscripten's factory next, which in Node first does `await import("node:module")`:
