@@ -22,6 +22,7 @@ const BENCHES: Record<string, () => Promise<Record<string, unknown>>> = {
   peers: async () => (await import("./peers.ts")).benchPeers(),
   scaling: async () => (await import("./scaling.ts")).benchScaling(),
   campaign: async () => (await import("./campaign.ts")).benchCampaign(),
+  postgres: async () => (await import("./postgres.ts")).benchPostgres(),
   paxos: async () => ({ ...(await (await import("../examples/paxos/bench-paxos.ts")).benchPaxos()) }),
 };
 

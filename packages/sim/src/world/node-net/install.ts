@@ -81,6 +81,18 @@ export function installNodeNet(): void {
         },
     );
   }
+  // `new net.Socket()` then `socket.connect(port, host)` (pg's way): a simulated socket, not yet
+  // connected. A Proxy keeps `net.Socket.prototype`, `instanceof` and subclasses (tls) as they were.
+  const RealSocket = net.Socket;
+  const socketClass: typeof RealSocket = new Proxy(RealSocket, {
+    construct(target, args, newTarget): object {
+      const host = newTarget === socketClass ? currentNodeHost() : null;
+      if (host === null) return Reflect.construct(target, args, newTarget === socketClass ? target : newTarget);
+      markNodeUser(host);
+      return new SimSocket(host);
+    },
+  });
+  Object.defineProperty(net, "Socket", { configurable: true, writable: true, enumerable: true, value: socketClass });
   patch(
     net,
     "createServer",

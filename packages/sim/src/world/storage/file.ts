@@ -100,6 +100,11 @@ export class SimFile {
     return this.lastSeq;
   }
 
+  /** Whether some change is not durable yet (a sync would have work to do). */
+  get hasUnsyncedChanges(): boolean {
+    return this.unsynced.length > 0;
+  }
+
   get unsyncedWriteCount(): number {
     let n = 0;
     for (const c of this.unsynced) if (c.kind === "write") n++;

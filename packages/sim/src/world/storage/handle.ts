@@ -195,6 +195,37 @@ export class SimFileHandle implements StorageFile {
 
   // --- completions (called by the requests when their event fires) -----------------------------
 
+  /** Whether a sync would have work to do (some change of the file is not durable yet). */
+  get hasUnsyncedChanges(): boolean {
+    return this.file.hasUnsyncedChanges;
+  }
+
+  /** The newest change of the file: a sync now covers changes up to it. */
+  get changeSeq(): number {
+    return this.file.changeSeq;
+  }
+
+  /**
+   * Simulated time a read, write or sync issued `afterUs` from now would take (stall and throttle
+   * episodes apply as of then), for callers that apply operations at once, one after the other, and
+   * pay their time afterwards: each is issued when the one before it would have completed.
+   */
+  ioDelayUs(kind: "read" | "write" | "sync", sizeBytes: number, afterUs = 0): number {
+    const world = this.storage.world;
+    const atUs = world.engine.nowUs + afterUs;
+    this.advanceEpisodes(atUs);
+    const config = this.disk.config;
+    const sim = world.engine.streams.sim;
+    if (kind === "sync") return syncLatencyUs(atUs, config, this.disk.episodes, sim);
+    const base = kind === "read" ? config.readLatencyUs : config.writeLatencyUs;
+    return transferLatencyUs(base, sizeBytes, atUs, config, this.disk.episodes, sim);
+  }
+
+  /** `setLength` applied at once. */
+  resizeSync(sizeBytes: number): void {
+    this.file.resize(sizeBytes);
+  }
+
   completeRead(offset: number, length: number): Uint8Array {
     const image = this.file.image;
     const n = Math.max(0, Math.min(length, image.sizeBytes - offset));

@@ -17,7 +17,7 @@ import {
 } from "@moonpool/core";
 import { Incarnation, type PendingOp } from "../../engine/incarnation.ts";
 import type { ActorScope } from "../scope.ts";
-import { METADATA_LATENCY_US } from "./config.ts";
+import { METADATA_LATENCY_US, type StorageConfig } from "./config.ts";
 import { SimFile } from "./file.ts";
 import { SimFileHandle } from "./handle.ts";
 import { failed, issue, type StorageRequest } from "./ops.ts";
@@ -134,6 +134,29 @@ export class SimStorageProvider implements StorageProvider {
       for (const path of this.disk.files.keys()) if (path.startsWith(prefix)) out.push(path);
       return out.sort();
     });
+  }
+
+  /** The disk of this scope's IP, for in-process filesystems that work on it synchronously. */
+  get syncDisk(): Disk {
+    return this.disk;
+  }
+
+  /**
+   * Gives this scope's IP its own storage configuration, `limit` applied to the world-wide one
+   * (the seed's storage chaos): a database process turns off the families it is not built to survive.
+   */
+  limitDiskFaults(limit: (config: StorageConfig) => StorageConfig): void {
+    this.storage.setIpConfig(this.scope.ip, limit(this.storage.config));
+  }
+
+  /**
+   * `open` applied at once, for a filesystem that a synchronous program (Postgres in WASM) calls:
+   * the handle's `complete*` methods then read, write and sync at once, with the disk's faults.
+   */
+  openSync(path: string, options: OpenOptions): SimFileHandle {
+    const invalid = checkStoragePath(path) ?? checkOpenOptions(options);
+    if (invalid !== null) throw invalid;
+    return this.applyOpen(path, { ...options });
   }
 
   private applyOpen(path: string, options: OpenOptions): SimFileHandle {
