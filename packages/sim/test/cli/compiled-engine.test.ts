@@ -19,7 +19,7 @@ async function hashes(fromDist: "0" | "1", simulation: string): Promise<{ code: 
   // its workers, and the planted bug fails at one of them from base seed 3.
   const result = await runCli(
     ["run", simulation, "--iterations", "3", "--base-seed", "3", "--workers", "1", "--reporter", "json", "--out", out],
-    { env: { MOONPOOL_FROM_DIST: fromDist } },
+    { env: { MOONPOOL_FROM_DIST: fromDist }, isolation: "default" },
   );
   const report = await readJson(path.join(out, "report.json"));
   return {

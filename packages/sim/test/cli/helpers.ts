@@ -29,14 +29,31 @@ export interface StartedCli {
   readonly stderrMatch: (pattern: RegExp) => Promise<RegExpExecArray>;
 }
 
-export function startCli(
-  args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: boolean } = {},
-): StartedCli {
-  const child = spawn(process.execPath, [BIN, ...args], {
+export interface CliOptions {
+  readonly cwd?: string;
+  readonly env?: NodeJS.ProcessEnv;
+  /** `stdin: true`: a pipe the test writes keys into (moonpool run --watch). */
+  readonly stdin?: boolean;
+  /** "default": run with the command's own isolation instead of the tests' shared realms (below). */
+  readonly isolation?: "default";
+}
+
+/**
+ * A test's `moonpool run` shares realms between seeds unless it names an isolation itself or asks
+ * for the default: a fresh realm per seed costs about a third of a second of CPU, most of what the
+ * CLI tests cost, and only the tests whose subject is isolation, replay checks or lost workers
+ * need one (they pass `isolation: "default"`; docs/decisions.md D51).
+ */
+function withTestIsolation(args: readonly string[], options: CliOptions): readonly string[] {
+  if (args[0] !== "run" || options.isolation === "default") return args;
+  if (args.some((a) => a === "--isolation" || a.startsWith("--isolation=") || a === "--help")) return args;
+  return [...args, "--isolation", "shared"];
+}
+
+export function startCli(args: readonly string[], options: CliOptions = {}): StartedCli {
+  const child = spawn(process.execPath, [BIN, ...withTestIsolation(args, options)], {
     cwd: options.cwd ?? FIXTURES,
     env: { ...process.env, ...PLAIN_ENV, ...options.env },
-    // `stdin: true`: a pipe the test writes keys into (moonpool run --watch).
     stdio: [options.stdin === true ? "pipe" : "ignore", "pipe", "pipe"],
   });
   let stdout = "";
@@ -89,10 +106,7 @@ export function startSlowCampaign(
   return { ...started, firstProgress };
 }
 
-export function runCli(
-  args: readonly string[],
-  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
-): Promise<CliResult> {
+export function runCli(args: readonly string[], options: CliOptions = {}): Promise<CliResult> {
   return startCli(args, options).done;
 }
 

@@ -33,7 +33,10 @@ describe("seed isolation on a module-level byte pool", () => {
 
   const run = async (name: string, args: readonly string[]) => {
     const dir = path.join(out, name);
-    const result = await runCli(["run", "mask-pool", ...args, "--reporter", "json", "--out", dir], { cwd: FIXTURES });
+    const result = await runCli(["run", "mask-pool", ...args, "--reporter", "json", "--out", dir], {
+      cwd: FIXTURES,
+      isolation: "default",
+    });
     const report = await readJson(path.join(dir, "report.json"));
     return { result, report, entry: report.simulations[0], seeds: report.simulations[0].report.seeds as SeedEntry[] };
   };
@@ -172,7 +175,7 @@ describe("seed isolation of a provider-only simulation with a module-level count
     const seeds = `${SEED},${OTHER},${SEED},${SEED}`;
     const result = await runCli(
       ["run", "module-counter", "--seeds", seeds, "--workers", "1", ...args, "--reporter", "json", "--out", dir],
-      { cwd: FIXTURES },
+      { cwd: FIXTURES, isolation: "default" },
     );
     const report = await readJson(path.join(dir, "report.json"));
     return { result, entry: report.simulations[0], seeds: report.simulations[0].report.seeds as SeedEntry[] };

@@ -28,7 +28,7 @@ describe("a campaign survives seeds that hang, kill their worker or run out of m
         out,
       ],
       // A small heap: the out-of-memory seed gets there within the limit; the workers inherit it.
-      { cwd: FIXTURES, env: { MISBEHAVING_SEEDS: "hang:3,exit:7,oom:10", NODE_OPTIONS: "--max-old-space-size=128" } },
+      { cwd: FIXTURES, env: { MISBEHAVING_SEEDS: "hang:3,exit:7,oom:10", NODE_OPTIONS: "--max-old-space-size=128" }, isolation: "default" },
     );
     expect(result.code, result.stderr).toBe(1);
     const entry = (await readJson(path.join(out, "report.json"))).simulations[0];
@@ -75,7 +75,7 @@ describe("hang detection by progress, not by total duration", () => {
         out,
       ],
       // Seed 2 blocks 30 ms in each of 100 steps: about 3 s in all, three times the hang limit.
-      { cwd: FIXTURES, env: { MISBEHAVING_SEEDS: "slow:2,hang:4,spin:6" } },
+      { cwd: FIXTURES, env: { MISBEHAVING_SEEDS: "slow:2,hang:4,spin:6" }, isolation: "default" },
     );
     expect(result.code, result.stderr).toBe(1);
     const entry = (await readJson(path.join(out, "report.json"))).simulations[0];
@@ -122,7 +122,7 @@ describe("hang detection by progress, not by total duration", () => {
         "--out",
         out,
       ],
-      { cwd: FIXTURES },
+      { cwd: FIXTURES, isolation: "default" },
     );
     expect(result.code, result.stderr).toBe(0);
     const entry = (await readJson(path.join(out, "report.json"))).simulations[0];

@@ -25,7 +25,7 @@ describe("randomness drawn when a module loads, before any seed exists", () => {
       "--out",
       dir,
     ];
-    const run = await runCli(args, { cwd: FIXTURES });
+    const run = await runCli(args, { cwd: FIXTURES, isolation: "default" });
     expect(run.code, run.stderr).toBe(0);
     const file = await readJson(path.join(dir, "report.json"));
     const earlier = (name: string) =>
