@@ -2,7 +2,6 @@
  * The bundled examples' campaigns for the determinism matrix, each in both stepping modes. The
  * seed count and base seed come from the command line (`--iterations`, `--base-seed`).
  */
-import { defineSimulation, type SimulationDefinition } from "@moonpool/sim";
 import { leaderElection, leaderElectionVoteTwice } from "../../examples/leader-election/leader-election.sim.ts";
 import { grpcService } from "../../examples/grpc-service/grpc-service.sim.ts";
 import { kv } from "../../examples/kv/kv.sim.ts";
@@ -13,10 +12,10 @@ import { paxos } from "../../examples/paxos/paxos.sim.ts";
 import { webService } from "../../examples/web-service/web-service.sim.ts";
 import { wsChat } from "../../examples/ws-chat/ws-chat.sim.ts";
 import { yjsSync } from "../../examples/yjs-sync/yjs-sync.sim.ts";
+import { lowdbStore } from "../../examples/lowdb-store/lowdb-store.sim.ts";
+import { rejoin } from "../../examples/rejoin/rejoin.sim.ts";
+import { inMode } from "./in-mode.ts";
 
-function inMode(base: SimulationDefinition, mode: "fast" | "paranoid"): SimulationDefinition {
-  return defineSimulation({ name: `${base.name}.${mode}`, description: `${base.name}, ${mode} stepping`, build: () => base.build().steppingMode(mode) });
-}
 
 export const leaderElectionFast = inMode(leaderElection, "fast");
 export const leaderElectionParanoid = inMode(leaderElection, "paranoid");
@@ -40,3 +39,7 @@ export const topologyFast = inMode(topology, "fast");
 export const topologyParanoid = inMode(topology, "paranoid");
 export const transportFast = inMode(transport, "fast");
 export const transportParanoid = inMode(transport, "paranoid");
+export const lowdbStoreFast = inMode(lowdbStore, "fast");
+export const lowdbStoreParanoid = inMode(lowdbStore, "paranoid");
+export const rejoinFast = inMode(rejoin, "fast");
+export const rejoinParanoid = inMode(rejoin, "paranoid");

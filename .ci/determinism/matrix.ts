@@ -34,10 +34,17 @@ interface Entry {
   readonly report: { readonly seeds: readonly SeedHash[] };
 }
 
+/** Simulations whose seeds cost seconds (costly/costly.sim.ts): this many seeds per cell. */
+const COSTLY_SEEDS = Number(process.env.MATRIX_COSTLY_SEEDS ?? "2");
+/**
+ * Simulations whose timelines differ by Node major, compared only between cells of one major:
+ * fetch runs on the undici each major bundles (docs/decisions.md D35).
+ */
+const PER_MAJOR = new Set<string>([]);
 /** Runs the CLI; exit 1 is expected (the vote-twice bug fails on purpose), anything else is not. */
-function moonpool(node: string, args: readonly string[]): void {
+function moonpool(node: string, args: readonly string[], cwd = HERE): void {
   try {
-    execFileSync(node, [BIN, ...args], { cwd: HERE, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, NO_COLOR: "1", CI: "true" } });
+    execFileSync(node, [BIN, ...args], { cwd, stdio: ["ignore", "ignore", "pipe"], env: { ...process.env, NO_COLOR: "1", CI: "true" } });
   } catch (error) {
     const e = error as { status?: number; stderr?: Buffer };
     if (e.status !== 1) throw new Error(`${node} moonpool ${args.join(" ")} exited ${e.status}:\n${e.stderr?.toString()}`);
@@ -64,6 +71,21 @@ function hashesOf(file: string): { hashes: Map<string, string>; modeDifferences:
 }
 
 function runCell(node: string, layout: string, modes: "both" | "fast", dir: string): ReturnType<typeof hashesOf> {
+  const costly = costlyHashes(node, layout, modes, path.join(dir, "costly"));
+  const cell = plainCell(node, layout, modes, dir);
+  for (const [key, hash] of costly.hashes) cell.hashes.set(key, hash);
+  return { hashes: cell.hashes, modeDifferences: [...cell.modeDifferences, ...costly.modeDifferences] };
+}
+
+/** The costly simulations, in the cell's layout but never sharded: their few seeds would not split. */
+function costlyHashes(node: string, layout: string, modes: "both" | "fast", dir: string): ReturnType<typeof hashesOf> {
+  const args = ["run", "--iterations", String(COSTLY_SEEDS), "--base-seed", String(BASE_SEED), "--reporter", "json"];
+  if (modes === "fast") args.splice(1, 0, ".fast");
+  moonpool(node, [...args, "--workers", layout === "1 worker" ? "1" : "2", "--out", dir], path.join(HERE, "costly"));
+  return hashesOf(path.join(dir, "report.json"));
+}
+
+function plainCell(node: string, layout: string, modes: "both" | "fast", dir: string): ReturnType<typeof hashesOf> {
   const common = ["--iterations", String(seeds), "--base-seed", String(BASE_SEED), "--reporter", "json"];
   // A filter matches parts of names: ".fast" selects every example in the fast mode only.
   if (modes === "fast") common.unshift(".fast");
@@ -82,7 +104,7 @@ function runCell(node: string, layout: string, modes: "both" | "fast", dir: stri
 }
 
 const root = mkdtempSync(path.join(tmpdir(), "moonpool-matrix-"));
-let reference: { cell: string; hashes: Map<string, string> } | null = null;
+let reference: { cell: string; hashes: Map<string, string>; major: string } | null = null;
 let failures = 0;
 try {
   const rows: string[] = [];
@@ -102,10 +124,12 @@ try {
       const cell = `node ${version}, ${layout === "sharded" ? `${SHARDS} shards merged` : layout}`;
       let differing = modeDifferences.length;
       for (const text of modeDifferences.slice(0, 5)) console.error(`  ${cell}: ${text}`);
-      if (reference === null) reference = { cell, hashes };
+      const major = version.split(".")[0]!;
+      if (reference === null) reference = { cell, hashes, major };
       else {
         for (const key of new Set([...reference.hashes.keys(), ...hashes.keys()])) {
           if (reference.hashes.get(key) === hashes.get(key)) continue;
+          if (PER_MAJOR.has(key.split(" ")[0]!) && reference.major !== major) continue;
           differing++;
           if (differing <= 5) console.error(`  ${cell}: ${key}: ${hashes.get(key) ?? "missing"} vs ${reference.hashes.get(key) ?? "missing"} (${reference.cell})`);
         }
