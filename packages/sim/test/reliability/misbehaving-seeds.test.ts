@@ -28,7 +28,11 @@ describe("a campaign survives seeds that hang, kill their worker or run out of m
         out,
       ],
       // A small heap: the out-of-memory seed gets there within the limit; the workers inherit it.
-      { cwd: FIXTURES, env: { MISBEHAVING_SEEDS: "hang:3,exit:7,oom:10", NODE_OPTIONS: "--max-old-space-size=128" }, isolation: "default" },
+      {
+        cwd: FIXTURES,
+        env: { MISBEHAVING_SEEDS: "hang:3,exit:7,oom:10", NODE_OPTIONS: "--max-old-space-size=128" },
+        isolation: "default",
+      },
     );
     expect(result.code, result.stderr).toBe(1);
     const entry = (await readJson(path.join(out, "report.json"))).simulations[0];
