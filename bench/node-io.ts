@@ -4,11 +4,14 @@
  *
  * - httpRequestsPerSec: the web-service example's create-then-read over `node:http` (Node's own
  *   client and server on simulated sockets), one request in flight at a time;
+ * - fetchRequestsPerSec: the same create-then-read with the global `fetch` (Node's bundled undici
+ *   on its per-process agent over simulated sockets, `nodeRuntime()` on), against the same server;
  * - providerRequestsPerSec: the same JSON request and reply as length-prefixed frames straight
  *   over the core network provider (`ctx.network`), the floor `node:http` adds to.
  *
  * No network faults (the cost of the layers, not of chaos). Interleaved rounds; medians.
- * `ratio` = http / provider. `fs`: synced writes through `node:fs` against the storage provider's (node-io-fs.ts).
+ * `ratio` = http / provider, `fetchRatio` = fetch / provider. `fs`: synced writes through `node:fs` against the
+ * storage provider's (node-io-fs.ts).
  */
 import { FramedConnection } from "../packages/core/src/index.ts";
 import { SimulationBuilder, type SimContext } from "../packages/sim/src/index.ts";
@@ -64,6 +67,36 @@ function httpRound(): Promise<number> {
   );
 }
 
+function fetchRound(): Promise<number> {
+  return measure(
+    new SimulationBuilder()
+      .processes(1, () => ({
+        name: "web",
+        run: async (ctx: SimContext) => {
+          createService().listen(PORT);
+          await untilShutdown(ctx);
+        },
+      }))
+      .workload({
+        name: "client",
+        run: async (ctx: SimContext) => {
+          await ctx.time.sleep(50);
+          for (let i = 0; i < REQUESTS / 2; i++) {
+            const created = await fetch(`http://web:${PORT}/items`, {
+              method: "POST",
+              headers: { "content-type": "application/json" },
+              body: JSON.stringify({ value: `v${i}` }),
+            });
+            const id = created.ok ? ((await created.json()) as { id: string }).id : (await created.text(), "none");
+            const read = await fetch(`http://web:${PORT}/items/${id}`);
+            await read.text();
+          }
+        },
+      })
+      .nodeRuntime(),
+  );
+}
+
 function providerRound(): Promise<number> {
   const encoder = new TextEncoder();
   const decoder = new TextDecoder();
@@ -111,20 +144,26 @@ function providerRound(): Promise<number> {
 export async function benchNodeIo(): Promise<Record<string, unknown>> {
   await httpRound(); // warm-up: module loading and JIT
   await providerRound();
+  await fetchRound();
   const http: number[] = [];
+  const fetched: number[] = [];
   const provider: number[] = [];
   for (let round = 0; round < ROUNDS; round++) {
     http.push(await httpRound());
+    fetched.push(await fetchRound());
     provider.push(await providerRound());
   }
   const httpRequestsPerSec = Math.round(median(http));
+  const fetchRequestsPerSec = Math.round(median(fetched));
   const providerRequestsPerSec = Math.round(median(provider));
   return {
     requestsPerRound: REQUESTS,
     rounds: ROUNDS,
     httpRequestsPerSec,
+    fetchRequestsPerSec,
     providerRequestsPerSec,
     ratio: Number((httpRequestsPerSec / providerRequestsPerSec).toFixed(3)),
+    fetchRatio: Number((fetchRequestsPerSec / providerRequestsPerSec).toFixed(3)),
     fs: await benchNodeFs(),
   };
 }

@@ -30,6 +30,7 @@ export {
 export type { GuardedGlobal } from "./engine/escape-guard.ts";
 export type { SteppingMode } from "./engine/engine.ts";
 export { Http2TlsInSimulation } from "./world/node-net/http2.ts";
+export { FetchTlsInSimulation } from "./world/node-net/undici-errors.ts";
 export type { ExplorationConfig, ExplorationSettings } from "./explore/config.ts";
 export type { SimulationSource } from "./runner/simulation-source.ts";
 export type { BugRecipe, ExplorationReport, RootExploration } from "./explore/index.ts";
@@ -122,4 +123,7 @@ export type { SeedAttachment } from "./runner/seed-result.ts";
 // Per-process clocks and the chaos window.
 export type { ChaosWindowView } from "./runner/seed-chaos.ts";
 export type { ClockChaosRecord, ClockFaultsSetting, SwarmClockFamily } from "./chaos/clock-chaos.ts";
+export type { DnsChaosRecord, DnsFaultsSetting, SwarmDnsFamily } from "./chaos/dns-chaos.ts";
+export type { DnsFaultConfig } from "./world/node-net/dns-table.ts";
+export type { DnsOptions } from "./runner/dns-options.ts";
 export type { ClockConfig } from "./world/clock-config.ts";

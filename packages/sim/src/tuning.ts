@@ -65,6 +65,8 @@ export {
 export { DEFAULT_LINK_LATENCY, DOMAIN_LEVELS } from "./runner/locality.ts";
 // Clock chaos: random ranges, swarm families, knobs and the fault kinds.
 export { RANDOM_CLOCK_RANGES, SWARM_CLOCK_FAMILIES, CLOCK_KNOBS, describeClockChaos } from "./chaos/clock-chaos.ts";
+export { RANDOM_DNS_RANGES, SWARM_DNS_FAMILIES, describeDnsChaos } from "./chaos/dns-chaos.ts";
+export { DNS_NO_FAULTS } from "./world/node-net/dns-table.ts";
 export {
   CLOCK_FAULT_KINDS,
   CLOCK_RATE_ERROR_LIMIT,

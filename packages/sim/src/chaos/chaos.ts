@@ -27,6 +27,7 @@ export type Chaos =
   | { readonly surface: "network"; readonly mode: ChaosMode }
   | { readonly surface: "storage"; readonly mode: ChaosMode }
   | { readonly surface: "clock"; readonly mode: ChaosMode }
+  | { readonly surface: "dns"; readonly mode: ChaosMode }
   | { readonly surface: "attrition"; readonly mode: ChaosMode; readonly config: AttritionPlan }
   | { readonly surface: "buggifyKnobs" };
 
@@ -64,6 +65,15 @@ export const Chaos = Object.freeze({
     return Object.freeze({ surface: "clock", mode: checkMode(mode, "Chaos.clock(mode)") });
   },
   /**
+   * DNS faults (see `dns-chaos.ts`): slow answers, `ENOTFOUND`/`EAI_AGAIN` failures and stale group
+   * answers after a reboot, drawn per seed (`"random"`) or drawn and masked (`"swarm"`, 3 families),
+   * for names looked up by simulated processes. Without it (and without `.dnsFaults(config)`) names
+   * always resolve at once.
+   */
+  dns(mode: ChaosMode): Chaos {
+    return Object.freeze({ surface: "dns", mode: checkMode(mode, "Chaos.dns(mode)") });
+  },
+  /**
    * Built-in process reboots (see `attrition.ts`): every 1–5 s of the chaos window, a graceful
    * reboot, a crash or a crash-and-wipe of a live victim (or of every live victim of one failure
    * domain), within `maxDead` dead processes of the victim pool. `"swarm"` zeroes `maxDead` and
@@ -92,6 +102,8 @@ export interface ChaosPlan {
   readonly storage?: ChaosMode;
   /** The clocks' mode; absent without a `Chaos.clock` entry. */
   readonly clock?: ChaosMode;
+  /** The DNS faults' mode; absent without a `Chaos.dns` entry. */
+  readonly dns?: ChaosMode;
   /** The `Chaos.attrition` entries, one per victim pool (absent without any). */
   readonly attrition?: readonly AttritionPlan[];
   readonly buggifyKnobs: boolean;
@@ -112,6 +124,7 @@ export function applyChaosEntries(plan: ChaosPlan, entries: readonly Chaos[]): C
   let network = plan.network;
   let storage = plan.storage;
   let clock = plan.clock;
+  let dns = plan.dns;
   let attrition = plan.attrition;
   let buggifyKnobs = plan.buggifyKnobs;
   entries.forEach((entry: Chaos, i) => {
@@ -125,6 +138,9 @@ export function applyChaosEntries(plan: ChaosPlan, entries: readonly Chaos[]): C
         break;
       case "clock":
         clock = checkMode((entry as { mode?: unknown }).mode, `enableChaos: entry ${i} (clock)`);
+        break;
+      case "dns":
+        dns = checkMode((entry as { mode?: unknown }).mode, `enableChaos: entry ${i} (dns)`);
         break;
       case "attrition": {
         const { mode, config } = entry as { mode?: unknown; config?: unknown };
@@ -142,7 +158,7 @@ export function applyChaosEntries(plan: ChaosPlan, entries: readonly Chaos[]): C
         break;
       default:
         throw new InvalidConfiguration(
-          `enableChaos: entry ${i} is not a chaos descriptor (got ${JSON.stringify(entry) ?? String(entry)}); create entries with Chaos.network("random" | "swarm"), Chaos.storage("random" | "swarm"), Chaos.clock("random" | "swarm"), Chaos.attrition(config, "random" | "swarm") or Chaos.buggifyKnobs()`,
+          `enableChaos: entry ${i} is not a chaos descriptor (got ${JSON.stringify(entry) ?? String(entry)}); create entries with Chaos.network("random" | "swarm"), Chaos.storage("random" | "swarm"), Chaos.clock("random" | "swarm"), Chaos.dns("random" | "swarm"), Chaos.attrition(config, "random" | "swarm") or Chaos.buggifyKnobs()`,
         );
     }
   });
@@ -151,6 +167,7 @@ export function applyChaosEntries(plan: ChaosPlan, entries: readonly Chaos[]): C
     storage,
     buggifyKnobs,
     ...(clock !== undefined ? { clock } : {}),
+    ...(dns !== undefined ? { dns } : {}),
     ...(attrition !== undefined ? { attrition } : {}),
   });
 }

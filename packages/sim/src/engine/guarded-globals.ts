@@ -95,9 +95,10 @@ export const REPLACEMENT: Readonly<Record<GuardedGlobal, string>> = {
   tls: "node:net or node:http in plaintext (a simulated process's net and http run over the simulated network; encryption has nothing to test here)",
   http: "node:http from a simulated process (plaintext: https is not simulated), or a protocol over ctx.network",
   http2: 'node:http2 from a simulated process (h2c: http2.connect("http://ip:port"), over the simulated network)',
-  fetch: "http.request or http.get (a simulated process's node:http runs over the simulated network)",
+  fetch:
+    "builder.nodeRuntime() (a simulated process's fetch then runs over the simulated network), or http.request and http.get",
   dgram: "ctx.network",
-  dns: "addresses from ctx.topology",
+  dns: "builder.nodeRuntime() (simulated host names such as api-0), or addresses from ctx.topology",
   fs: "ctx.storage or builder.nodeFs() (synchronous reads inside the project directory and node_modules stay open)",
   child_process: "more simulated processes (builder.processes)",
   "process.dlopen":

@@ -8,6 +8,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import type { GuardedGlobal } from "./guarded-globals.ts";
+import { compiledAtInstall, instantiateNow, withSyncWasm } from "./sync-wasm.ts";
 
 /** The wrapping primitives of `escape-guard.ts`. */
 export interface WrapKit {
@@ -245,7 +246,8 @@ export function installMachineWrappers(kit: WrapKit): void {
   }
 
   for (const target of [globalThis as Record<string, unknown>, require("node:http") as Record<string, unknown>]) {
-    const websocket = target.WebSocket as object | undefined;
+    // Node 22's lazy WebSocket global loads its undici: with its parser compiled before any seed.
+    const websocket = withSyncWasm(() => target.WebSocket) as object | undefined;
     if (websocket !== undefined) kit.patch(target, "WebSocket", kit.klass("WebSocket", websocket, "WebSocket"));
   }
   installAsyncAndProcessGuards(kit);
@@ -280,6 +282,14 @@ function installAsyncAndProcessGuards(kit: WrapKit): void {
   if (wasm !== undefined) {
     for (const key of ["compile", "instantiate", "compileStreaming", "instantiateStreaming"])
       kit.method(wasm, key, "crypto.async", `WebAssembly.${key}`);
+    // undici's loader (Node 22 loads it for WebSocket, read above) instantiates the parser it
+    // compiled a microtask later: that instance is made at once, whatever runs by then.
+    const guardedInstantiate = wasm.instantiate as (...args: unknown[]) => unknown;
+    const instantiate = function instantiate(this: unknown, ...args: unknown[]) {
+      return compiledAtInstall(args[0]) ? instantiateNow(args) : guardedInstantiate.apply(this, args);
+    };
+    kit.mark(instantiate);
+    kit.patch(wasm, "instantiate", instantiate);
   }
 
   for (const key of ["kill", "_kill", "execve"]) kit.method(process, key, "child_process", `process.${key}`);

@@ -22,6 +22,7 @@ import { seedsForCheck } from "./seed-plan.ts";
 import { applyChaosEntries, NO_CHAOS, type Chaos, type ChaosPlan } from "../chaos/chaos.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
 import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";
+import { checkDnsOptions, dnsConfigFields, NO_DNS_SETTING, type DnsOptions, type DnsSetting } from "./dns-options.ts";
 import type { ClockConfig } from "../world/clock-config.ts";
 import type { StorageConfig } from "../world/storage/config.ts";
 import type { NetworkConfig } from "../world/network/config.ts";
@@ -90,6 +91,7 @@ export class SimulationBuilder {
   private chaosPlan: ChaosPlan = NO_CHAOS;
   private networkFaultsSetting: NetworkFaultsSetting = "baseline";
   private clockFaultsSetting: ClockFaultsSetting = "none";
+  private dnsSetting: DnsSetting = NO_DNS_SETTING;
   private storageFaultsSetting: StorageConfig | null = null;
   private chaosDurationMs: number | null = null;
   private injectorFactory: (() => FaultInjector) | null = null;
@@ -214,6 +216,12 @@ export class SimulationBuilder {
    */
   clockFaults(setting: "none" | ClockConfig): this {
     this.clockFaultsSetting = checkClockFaultsSetting(setting);
+    return this;
+  }
+
+  /** Host aliases (`{ db: "postgres-0" }`) and DNS faults without `Chaos.dns` (docs/node-runtime.md, "Host names"). */
+  dns(options: DnsOptions): this {
+    this.dnsSetting = checkDnsOptions(options, this.dnsSetting);
     return this;
   }
 
@@ -568,6 +576,7 @@ export class SimulationBuilder {
         chaos: this.chaosPlan,
         networkFaults: this.networkFaultsSetting,
         clockFaults: this.clockFaultsSetting,
+        ...dnsConfigFields(this.dnsSetting),
         storageFaults: this.storageFaultsSetting,
         chaosDurationMs: this.chaosDurationMs,
         faultFactory: this.injectorFactory,

@@ -3,6 +3,7 @@
  * Owns everything that is realm-wide for the duration of `run()`: the simulation hook, the escape
  * guard, the `process.nextTick` counter and the process-level error listeners.
  */
+import { settleUndiciParser } from "../world/node-net/fetch.ts";
 import { resolveIsolation } from "./isolation.ts";
 import { InvalidConfiguration, installSimulationHook, uninstallSimulationHook } from "@moonpool/core";
 import { EscapeGuard } from "../engine/escape-guard.ts";
@@ -390,6 +391,7 @@ export class Campaign {
     table: AssertionTable,
     onTrace?: (events: readonly TraceEvent[]) => void,
   ): Promise<SeedResult> {
+    if (this.config.nodeRuntime === true) await settleUndiciParser();
     const session = new SeedSession(this.config, seed, table, options);
     const lateFailures: SeedFailure[] = [];
     for (const hook of this.config.beforeIteration) {

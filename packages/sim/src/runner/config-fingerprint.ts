@@ -33,6 +33,8 @@ export function configFingerprint(config: SimulationConfig): ConfigFingerprint {
     chaos: json(config.chaos),
     networkFaults: json(config.networkFaults),
     clockFaults: json(config.clockFaults ?? null),
+    ...(config.dnsFaults !== undefined ? { dnsFaults: json(config.dnsFaults) } : {}),
+    ...(config.hostAliases !== undefined ? { hostAliases: json(config.hostAliases) } : {}),
     storageFaults: json(config.storageFaults ?? null),
     taskFailuresFailSeed: json(config.taskFailuresFailSeed ?? null),
     chaosDurationMs: json(config.chaosDurationMs),

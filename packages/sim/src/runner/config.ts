@@ -10,6 +10,7 @@ import type { ExplorationConfig } from "../explore/config.ts";
 import type { ChaosPlan } from "../chaos/chaos.ts";
 import type { NetworkFaultsSetting } from "../chaos/network-chaos.ts";
 import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";
+import type { DnsFaultsSetting } from "../chaos/dns-chaos.ts";
 import type { StorageConfig } from "../world/storage/config.ts";
 import type { NodeFsOptions } from "../world/node-fs/index.ts";
 import type { FaultInjector } from "./fault-context.ts";
@@ -83,6 +84,10 @@ export interface SimulationConfig {
   readonly networkFaults: NetworkFaultsSetting;
   /** Clock faults without a `Chaos.clock` entry (default "none": exact wall clocks). */
   readonly clockFaults?: ClockFaultsSetting;
+  /** DNS faults without a `Chaos.dns` entry (default "none"). */
+  readonly dnsFaults?: DnsFaultsSetting;
+  /** Extra host names (`hostAlias(name, target)`): alias to a process, group or alias name or an IPv4 address. */
+  readonly hostAliases?: Readonly<Record<string, string>>;
   /** A fixed storage configuration without a `Chaos.storage` entry (default: storage faults off). */
   readonly storageFaults?: StorageConfig | null;
   /** The chaos window after the run phase starts, or null (faults for the whole run, no injectors). */

@@ -32,6 +32,8 @@ import {
   type StorageChaosRecord,
 } from "../chaos/storage-config.ts";
 import { describeClockChaos, resolveClockChaos, SeedClocks, type ClockChaosRecord } from "../chaos/clock-chaos.ts";
+import { describeDnsChaos, resolveDnsChaos, type DnsChaosRecord } from "../chaos/dns-chaos.ts";
+import { buildNameTable } from "./dns-options.ts";
 import { describeAttritionChaos, resolveAttritionChaos, type AttritionChaosRecord } from "../chaos/attrition.ts";
 import { AttritionInjector } from "./attrition-injector.ts";
 import { LivenessWatch } from "./liveness.ts";
@@ -55,6 +57,8 @@ export interface SeedChaosRecord {
   readonly storage: StorageChaosRecord;
   /** The seed's clock faults (absent in records read back from older report files). */
   readonly clock?: ClockChaosRecord;
+  /** The seed's DNS faults (absent in records read back from older report files). */
+  readonly dns?: DnsChaosRecord;
   /** The `Chaos.attrition` entries as this seed runs them (mode, swarm mask, values); empty without attrition. */
   readonly attrition: readonly AttritionChaosRecord[];
   /** The reboots that happened this seed (by injectors and attrition); filled in when the seed ends. */
@@ -98,6 +102,8 @@ export function describeSeedChaos(record: SeedChaosRecord): string {
   const storage = record.storage.mode === "baseline" ? "" : ` ${describeStorageChaos(record.storage)}`;
   const clockLine = record.clock === undefined ? "" : describeClockChaos(record.clock);
   const clock = clockLine === "" ? "" : ` ${clockLine}`;
+  const dnsLine = record.dns === undefined ? "" : describeDnsChaos(record.dns);
+  const dns = dnsLine === "" ? "" : ` ${dnsLine}`;
   // Records read back from older report files may lack the lifecycle fields.
   const attrition = (record.attrition ?? []).map((a) => ` ${describeAttritionChaos(a)}`).join("");
   const r = record.reboots;
@@ -105,7 +111,7 @@ export function describeSeedChaos(record: SeedChaosRecord): string {
     r === null || r === undefined || r.graceful + r.crash + r.crashAndWipe + r.ignored === 0
       ? ""
       : ` reboots=[graceful:${r.graceful},crash:${r.crash},wipe:${r.crashAndWipe},forceKills:${r.forceKills},ignored:${r.ignored}]`;
-  return `${describeNetworkChaos(record.network)}${storage}${clock}${attrition} ${window}${injector}${reboots}`;
+  return `${describeNetworkChaos(record.network)}${storage}${clock}${dns}${attrition} ${window}${injector}${reboots}`;
 }
 
 /** The built-in reachable assertion at the chaos cutoff: shows in every report that the cutoff was reached. */
@@ -128,6 +134,7 @@ export function setUpSeedChaos(
   config: SimulationConfig,
   registry: TopologyRegistry,
   buggify: Buggify,
+  lifecycle: { isDead(ip: string): boolean },
 ): { record: SeedChaosRecord; driftMaxUs: number; clocks: SeedClocks } {
   const sim = world.engine.streams.sim;
   const overrides = config.overrides ?? NO_OVERRIDES;
@@ -154,6 +161,9 @@ export function setUpSeedChaos(
     buggify,
   );
   const clockRecord = { ...drawnClock, config: overrideClockConfig(drawnClock.config, overrides) };
+  // DNS draws after the clocks, and nothing at all without a Chaos.dns entry.
+  const dns = resolveDnsChaos(config.chaos.dns ?? null, config.dnsFaults ?? "none", streams);
+  world.dns = buildNameTable(world, registry, config.hostAliases ?? {}, dns.config, (ip) => lifecycle.isDead(ip));
   if (overrides.skipFaults.length > 0) world.faultSkips = new Set(overrides.skipFaults);
   if (overrides.quickRestarts.length > 0) world.quickRestarts = new Set(overrides.quickRestarts);
   const ips = [...registry.processes.map((p) => p.ip), ...registry.workloadIps];
@@ -165,6 +175,7 @@ export function setUpSeedChaos(
     network,
     storage,
     clock: clockRecord,
+    ...(dns.mode !== "none" ? { dns } : {}),
     attrition,
     reboots: null,
     chaosDurationMs: config.chaosDurationMs,

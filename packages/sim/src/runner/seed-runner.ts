@@ -239,10 +239,8 @@ export class SeedSession {
 
   /** Draws and installs the seed's network chaos (after the topology: the draws depend on it). */
   private setUpChaos(): void {
-    const { record, driftMaxUs, clocks } = setUpSeedChaos(this.world, this.config, this.registry, this.buggify);
-    this.chaosRecord = record;
-    this.clockDriftMaxUs = driftMaxUs;
-    this.seedClocks = clocks;
+    const seed = setUpSeedChaos(this.world, this.config, this.registry, this.buggify, this.processLifecycle);
+    ({ record: this.chaosRecord, driftMaxUs: this.clockDriftMaxUs, clocks: this.seedClocks } = seed);
     // Workloads' clocks exist already.
     for (const clock of this.clocks.values()) this.configureClock(clock);
   }

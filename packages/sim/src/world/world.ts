@@ -18,6 +18,7 @@ import {
 import { SimNetwork } from "./network/index.ts";
 import { SimStorage } from "./storage/storage.ts";
 import { SimMetricStore } from "./metrics/store.ts";
+import type { SimDns } from "./node-net/dns-table.ts";
 
 export { EventTag };
 
@@ -41,6 +42,8 @@ export class World {
   readonly metrics: SimMetricStore;
   /** Named text blocks simulated code attached to this seed's result (`ctx.attach`). */
   readonly attachments: { readonly name: string; readonly text: string }[] = [];
+  /** The seed's host names and DNS faults (set by the runner once the topology is known). */
+  dns: SimDns | null = null;
 
   constructor(options: WorldOptions) {
     this.engine = new Engine(options.seed, options.mode ?? "fast");

@@ -1,7 +1,7 @@
 /**
  * `node:http` inside a seed: Node's own client and server over simulated sockets; determinism
  * under network chaos; keep-alive per process; socket timers die with a crashed process; what
- * stays outside (fetch, https) fails the seed naming what to use; outside a seed, the real modules.
+ * stays outside (fetch without nodeRuntime(), https) fails the seed naming what to use; outside a seed, the real modules.
  */
 import http, { request as namedRequest } from "node:http";
 import https from "node:https";
@@ -152,7 +152,7 @@ describe("node:http over the simulated network", () => {
 
   it("fetch and https fail the seed, saying what to use instead", async () => {
     for (const [call, expected] of [
-      [() => fetch("http://10.0.1.1:8080/"), "Use http.request or http.get"],
+      [() => fetch("http://10.0.1.1:8080/"), "Use builder.nodeRuntime() (a simulated process's fetch"],
       [() => https.get("https://10.0.1.1:8080/"), "plaintext: https is not simulated"],
     ] as const) {
       const report = await new SimulationBuilder()

@@ -22,8 +22,16 @@ let latestWorld: WeakRef<World> | null = null;
  */
 export function registerNodeHost(world: World, owner: Incarnation, host: NodeNetHost): void {
   if (latestWorld?.deref() !== world) latestWorld = new WeakRef(world);
+  for (const hook of registrationHooks) hook();
   if (nativeHttp2Used) settleHttp2(world);
   owner.nodeHost = host;
+}
+
+const registrationHooks: (() => void)[] = [];
+
+/** Runs `hook` whenever a process's host is registered (cheap checks only: it runs for every process). */
+export function onHostRegistered(hook: () => void): void {
+  registrationHooks.push(hook);
 }
 
 /**

@@ -50,3 +50,16 @@ export function fromIoError(error: unknown, syscall: string, address?: string, p
   }
   return error instanceof Error ? error : new Error(String(error));
 }
+
+/** libuv's getaddrinfo error numbers on Linux. */
+const GAI_ERRNO: Readonly<Record<string, number>> = { ENOTFOUND: -3008, EAI_AGAIN: -3001 };
+
+/** `getaddrinfo ENOTFOUND app-9`, as `dns.lookup` (and `net.connect`) report it. */
+export function lookupError(code: string, hostname: string): Error {
+  return Object.assign(new Error(`getaddrinfo ${code} ${hostname}`), {
+    errno: GAI_ERRNO[code],
+    code,
+    syscall: "getaddrinfo",
+    hostname,
+  });
+}

@@ -8,7 +8,7 @@ import type { Connection, NetworkProvider, TimeProvider } from "@moonpool/core";
 import { runAdopted } from "../../engine/escape-guard.ts";
 import type { Incarnation } from "../../engine/incarnation.ts";
 import type { World } from "../world.ts";
-import { fromIoError, systemError } from "./errors.ts";
+import { fromIoError, lookupError, systemError } from "./errors.ts";
 
 /** What sockets and servers of one simulated process use: its network, its clock and its IP. */
 export interface NodeNetHost {
@@ -52,6 +52,13 @@ function splitAddr(addr: string): { address: string; port: number } {
 export function resolveHost(host: string | undefined, ownIp: string): string | null {
   if (host === undefined || host === "" || host === "localhost" || host === "127.0.0.1" || host === "::1") return ownIp;
   return /^\d{1,3}(\.\d{1,3}){3}$/.test(host) ? host : null;
+}
+
+/** A failed name lookup: the socket fails with `error` (getaddrinfo's), not with a connect error. */
+class LookupFailed extends Error {
+  constructor(readonly error: Error) {
+    super(error.message);
+  }
 }
 
 export class SimSocket extends Duplex {
@@ -104,19 +111,9 @@ export class SimSocket extends Duplex {
       throw new RangeError(`Port should be > 0 and < 65536. Received ${String(options.port)}.`);
     }
     this.connecting = true;
-    if (ip === null) {
-      this.fail(
-        systemError(
-          "ENOTFOUND",
-          "getaddrinfo",
-          options.host,
-          undefined,
-          "the simulated network resolves no names: connect to a process IP (ctx.topology)",
-        ),
-      );
-      return this;
-    }
-    this.connected = this.host.network.connect(`${ip}:${port}`).then(
+    this.connected = (
+      ip !== null ? this.host.network.connect(`${ip}:${port}`) : this.lookupAndConnect(options.host!, port)
+    ).then(
       (conn) => {
         this.connecting = false;
         if (this.destroyed) {
@@ -132,12 +129,34 @@ export class SimSocket extends Duplex {
       },
       (error: unknown) => {
         this.connecting = false;
-        this.fail(fromIoError(error, "connect", ip, port));
+        if (!this.destroyed)
+          this.fail(error instanceof LookupFailed ? error.error : fromIoError(error, "connect", ip ?? undefined, port));
         throw error;
       },
     );
     this.connected.catch(() => {});
     return this;
+  }
+
+  /**
+   * A host name: looked up in the seed's name table first, as Node's `net.connect` calls
+   * `dns.lookup` (its delay and faults apply), with Node's `'lookup'` event.
+   */
+  private async lookupAndConnect(name: string, port: number): Promise<Connection> {
+    await null; // Node reports the lookup after connect() returned, when its listeners exist.
+    const dns = this.host.world.dns;
+    const answer = dns?.answer(this.host.incarnation.actor, name, this.host.world.nowMs) ?? null;
+    if (answer === null || answer.error !== null) {
+      const error = lookupError(answer?.error ?? "ENOTFOUND", name);
+      if (answer !== null && answer.delayMs > 0) await this.host.time.sleep(answer.delayMs);
+      this.fromIo("'lookup' listener", () => this.emit("lookup", error, undefined, undefined, name));
+      throw new LookupFailed(error);
+    }
+    if (answer.delayMs > 0) await this.host.time.sleep(answer.delayMs);
+    const address = answer.ips[0]!;
+    this.fromIo("'lookup' listener", () => this.emit("lookup", null, address, 4, name));
+    if (this.destroyed) throw new LookupFailed(systemError("ECANCELED", "connect", address, port));
+    return this.host.network.connect(`${address}:${port}`);
   }
 
   private attach(conn: Connection): void {

@@ -10,6 +10,7 @@ import { deriveSeed, RandomStream } from "../../engine/rng.ts";
 import { ProcessClock } from "../time.ts";
 import type { World } from "../world.ts";
 import "./builtin-calls.ts";
+import "./wasm.ts";
 import { virtualImplementation } from "./registry.ts";
 import type { TimerIds } from "./timers.ts";
 import { VirtualProcess } from "./virtual-process.ts";
