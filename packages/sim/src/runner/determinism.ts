@@ -12,7 +12,6 @@ import { Campaign } from "./campaign.ts";
 import type { SimulationConfig } from "./config.ts";
 import type { RuntimeVersions } from "./report.ts";
 import type { SeedSession } from "./seed-runner.ts";
-import { configSeedPlan, seedAt } from "./seed-plan.ts";
 
 /** Trace events shown on each side of a divergence. */
 export const DIVERGENCE_CONTEXT_EVENTS = 5;
