@@ -2,7 +2,7 @@
  * The checks behind `SimulationBuilder`'s methods: each throws `InvalidConfiguration` with a
  * message naming the call and what to change, or returns the value the builder keeps.
  */
-import { InvalidConfiguration } from "@moonpool/core";
+import { InvalidConfiguration, TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
 import { attritionErrors } from "../chaos/attrition.ts";
 import { chaosPlanErrors, type ChaosPlan } from "../chaos/chaos.ts";
 import type { ClockFaultsSetting } from "../chaos/clock-chaos.ts";
@@ -266,4 +266,12 @@ function chaosErrors(s: BuilderSettings): string[] {
   const groups = s.groups.map((g) => ({ name: g.name, tags: g.tags, cluster: g.locality !== undefined }));
   errors.push(...attritionErrors(s.chaosPlan.attrition ?? [], groups, s.chaosDurationMs));
   return errors;
+}
+
+/** `level` when it is a trace level; otherwise an error that names the call and the valid levels. */
+export function checkTraceLevel(level: TraceLevel, where: string): TraceLevel {
+  if (level in TRACE_LEVEL_ORDER) return level;
+  throw new InvalidConfiguration(
+    `${where}: level must be one of ${Object.keys(TRACE_LEVEL_ORDER).join(", ")}, got ${String(level)}`,
+  );
 }

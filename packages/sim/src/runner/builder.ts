@@ -4,7 +4,7 @@
  * of combination throw from `run()` before any seed starts.
  */
 import { checkIsolationMode, type IsolationMode } from "./isolation.ts";
-import { InvalidConfiguration, TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
+import { InvalidConfiguration, type TraceLevel } from "@moonpool/core";
 import { DEFAULT_MAX_STEPS_PER_INSTANT, type SteppingMode } from "../engine/engine.ts";
 import { GUARDED_GLOBALS } from "../engine/escape-guard.ts";
 import { resolveExplorationConfig, type ExplorationConfig } from "../explore/config.ts";
@@ -60,6 +60,7 @@ import {
   checkWorkloadCount,
   MAX_PROCESSES_PER_GROUP,
   positiveInteger,
+  checkTraceLevel,
 } from "./builder-checks.ts";
 
 export { MAX_PROCESSES_PER_GROUP, MAX_PROCESS_GROUPS, MAX_WORKLOADS } from "./builder-checks.ts";
@@ -350,11 +351,7 @@ export class SimulationBuilder {
 
   /** Lowest trace level captured (default "info"; "debug" to debug one seed). */
   traceLevel(level: TraceLevel): this {
-    if (!(level in TRACE_LEVEL_ORDER))
-      throw new InvalidConfiguration(
-        `traceLevel(level): level must be one of ${Object.keys(TRACE_LEVEL_ORDER).join(", ")}, got ${String(level)}`,
-      );
-    this.level = level;
+    this.level = checkTraceLevel(level, "traceLevel(level)");
     return this;
   }
 
@@ -363,11 +360,7 @@ export class SimulationBuilder {
    * the capture level (`traceLevel`) are printed only: the seed's trace, queries and hash stay the same.
    */
   printTrace(level: TraceLevel, sink?: (line: string) => void): this {
-    if (!(level in TRACE_LEVEL_ORDER))
-      throw new InvalidConfiguration(
-        `printTrace(level): level must be one of ${Object.keys(TRACE_LEVEL_ORDER).join(", ")}, got ${String(level)}`,
-      );
-    this.tracePrinting = { level, sink: sink ?? null };
+    this.tracePrinting = { level: checkTraceLevel(level, "printTrace(level)"), sink: sink ?? null };
     return this;
   }
 
@@ -403,10 +396,8 @@ export class SimulationBuilder {
   }
 
   /**
-   * Lets simulated code call one guarded global (e.g. "Date" for a library that formats dates) or
-   * one real-I/O module ("fs", "net", "http", "fetch", "dns", ...: see GUARDED_GLOBALS). The result
-   * is real and unreplayable, and real I/O completes outside simulated time: allow only what
-   * cannot affect behaviour (a debug log file, say).
+   * Lets simulated code call one guarded global or real-I/O module (GUARDED_GLOBALS). Its result is
+   * real and unreplayable: allow only what cannot affect behaviour (a debug log file, say).
    */
   allowGlobal(name: string): this {
     if (!(GUARDED_GLOBALS as readonly string[]).includes(name)) {
@@ -435,12 +426,9 @@ export class SimulationBuilder {
   }
 
   /**
-   * How seeds on workers are kept apart (`moonpool run`, `run({ workers })`): "seed" runs every
-   * seed (every root seed when exploring) in a fresh realm, so module-level state of the
-   * simulation and its libraries never carries from one seed to the next; "shared" reuses a
-   * realm for many seeds (faster; a seed may then depend on the seeds before it, and the report
-   * says so). Default: "seed". An in-thread `run()` (no workers) runs every seed in this one
-   * realm whatever the mode, and its report says so (docs/decisions.md D21).
+   * How seeds on workers are kept apart: "seed" (default) runs each in a fresh realm, so no module
+   * state carries over; "shared" reuses realms (faster, replays not guaranteed). In-thread `run()`
+   * always shares this realm, and its report says so (docs/decisions.md D21).
    */
   isolation(mode: IsolationMode): this {
     this.isolationMode = checkIsolationMode(mode, "isolation(mode)");
