@@ -1,7 +1,7 @@
 /**
  * The order-service simulations for the `moonpool` command:
  *
- *   npx moonpool run order-service              # 100 seeds: every acknowledged order survives
+ *   npx moonpool run order-service              # 50 seeds: every acknowledged order survives
  *   npx moonpool run order-service-lazy-fsync   # acknowledges before the fsync: loses orders (fails on purpose)
  */
 import { defineSimulation } from "@moonpool/sim";
@@ -11,7 +11,7 @@ export const orderService = defineSimulation({
   name: "order-service",
   description:
     "an order API on node:http that prices orders with fetch calls to the pricing service by name and fsyncs each order to its log through node:fs, under crashes and DNS faults: no acknowledged order is lost",
-  build: () => orderServiceSimulation("fsync").setIterations(100),
+  build: () => orderServiceSimulation("fsync").setIterations(50),
 });
 
 export const orderServiceLazyFsync = defineSimulation({
