@@ -40,7 +40,7 @@ const COSTLY_SEEDS = Number(process.env.MATRIX_COSTLY_SEEDS ?? "2");
  * Simulations whose timelines differ by Node major, compared only between cells of one major:
  * fetch runs on the undici each major bundles (docs/decisions.md D35).
  */
-const PER_MAJOR = new Set<string>([]);
+const PER_MAJOR = new Set<string>(["storefront"]);
 /** Runs the CLI; exit 1 is expected (the vote-twice bug fails on purpose), anything else is not. */
 function moonpool(node: string, args: readonly string[], cwd = HERE): void {
   try {

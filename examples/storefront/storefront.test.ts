@@ -3,7 +3,7 @@
  * orders in a log on the simulated disk through `node:fs`, crash-rebooted. Acknowledging before
  * the fsync loses acknowledged orders: from base seed 1 the lazy-fsync service fails at seed
  * indexes 0, 1, 2 and 3 (and 5, 6, 8, 9 of the first 10). The fsync-ing service passes 12 seeds
- * here and 300 in order-service.heavy.test.ts.
+ * here and 300 in storefront.heavy.test.ts.
  */
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -16,7 +16,7 @@ const HERE = fileURLToPath(new URL(".", import.meta.url));
 const crashed = (s: SeedResult) => (s.chaos.reboots?.crash ?? 0) > 0;
 const LOSSES = ["an acknowledged order reads back unchanged", "an acknowledged order's id is never given again"];
 
-describe("order-service example (fetch by host name, node:fs on the simulated disk)", () => {
+describe("storefront example (fetch by host name, node:fs on the simulated disk)", () => {
   it("the lazy-fsync service loses acknowledged orders at seed indexes 0-3 from base seed 1, and replays to the same hash", async () => {
     const report = await orderServiceSimulation("lazy-fsync").setBaseSeed(1).setIterations(4).run();
     expect(report.seeds.map((s, i) => (s.ok ? -1 : i)).filter((i) => i >= 0)).toEqual([0, 1, 2, 3]);
@@ -45,15 +45,15 @@ describe("order-service example (fetch by host name, node:fs on the simulated di
 
   // The default campaign's first 2 seeds from base seed 1 (both fail); the whole repository's run
   // (cli/repository-run.heavy.test.ts) runs it at its configured 10.
-  it("`moonpool run order-service-lazy-fsync` (its default campaign, from base seed 1) finds the loss and exits 0", async () => {
-    const out = await tempDir("order-service");
+  it("`moonpool run storefront-lazy-fsync` (its default campaign, from base seed 1) finds the loss and exits 0", async () => {
+    const out = await tempDir("storefront");
     const run = await runCli(
-      ["run", "order-service-lazy-fsync", "--base-seed", "1", "--iterations", "2", "--reporter", "json", "--out", out],
+      ["run", "storefront-lazy-fsync", "--base-seed", "1", "--iterations", "2", "--reporter", "json", "--out", out],
       { cwd: HERE },
     );
     expect(run.code, run.stderr.slice(-3000)).toBe(0);
     const json = await readJson(path.join(out, "report.json"));
-    const entry = json.simulations.find((s: { name: string }) => s.name === "order-service-lazy-fsync");
+    const entry = json.simulations.find((s: { name: string }) => s.name === "storefront-lazy-fsync");
     expect(entry.report.failedRuns).toBe(2);
   });
 });

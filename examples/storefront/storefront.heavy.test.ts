@@ -1,7 +1,7 @@
 /**
  * Tier 2 (docs/contributing.md, "Test tiers"): the fsync-ing order service over 300 seeds of crash
  * attrition, DNS faults and a disk that loses half of what is unsynced at a power cut.
- * order-service.test.ts shows the same property on 12 seeds, where the lazy-fsync service fails
+ * storefront.test.ts shows the same property on 12 seeds, where the lazy-fsync service fails
  * at the first.
  */
 import { describe, expect, it } from "vitest";
