@@ -7,14 +7,14 @@
 import { defineSimulation } from "@moonpool/sim";
 import { orderServiceSimulation } from "./simulation.ts";
 
-export const orderService = defineSimulation({
+export const storefront = defineSimulation({
   name: "storefront",
   description:
     "an order API on node:http that prices orders with fetch calls to the pricing service by name and fsyncs each order to its log through node:fs, under crashes and DNS faults: no acknowledged order is lost",
   build: () => orderServiceSimulation("fsync").setIterations(50),
 });
 
-export const orderServiceLazyFsync = defineSimulation({
+export const storefrontLazyFsync = defineSimulation({
   name: "storefront-lazy-fsync",
   expectFailure: true,
   description:
