@@ -7,8 +7,10 @@
 import { describe, expect, it } from "vitest";
 import { InvalidConfiguration } from "@moonpool/core";
 import {
+  BASELINE_CLOCK_CONFIG,
   Chaos,
   CLOCK_FAULT_KINDS,
+  EXACT_CLOCK_CONFIG,
   CLOCK_RATE_ERROR_LIMIT,
   RANDOM_CLOCK_RANGES,
   SAMPLE_CLOCK_CONFIG,
@@ -135,7 +137,7 @@ describe("per-process clock properties", () => {
  * Every process reads both clocks every 100 ms and traces them; trace events carry true time, so
  * the collected readings compare each clock with it.
  */
-async function clockReadings(entries: readonly Chaos[], seed = 3) {
+async function clockReadings(entries: readonly Chaos[], seed = 3, clock: "baseline" | "none" = "baseline") {
   const readings: { ip: string; trueMs: number; wallMs: number; timerMs: number }[] = [];
   const faults: string[] = [];
   await new SimulationBuilder()
@@ -163,6 +165,7 @@ async function clockReadings(entries: readonly Chaos[], seed = 3) {
       for (const e of q.snapshot(SIM_FAULT_EVENT_NAME)) faults.push(String(e.fields.kind));
     })
     .networkFaults("none")
+    .clockFaults(clock)
     .enableChaos(entries)
     .setDebugSeeds([seed])
     .setIterations(1)
@@ -187,16 +190,17 @@ describe("Chaos.clock through the runner", () => {
     for (const s of report.seeds) {
       const c = s.chaos.clock!;
       expect(c.mode).toBe("random");
-      const r = RANDOM_CLOCK_RANGES;
-      expect(c.config.offsetMaxUs).toBeGreaterThanOrEqual(r.offsetMaxUs[0] * r.offsetMaxUs[2]);
-      expect(c.config.offsetMaxUs).toBeLessThan(r.offsetMaxUs[1] * r.offsetMaxUs[2]);
+      const r = RANDOM_CLOCK_RANGES.offsetMaxUs;
+      expect(r.some(([lo, hi, scale]) => c.config.offsetMaxUs >= lo * scale && c.config.offsetMaxUs < hi * scale)).toBe(
+        true,
+      );
       expect(c.config.rateErrorMax).toBeGreaterThan(0);
       expect(c.config.rateErrorMax).toBeLessThanOrEqual(CLOCK_RATE_ERROR_LIMIT);
     }
     expect(new Set(report.seeds.map((s) => s.chaos.clock!.config.rateErrorMax)).size).toBeGreaterThan(5);
   });
 
-  it("the processes' clocks disagree with each other and with true time, traced; exact and untraced without clock chaos", async () => {
+  it('the processes\' clocks disagree with each other and with true time, traced; exact and untraced with .clockFaults("none")', async () => {
     const on = await clockReadings([Chaos.clock("random")]);
     const firstSkew = new Map<string, number>();
     for (const r of on.readings) if (!firstSkew.has(r.ip)) firstSkew.set(r.ip, r.wallMs - r.trueMs);
@@ -205,12 +209,35 @@ describe("Chaos.clock through the runner", () => {
     expect(on.readings.some((r) => r.timerMs !== r.trueMs)).toBe(true);
     expect(on.faults.filter((k) => k === CLOCK_FAULT_KINDS.clockSkew)).toHaveLength(3);
 
-    const off = await clockReadings([]);
+    const off = await clockReadings([], 3, "none");
     expect(off.readings.length).toBeGreaterThan(500);
     expect(off.readings.every((r) => r.wallMs === r.trueMs && r.timerMs === r.trueMs)).toBe(true);
     expect(off.faults.filter((k) => k === CLOCK_FAULT_KINDS.clockSkew || k === CLOCK_FAULT_KINDS.clockStep)).toEqual(
       [],
     );
+  });
+
+  it("baseline (no clock setting at all): every clock has its own offset within ±100 ms and rate within ±0.1 %, no steps", async () => {
+    const { readings, faults } = await clockReadings([]);
+    const byIp = new Map<string, typeof readings>();
+    for (const r of readings) byIp.set(r.ip, [...(byIp.get(r.ip) ?? []), r]);
+    expect(byIp.size).toBe(3);
+    const offsets: number[] = [];
+    for (const rs of byIp.values()) {
+      const first = rs[0]!;
+      const last = rs[rs.length - 1]!;
+      offsets.push(first.wallMs - first.trueMs);
+      expect(Math.abs(first.wallMs - first.trueMs)).toBeLessThanOrEqual(BASELINE_CLOCK_CONFIG.offsetMaxUs / 1000);
+      // Both clocks run at the same rate error, within the baseline's bound, in true time.
+      const rate = (last.timerMs - first.timerMs) / (last.trueMs - first.trueMs) - 1;
+      expect(rate).not.toBe(0);
+      expect(Math.abs(rate)).toBeLessThanOrEqual(BASELINE_CLOCK_CONFIG.rateErrorMax + 1e-6);
+      const wallRate = (last.wallMs - first.wallMs) / (last.trueMs - first.trueMs) - 1;
+      expect(wallRate).toBeCloseTo(rate, 5);
+    }
+    expect(new Set(offsets).size).toBe(3);
+    expect(faults.filter((k) => k === CLOCK_FAULT_KINDS.clockSkew)).toHaveLength(3);
+    expect(faults).not.toContain(CLOCK_FAULT_KINDS.clockStep);
   });
 
   it("clockFaults(config) runs every seed with that configuration; bad input gets a typed error", async () => {
@@ -235,6 +262,9 @@ describe("Chaos.clock through the runner", () => {
     await expect(leaseSimulation("margin").clockFaults(SAMPLE_CLOCK_CONFIG).setIterations(1).run()).rejects.toThrow(
       /contradicts Chaos.clock/,
     );
+    await expect(leaseSimulation("margin").clockFaults("none").setIterations(1).run()).rejects.toThrow(
+      /clockFaults\("none"\) contradicts Chaos.clock/,
+    );
   });
 });
 
@@ -255,9 +285,17 @@ describe("a lease that trusts its own clock", () => {
     expect(firstFailure(report)).toBeGreaterThanOrEqual(0);
   });
 
-  it("off: both buggy leases pass with exact clocks", async () => {
+  it("timed on its monotonic clock without a margin: fails within 5 seeds of the baseline clocks (no clock setting)", async () => {
+    // From base seed 1 the first seed (index 0) already fails: the baseline's ±0.1 % rates give a
+    // 2 s lease a window of up to 4 ms, and the nodes poll every 1–7 ms.
+    const report = await leaseSimulation("noMargin", []).setBaseSeed(1).setIterations(5).run();
+    expect(report.seeds[0]!.chaos.clock!.mode).toBe("baseline");
+    expect(firstFailure(report)).toBeGreaterThanOrEqual(0);
+  });
+
+  it('off: both buggy leases pass with exact clocks (.clockFaults("none"))', async () => {
     for (const variant of ["wallExpiry", "noMargin"] as const) {
-      const report = await leaseSimulation(variant, []).setBaseSeed(1).setIterations(20).run();
+      const report = await leaseSimulation(variant, []).clockFaults("none").setBaseSeed(1).setIterations(20).run();
       expect(firstFailure(report)).toBe(-1);
     }
   });
@@ -274,8 +312,8 @@ describe("a lease that trusts its own clock", () => {
 });
 
 describe("clock chaos determinism", () => {
-  for (const entries of [[Chaos.clock("random")], [Chaos.clock("swarm"), Chaos.buggifyKnobs()]]) {
-    it(`${entries.map((e) => e.surface + ("mode" in e ? `(${e.mode})` : "")).join("+")}: same seeds twice give identical hashes; seeds differ`, async () => {
+  for (const entries of [[], [Chaos.clock("random")], [Chaos.clock("swarm"), Chaos.buggifyKnobs()]]) {
+    it(`${entries.map((e) => e.surface + ("mode" in e ? `(${e.mode})` : "")).join("+") || "baseline"}: same seeds twice give identical hashes; seeds differ`, async () => {
       const seeds = Array.from({ length: 20 }, (_, i) => 1000 + i);
       const run = () => leaseSimulation("margin", entries).setDebugSeeds(seeds).setIterations(seeds.length).run();
       const [a, b] = [await run(), await run()];
@@ -287,10 +325,15 @@ describe("clock chaos determinism", () => {
     });
   }
 
-  it("without clock chaos no clock draw is made: the hash equals a run without the feature's settings", async () => {
-    const a = await leaseSimulation("margin", []).setDebugSeeds([42]).setIterations(1).run();
-    const b = await leaseSimulation("margin", []).clockFaults("none").setDebugSeeds([42]).setIterations(1).run();
-    expect(b.seeds[0]!.traceHash).toBe(a.seeds[0]!.traceHash);
-    expect(a.seeds[0]!.chaos.clock!.mode).toBe("none");
+  it('with .clockFaults("none") no clock draw is made: the hash equals exact clocks configured by hand, not the baseline\'s', async () => {
+    const run = (clock: "baseline" | "none" | typeof EXACT_CLOCK_CONFIG) =>
+      leaseSimulation("margin", []).clockFaults(clock).setDebugSeeds([42]).setIterations(1).run();
+    const [none, exact, baseline] = [await run("none"), await run(EXACT_CLOCK_CONFIG), await run("baseline")];
+    expect(none.seeds[0]!.traceHash).toBe(exact.seeds[0]!.traceHash);
+    expect(none.seeds[0]!.chaos.clock!.mode).toBe("none");
+    expect(baseline.seeds[0]!.chaos.clock!.mode).toBe("baseline");
+    expect(baseline.seeds[0]!.traceHash).not.toBe(none.seeds[0]!.traceHash);
+    const unset = await leaseSimulation("margin", []).setDebugSeeds([42]).setIterations(1).run();
+    expect(unset.seeds[0]!.traceHash).toBe(baseline.seeds[0]!.traceHash);
   });
 });

@@ -79,7 +79,7 @@ export interface SimulationConfig {
   readonly chaos: ChaosPlan;
   /** The network configuration without a `Chaos.network` entry (default: the baseline). */
   readonly networkFaults: NetworkFaultsSetting;
-  /** Clock faults without a `Chaos.clock` entry (default "none": exact wall clocks). */
+  /** Clock faults without a `Chaos.clock` entry (default "baseline": `BASELINE_CLOCK_CONFIG`). */
   readonly clockFaults?: ClockFaultsSetting;
   /** A fixed storage configuration without a `Chaos.storage` entry (default: storage faults off). */
   readonly storageFaults?: StorageConfig | null;
