@@ -285,14 +285,6 @@ describe("a lease that trusts its own clock", () => {
     expect(firstFailure(report)).toBeGreaterThanOrEqual(0);
   });
 
-  it("timed on its monotonic clock without a margin: fails within 5 seeds of the baseline clocks (no clock setting)", async () => {
-    // From base seed 1 the first seed (index 0) already fails: the baseline's ±0.1 % rates give a
-    // 2 s lease a window of up to 4 ms, and the nodes poll every 1–7 ms.
-    const report = await leaseSimulation("noMargin", []).setBaseSeed(1).setIterations(5).run();
-    expect(report.seeds[0]!.chaos.clock!.mode).toBe("baseline");
-    expect(firstFailure(report)).toBeGreaterThanOrEqual(0);
-  });
-
   it('off: both buggy leases pass with exact clocks (.clockFaults("none"))', async () => {
     for (const variant of ["wallExpiry", "noMargin"] as const) {
       const report = await leaseSimulation(variant, []).clockFaults("none").setBaseSeed(1).setIterations(20).run();
