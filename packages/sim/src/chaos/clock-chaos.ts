@@ -15,7 +15,9 @@
  *   their buggify points fire; a family the swarm mask switched off stays off.
  *
  * Then, with any but exact clocks, every process and workload IP (processes first, in topology
- * order) draws its own offset, monotonic origin, rate error and first step time from `sim`.
+ * order) draws its own offset, monotonic origin, rate error and first step time: from `sim`, or
+ * for the baseline from `config`, so that the baseline leaves the decisions of a simulation that
+ * never reads a clock or sleeps exactly as they were (its `sim` draws, its trace).
  */
 import type { RandomStream, SeedStreams } from "../engine/rng.ts";
 import {
@@ -192,7 +194,8 @@ export class SeedClocks {
         ? { meanIntervalUs: c.stepMeanIntervalUs, maxUs: c.stepMaxUs, cutoffUs: Infinity }
         : null;
     if (!active) return;
-    const sim = world.engine.streams.sim;
+    const streams = world.engine.streams;
+    const sim = record.mode === "baseline" ? streams.config : streams.sim;
     for (const ip of ips) {
       // Four draws per IP, always in this order, so one family switched off shifts no other value.
       const offsetUs = sim.rangeInt(-c.offsetMaxUs, c.offsetMaxUs + 1);
