@@ -30,7 +30,7 @@ import {
 import { nextStepGapUs, type ClockSkew, type ClockSteps } from "../world/time.ts";
 import type { World } from "../world/world.ts";
 import type { Buggify } from "./buggify.ts";
-import { draw, drawFamilyMask, type Draw } from "./random-draws.ts";
+import { draw, drawFamilyMask, drawScaled, type Draw, type ScaledDraw } from "./random-draws.ts";
 import type { ChaosMode } from "./chaos.ts";
 
 const MS = 1000;
@@ -42,9 +42,6 @@ const MINUTE = 60 * SECOND;
  * wall clocks) or a fixed configuration.
  */
 export type ClockFaultsSetting = "baseline" | "none" | ClockConfig;
-
-/** A bound drawn at one of several scales: one `sim` draw picks the scale (uniformly), one the value. */
-export type ScaledDraw = readonly Draw[];
 
 /** The ranges `Chaos.clock("random")` draws from (sim stream, in this order). */
 export const RANDOM_CLOCK_RANGES = Object.freeze({
@@ -69,10 +66,6 @@ export const RANDOM_CLOCK_RANGES = Object.freeze({
     [1, 11, MINUTE],
   ] as ScaledDraw,
 });
-
-function drawScaled(sim: RandomStream, scales: ScaledDraw): number {
-  return draw(sim, scales[sim.rangeInt(0, scales.length)]!);
-}
 
 /** The families the swarm mask may switch off, in the order of their `config`-stream draws. */
 export const SWARM_CLOCK_FAMILIES = ["offset", "rate", "step"] as const;
