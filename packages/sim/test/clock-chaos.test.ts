@@ -1,8 +1,10 @@
 /**
  * Per-process clocks: each property (wall clock offset, rate error, wall clock steps, a monotonic
  * clock that never goes back) on a bare world, on and off; `Chaos.clock(mode)` and
- * `.clockFaults(config)` through the runner; a lease that trusts its own clock fails under clock
- * chaos while a lease with a margin for the documented rate bound passes; determinism.
+ * `.clockFaults(config)` through the runner; the baseline clocks (no clock setting) and exact ones
+ * (`.clockFaults("none")`); minute-scale offsets and steps under random, swarm and knobs; a lease
+ * that trusts its own clock fails under clock chaos while a lease with a margin for the documented
+ * rate bound passes; determinism.
  */
 import { describe, expect, it } from "vitest";
 import { InvalidConfiguration } from "@moonpool/core";
@@ -10,6 +12,7 @@ import {
   BASELINE_CLOCK_CONFIG,
   Chaos,
   CLOCK_FAULT_KINDS,
+  CLOCK_KNOBS,
   EXACT_CLOCK_CONFIG,
   CLOCK_RATE_ERROR_LIMIT,
   RANDOM_CLOCK_RANGES,
@@ -265,6 +268,97 @@ describe("Chaos.clock through the runner", () => {
     await expect(leaseSimulation("margin").clockFaults("none").setIterations(1).run()).rejects.toThrow(
       /clockFaults\("none"\) contradicts Chaos.clock/,
     );
+  });
+});
+
+const SECOND_US = 1_000_000;
+const MINUTE_US = 60 * SECOND_US;
+
+/**
+ * `seeds` seeds of 4 processes reading their wall clock every second for 30 s under `entries`:
+ * each seed's clock record with the largest per-process offset and wall clock step it traced.
+ */
+async function minuteScaleRun(entries: readonly Chaos[], seeds = 60, clock: "baseline" | "none" = "baseline") {
+  const traced: { maxOffsetMs: number; maxStepMs: number }[] = [];
+  const report = await new SimulationBuilder()
+    .processes(4, () => ({
+      name: "p",
+      async run(ctx: SimContext) {
+        while (!ctx.shutdown.aborted) {
+          ctx.time.now();
+          await ctx.time.sleep(1_000).catch(() => undefined);
+        }
+      },
+    }))
+    .workloadFactory(() => ({
+      name: "w",
+      run: (ctx: SimContext) => ctx.time.sleep(30_000),
+      async check(ctx: SimContext) {
+        const faults = ctx.traceQuery.snapshot(SIM_FAULT_EVENT_NAME);
+        const max = (kind: string, field: string) =>
+          Math.max(0, ...faults.filter((e) => e.fields.kind === kind).map((e) => Math.abs(e.fields[field] as number)));
+        traced.push({
+          maxOffsetMs: max(CLOCK_FAULT_KINDS.clockSkew, "offsetMs"),
+          maxStepMs: max(CLOCK_FAULT_KINDS.clockStep, "stepMs"),
+        });
+      },
+    }))
+    .networkFaults("none")
+    .clockFaults(clock)
+    .enableChaos(entries)
+    .setBaseSeed(11)
+    .setIterations(seeds)
+    .run();
+  expect(traced).toHaveLength(seeds);
+  return report.seeds.map((s, i) => ({ clock: s.chaos.clock!, ...traced[i]! }));
+}
+
+describe("minute-scale clock faults", () => {
+  it("random: offset and step bounds at every scale (below a second, seconds, minutes); offsets past 5 minutes and steps of minutes happen", async () => {
+    const runs = await minuteScaleRun([Chaos.clock("random")]);
+    const offsets = runs.map((r) => r.clock.config.offsetMaxUs);
+    const steps = runs.map((r) => r.clock.config.stepMaxUs);
+    for (const bounds of [offsets, steps]) {
+      expect(bounds.some((b) => b < SECOND_US)).toBe(true);
+      expect(bounds.some((b) => b >= SECOND_US && b < MINUTE_US)).toBe(true);
+      expect(bounds.some((b) => b >= MINUTE_US)).toBe(true);
+    }
+    expect(Math.max(...offsets)).toBeLessThan(16 * MINUTE_US);
+    expect(Math.max(...steps)).toBeLessThan(11 * MINUTE_US);
+    // What the processes' clocks did: an offset beyond TinyBase's 5-minute guard, steps of minutes.
+    expect(runs.some((r) => r.maxOffsetMs > 5 * 60_000)).toBe(true);
+    expect(runs.some((r) => r.maxStepMs >= 60_000)).toBe(true);
+  });
+
+  it("swarm: minute-scale offsets on seeds whose offset family is on, none where it is off", async () => {
+    const runs = await minuteScaleRun([Chaos.clock("swarm")]);
+    const on = runs.filter((r) => r.clock.swarmMask!.offset);
+    const off = runs.filter((r) => !r.clock.swarmMask!.offset);
+    expect(on.some((r) => r.maxOffsetMs >= 60_000)).toBe(true);
+    expect(off.length).toBeGreaterThan(0);
+    expect(off.every((r) => r.clock.config.offsetMaxUs === 0 && r.maxOffsetMs === 0)).toBe(true);
+    expect(runs.some((r) => r.clock.swarmMask!.step && r.maxStepMs >= 60_000)).toBe(true);
+  });
+
+  it("knobs: offsets spike to 1–15 minutes and steps to 1–10 minutes on the seeds where their points fire", async () => {
+    const runs = await minuteScaleRun([Chaos.clock("random"), Chaos.buggifyKnobs()]);
+    const spikedOffsets = runs.flatMap((r) => r.clock.spikedKnobs.offsetMaxUs ?? []);
+    const spikedSteps = runs.flatMap((r) => r.clock.spikedKnobs.stepMaxUs ?? []);
+    expect(spikedOffsets.length).toBeGreaterThan(0);
+    expect(spikedSteps.length).toBeGreaterThan(0);
+    const inRange = (values: number[], [lo, hi]: readonly [number, number]) => values.every((v) => v >= lo && v < hi);
+    expect(inRange(spikedOffsets, CLOCK_KNOBS.offsetMaxUs.range)).toBe(true);
+    expect(inRange(spikedSteps, CLOCK_KNOBS.stepMaxUs.range)).toBe(true);
+    expect(CLOCK_KNOBS.offsetMaxUs.range).toEqual([MINUTE_US, 15 * MINUTE_US]);
+    expect(CLOCK_KNOBS.stepMaxUs.range).toEqual([MINUTE_US, 10 * MINUTE_US]);
+  });
+
+  it('off: .clockFaults("none") draws no offset and no step; the baseline stays within ±100 ms and never steps', async () => {
+    const none = await minuteScaleRun([], 10, "none");
+    expect(none.every((r) => r.clock.mode === "none" && r.maxOffsetMs === 0 && r.maxStepMs === 0)).toBe(true);
+    const baseline = await minuteScaleRun([], 20);
+    expect(baseline.every((r) => r.clock.mode === "baseline")).toBe(true);
+    expect(baseline.every((r) => r.maxOffsetMs <= 100 && r.maxOffsetMs > 0 && r.maxStepMs === 0)).toBe(true);
   });
 });
 
