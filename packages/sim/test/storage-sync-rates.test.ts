@@ -15,7 +15,7 @@ const ONE_PERCENT = { ...DEFAULT_STORAGE_CONFIG, syncFailureProbability: 0.01, c
 
 describe("compaction-sync: a store whose compaction ignores a failed segment sync", () => {
   it("a fixed 1 % sync-failure rate finds it within 3 seeds", async () => {
-    // From base seed 1 the first failing seed is index 2 (14 of the first 40 fail).
+    // From base seed 1 the first failing seed is index 2 (13 of the first 40 fail).
     const report = await compactionSimulation("ignoreSegmentSyncError", [])
       .storageFaults(ONE_PERCENT)
       .setBaseSeed(1)
