@@ -77,6 +77,7 @@ export { DNS_NO_FAULTS } from "./world/node-net/dns-table.ts";
 export {
   CLOCK_FAULT_KINDS,
   CLOCK_RATE_ERROR_LIMIT,
+  BASELINE_CLOCK_CONFIG,
   EXACT_CLOCK_CONFIG,
   SAMPLE_CLOCK_CONFIG,
 } from "./world/clock-config.ts";

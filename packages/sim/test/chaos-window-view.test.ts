@@ -1,6 +1,9 @@
 /**
  * `ctx.chaosWindow`: a workload awaits the chaos cutoff instead of repeating the duration as a
  * constant, and reads how much of the run budget's recovery tail is left.
+ *
+ * These simulations run exact clocks (`.clockFaults("none")`): they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
  */
 import { describe, expect, it } from "vitest";
 import { Chaos, SimulationBuilder, type SimContext } from "../src/index.ts";
@@ -19,6 +22,7 @@ interface Seen {
 async function observe(durationMs: number | null): Promise<{ seen: Seen; ok: boolean }> {
   const seen = {} as Seen;
   let builder = new SimulationBuilder()
+    .clockFaults("none")
     .processes(1, () => ({ name: "idle", run: (ctx: SimContext) => ctx.time.sleep(60_000).catch(() => undefined) }))
     .workloadFactory(() => ({
       name: "liveness",
@@ -71,6 +75,7 @@ describe("ctx.chaosWindow", () => {
   it("adds no randomness: the same seed gives the same trace hash twice", async () => {
     const run = () =>
       new SimulationBuilder()
+        .clockFaults("none")
         .processes(2, () => ({
           name: "p",
           run: async (ctx: SimContext) => void (await ctx.chaosWindow.whenEnded().catch(() => undefined)),

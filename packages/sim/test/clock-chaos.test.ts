@@ -1,14 +1,19 @@
 /**
  * Per-process clocks: each property (wall clock offset, rate error, wall clock steps, a monotonic
  * clock that never goes back) on a bare world, on and off; `Chaos.clock(mode)` and
- * `.clockFaults(config)` through the runner; a lease that trusts its own clock fails under clock
- * chaos while a lease with a margin for the documented rate bound passes; determinism.
+ * `.clockFaults(config)` through the runner; the baseline clocks (no clock setting) and exact ones
+ * (`.clockFaults("none")`); minute-scale offsets and steps under random, swarm and knobs; a lease
+ * that trusts its own clock fails under clock chaos while a lease with a margin for the documented
+ * rate bound passes; determinism.
  */
 import { describe, expect, it } from "vitest";
 import { InvalidConfiguration } from "@moonpool/core";
 import {
+  BASELINE_CLOCK_CONFIG,
   Chaos,
   CLOCK_FAULT_KINDS,
+  CLOCK_KNOBS,
+  EXACT_CLOCK_CONFIG,
   CLOCK_RATE_ERROR_LIMIT,
   RANDOM_CLOCK_RANGES,
   SAMPLE_CLOCK_CONFIG,
@@ -135,7 +140,7 @@ describe("per-process clock properties", () => {
  * Every process reads both clocks every 100 ms and traces them; trace events carry true time, so
  * the collected readings compare each clock with it.
  */
-async function clockReadings(entries: readonly Chaos[], seed = 3) {
+async function clockReadings(entries: readonly Chaos[], seed = 3, clock: "baseline" | "none" = "baseline") {
   const readings: { ip: string; trueMs: number; wallMs: number; timerMs: number }[] = [];
   const faults: string[] = [];
   await new SimulationBuilder()
@@ -163,6 +168,7 @@ async function clockReadings(entries: readonly Chaos[], seed = 3) {
       for (const e of q.snapshot(SIM_FAULT_EVENT_NAME)) faults.push(String(e.fields.kind));
     })
     .networkFaults("none")
+    .clockFaults(clock)
     .enableChaos(entries)
     .setDebugSeeds([seed])
     .setIterations(1)
@@ -187,16 +193,17 @@ describe("Chaos.clock through the runner", () => {
     for (const s of report.seeds) {
       const c = s.chaos.clock!;
       expect(c.mode).toBe("random");
-      const r = RANDOM_CLOCK_RANGES;
-      expect(c.config.offsetMaxUs).toBeGreaterThanOrEqual(r.offsetMaxUs[0] * r.offsetMaxUs[2]);
-      expect(c.config.offsetMaxUs).toBeLessThan(r.offsetMaxUs[1] * r.offsetMaxUs[2]);
+      const r = RANDOM_CLOCK_RANGES.offsetMaxUs;
+      expect(r.some(([lo, hi, scale]) => c.config.offsetMaxUs >= lo * scale && c.config.offsetMaxUs < hi * scale)).toBe(
+        true,
+      );
       expect(c.config.rateErrorMax).toBeGreaterThan(0);
       expect(c.config.rateErrorMax).toBeLessThanOrEqual(CLOCK_RATE_ERROR_LIMIT);
     }
     expect(new Set(report.seeds.map((s) => s.chaos.clock!.config.rateErrorMax)).size).toBeGreaterThan(5);
   });
 
-  it("the processes' clocks disagree with each other and with true time, traced; exact and untraced without clock chaos", async () => {
+  it('the processes\' clocks disagree with each other and with true time, traced; exact and untraced with .clockFaults("none")', async () => {
     const on = await clockReadings([Chaos.clock("random")]);
     const firstSkew = new Map<string, number>();
     for (const r of on.readings) if (!firstSkew.has(r.ip)) firstSkew.set(r.ip, r.wallMs - r.trueMs);
@@ -205,12 +212,35 @@ describe("Chaos.clock through the runner", () => {
     expect(on.readings.some((r) => r.timerMs !== r.trueMs)).toBe(true);
     expect(on.faults.filter((k) => k === CLOCK_FAULT_KINDS.clockSkew)).toHaveLength(3);
 
-    const off = await clockReadings([]);
+    const off = await clockReadings([], 3, "none");
     expect(off.readings.length).toBeGreaterThan(500);
     expect(off.readings.every((r) => r.wallMs === r.trueMs && r.timerMs === r.trueMs)).toBe(true);
     expect(off.faults.filter((k) => k === CLOCK_FAULT_KINDS.clockSkew || k === CLOCK_FAULT_KINDS.clockStep)).toEqual(
       [],
     );
+  });
+
+  it("baseline (no clock setting at all): every clock has its own offset within ±100 ms and rate within ±0.1 %, no steps", async () => {
+    const { readings, faults } = await clockReadings([]);
+    const byIp = new Map<string, typeof readings>();
+    for (const r of readings) byIp.set(r.ip, [...(byIp.get(r.ip) ?? []), r]);
+    expect(byIp.size).toBe(3);
+    const offsets: number[] = [];
+    for (const rs of byIp.values()) {
+      const first = rs[0]!;
+      const last = rs[rs.length - 1]!;
+      offsets.push(first.wallMs - first.trueMs);
+      expect(Math.abs(first.wallMs - first.trueMs)).toBeLessThanOrEqual(BASELINE_CLOCK_CONFIG.offsetMaxUs / 1000);
+      // Both clocks run at the same rate error, within the baseline's bound, in true time.
+      const rate = (last.timerMs - first.timerMs) / (last.trueMs - first.trueMs) - 1;
+      expect(rate).not.toBe(0);
+      expect(Math.abs(rate)).toBeLessThanOrEqual(BASELINE_CLOCK_CONFIG.rateErrorMax + 1e-6);
+      const wallRate = (last.wallMs - first.wallMs) / (last.trueMs - first.trueMs) - 1;
+      expect(wallRate).toBeCloseTo(rate, 5);
+    }
+    expect(new Set(offsets).size).toBe(3);
+    expect(faults.filter((k) => k === CLOCK_FAULT_KINDS.clockSkew)).toHaveLength(3);
+    expect(faults).not.toContain(CLOCK_FAULT_KINDS.clockStep);
   });
 
   it("clockFaults(config) runs every seed with that configuration; bad input gets a typed error", async () => {
@@ -235,6 +265,100 @@ describe("Chaos.clock through the runner", () => {
     await expect(leaseSimulation("margin").clockFaults(SAMPLE_CLOCK_CONFIG).setIterations(1).run()).rejects.toThrow(
       /contradicts Chaos.clock/,
     );
+    await expect(leaseSimulation("margin").clockFaults("none").setIterations(1).run()).rejects.toThrow(
+      /clockFaults\("none"\) contradicts Chaos.clock/,
+    );
+  });
+});
+
+const SECOND_US = 1_000_000;
+const MINUTE_US = 60 * SECOND_US;
+
+/**
+ * `seeds` seeds of 4 processes reading their wall clock every second for 30 s under `entries`:
+ * each seed's clock record with the largest per-process offset and wall clock step it traced.
+ */
+async function minuteScaleRun(entries: readonly Chaos[], seeds = 60, clock: "baseline" | "none" = "baseline") {
+  const traced: { maxOffsetMs: number; maxStepMs: number }[] = [];
+  const report = await new SimulationBuilder()
+    .processes(4, () => ({
+      name: "p",
+      async run(ctx: SimContext) {
+        while (!ctx.shutdown.aborted) {
+          ctx.time.now();
+          await ctx.time.sleep(1_000).catch(() => undefined);
+        }
+      },
+    }))
+    .workloadFactory(() => ({
+      name: "w",
+      run: (ctx: SimContext) => ctx.time.sleep(30_000),
+      async check(ctx: SimContext) {
+        const faults = ctx.traceQuery.snapshot(SIM_FAULT_EVENT_NAME);
+        const max = (kind: string, field: string) =>
+          Math.max(0, ...faults.filter((e) => e.fields.kind === kind).map((e) => Math.abs(e.fields[field] as number)));
+        traced.push({
+          maxOffsetMs: max(CLOCK_FAULT_KINDS.clockSkew, "offsetMs"),
+          maxStepMs: max(CLOCK_FAULT_KINDS.clockStep, "stepMs"),
+        });
+      },
+    }))
+    .networkFaults("none")
+    .clockFaults(clock)
+    .enableChaos(entries)
+    .setBaseSeed(11)
+    .setIterations(seeds)
+    .run();
+  expect(traced).toHaveLength(seeds);
+  return report.seeds.map((s, i) => ({ clock: s.chaos.clock!, ...traced[i]! }));
+}
+
+describe("minute-scale clock faults", () => {
+  it("random: offset and step bounds at every scale (below a second, seconds, minutes); offsets past 5 minutes and steps of minutes happen", async () => {
+    const runs = await minuteScaleRun([Chaos.clock("random")]);
+    const offsets = runs.map((r) => r.clock.config.offsetMaxUs);
+    const steps = runs.map((r) => r.clock.config.stepMaxUs);
+    for (const bounds of [offsets, steps]) {
+      expect(bounds.some((b) => b < SECOND_US)).toBe(true);
+      expect(bounds.some((b) => b >= SECOND_US && b < MINUTE_US)).toBe(true);
+      expect(bounds.some((b) => b >= MINUTE_US)).toBe(true);
+    }
+    expect(Math.max(...offsets)).toBeLessThan(16 * MINUTE_US);
+    expect(Math.max(...steps)).toBeLessThan(11 * MINUTE_US);
+    // What the processes' clocks did: an offset beyond TinyBase's 5-minute guard, steps of minutes.
+    expect(runs.some((r) => r.maxOffsetMs > 5 * 60_000)).toBe(true);
+    expect(runs.some((r) => r.maxStepMs >= 60_000)).toBe(true);
+  });
+
+  it("swarm: minute-scale offsets on seeds whose offset family is on, none where it is off", async () => {
+    const runs = await minuteScaleRun([Chaos.clock("swarm")]);
+    const on = runs.filter((r) => r.clock.swarmMask!.offset);
+    const off = runs.filter((r) => !r.clock.swarmMask!.offset);
+    expect(on.some((r) => r.maxOffsetMs >= 60_000)).toBe(true);
+    expect(off.length).toBeGreaterThan(0);
+    expect(off.every((r) => r.clock.config.offsetMaxUs === 0 && r.maxOffsetMs === 0)).toBe(true);
+    expect(runs.some((r) => r.clock.swarmMask!.step && r.maxStepMs >= 60_000)).toBe(true);
+  });
+
+  it("knobs: offsets spike to 1–15 minutes and steps to 1–10 minutes on the seeds where their points fire", async () => {
+    const runs = await minuteScaleRun([Chaos.clock("random"), Chaos.buggifyKnobs()]);
+    const spikedOffsets = runs.flatMap((r) => r.clock.spikedKnobs.offsetMaxUs ?? []);
+    const spikedSteps = runs.flatMap((r) => r.clock.spikedKnobs.stepMaxUs ?? []);
+    expect(spikedOffsets.length).toBeGreaterThan(0);
+    expect(spikedSteps.length).toBeGreaterThan(0);
+    const inRange = (values: number[], [lo, hi]: readonly [number, number]) => values.every((v) => v >= lo && v < hi);
+    expect(inRange(spikedOffsets, CLOCK_KNOBS.offsetMaxUs.range)).toBe(true);
+    expect(inRange(spikedSteps, CLOCK_KNOBS.stepMaxUs.range)).toBe(true);
+    expect(CLOCK_KNOBS.offsetMaxUs.range).toEqual([MINUTE_US, 15 * MINUTE_US]);
+    expect(CLOCK_KNOBS.stepMaxUs.range).toEqual([MINUTE_US, 10 * MINUTE_US]);
+  });
+
+  it('off: .clockFaults("none") draws no offset and no step; the baseline stays within ±100 ms and never steps', async () => {
+    const none = await minuteScaleRun([], 10, "none");
+    expect(none.every((r) => r.clock.mode === "none" && r.maxOffsetMs === 0 && r.maxStepMs === 0)).toBe(true);
+    const baseline = await minuteScaleRun([], 20);
+    expect(baseline.every((r) => r.clock.mode === "baseline")).toBe(true);
+    expect(baseline.every((r) => r.maxOffsetMs <= 100 && r.maxOffsetMs > 0 && r.maxStepMs === 0)).toBe(true);
   });
 });
 
@@ -255,9 +379,9 @@ describe("a lease that trusts its own clock", () => {
     expect(firstFailure(report)).toBeGreaterThanOrEqual(0);
   });
 
-  it("off: both buggy leases pass with exact clocks", async () => {
+  it('off: both buggy leases pass with exact clocks (.clockFaults("none"))', async () => {
     for (const variant of ["wallExpiry", "noMargin"] as const) {
-      const report = await leaseSimulation(variant, []).setBaseSeed(1).setIterations(20).run();
+      const report = await leaseSimulation(variant, []).clockFaults("none").setBaseSeed(1).setIterations(20).run();
       expect(firstFailure(report)).toBe(-1);
     }
   });
@@ -274,8 +398,8 @@ describe("a lease that trusts its own clock", () => {
 });
 
 describe("clock chaos determinism", () => {
-  for (const entries of [[Chaos.clock("random")], [Chaos.clock("swarm"), Chaos.buggifyKnobs()]]) {
-    it(`${entries.map((e) => e.surface + ("mode" in e ? `(${e.mode})` : "")).join("+")}: same seeds twice give identical hashes; seeds differ`, async () => {
+  for (const entries of [[], [Chaos.clock("random")], [Chaos.clock("swarm"), Chaos.buggifyKnobs()]]) {
+    it(`${entries.map((e) => e.surface + ("mode" in e ? `(${e.mode})` : "")).join("+") || "baseline"}: same seeds twice give identical hashes; seeds differ`, async () => {
       const seeds = Array.from({ length: 20 }, (_, i) => 1000 + i);
       const run = () => leaseSimulation("margin", entries).setDebugSeeds(seeds).setIterations(seeds.length).run();
       const [a, b] = [await run(), await run()];
@@ -287,10 +411,15 @@ describe("clock chaos determinism", () => {
     });
   }
 
-  it("without clock chaos no clock draw is made: the hash equals a run without the feature's settings", async () => {
-    const a = await leaseSimulation("margin", []).setDebugSeeds([42]).setIterations(1).run();
-    const b = await leaseSimulation("margin", []).clockFaults("none").setDebugSeeds([42]).setIterations(1).run();
-    expect(b.seeds[0]!.traceHash).toBe(a.seeds[0]!.traceHash);
-    expect(a.seeds[0]!.chaos.clock!.mode).toBe("none");
+  it('with .clockFaults("none") no clock draw is made: the hash equals exact clocks configured by hand, not the baseline\'s', async () => {
+    const run = (clock: "baseline" | "none" | typeof EXACT_CLOCK_CONFIG) =>
+      leaseSimulation("margin", []).clockFaults(clock).setDebugSeeds([42]).setIterations(1).run();
+    const [none, exact, baseline] = [await run("none"), await run(EXACT_CLOCK_CONFIG), await run("baseline")];
+    expect(none.seeds[0]!.traceHash).toBe(exact.seeds[0]!.traceHash);
+    expect(none.seeds[0]!.chaos.clock!.mode).toBe("none");
+    expect(baseline.seeds[0]!.chaos.clock!.mode).toBe("baseline");
+    expect(baseline.seeds[0]!.traceHash).not.toBe(none.seeds[0]!.traceHash);
+    const unset = await leaseSimulation("margin", []).setDebugSeeds([42]).setIterations(1).run();
+    expect(unset.seeds[0]!.traceHash).toBe(baseline.seeds[0]!.traceHash);
   });
 });

@@ -3,6 +3,9 @@
  * ETIMEDOUT after the network's connect timeout (Linux's 127 s by default; 0 turns it off), through
  * the provider API (`IoError`) and node:net (Node's error fields). A reachable peer connects as
  * before, and a connect released by a healed partition before its timeout leaves no trace of it.
+ *
+ * These simulations run exact clocks (`.clockFaults("none")`): they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
  */
 import net from "node:net";
 import { IoError } from "@moonpool/core";
@@ -102,7 +105,7 @@ describe("the provider API", () => {
 
   it("refuses a connect timeout that is not a whole number of microseconds", () => {
     const bad: NetworkConfig = { ...NETWORK_NO_FAULTS, connectTimeoutUs: -1 };
-    expect(() => new SimulationBuilder().networkFaults(bad)).toThrow(
+    expect(() => new SimulationBuilder().clockFaults("none").networkFaults(bad)).toThrow(
       /connectTimeoutUs must be an integer number of microseconds >= 0 \(0: no timeout\), got -1/,
     );
   });
@@ -116,6 +119,7 @@ describe("node:net", () => {
     const config: NetworkConfig =
       connectTimeoutUs === undefined ? NETWORK_NO_FAULTS : { ...NETWORK_NO_FAULTS, connectTimeoutUs };
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .processes(1, () => ({
         name: "server",
         async run(ctx: SimContext) {
@@ -187,6 +191,7 @@ describe("determinism of connect timeouts", () => {
   let timeouts = 0;
   const build = (seed: number, mode: "fast" | "paranoid" = "fast") =>
     new SimulationBuilder()
+      .clockFaults("none")
       .processes(2, () => ({
         name: "server",
         async run(ctx: SimContext) {

@@ -1,3 +1,7 @@
+/**
+ * Exact clocks (`.clockFaults("none")`) in these simulations: they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
+ */
 import { spawn } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import dgram from "node:dgram";
@@ -23,6 +27,7 @@ async function runOnce(
 ) {
   return configure(
     new SimulationBuilder()
+      .clockFaults("none")
       .workloadFactory(() => workload(run))
       .setDebugSeeds([11])
       .setIterations(1),
@@ -203,6 +208,7 @@ describe("quiescence under Vitest, which swaps process.nextTick around console o
         step(n);
       });
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .workloadFactory(() =>
         workload(async (ctx) => {
           for (let i = 0; i < 5000; i++) {

@@ -68,9 +68,11 @@ describe("recipe text with streams", () => {
 
 describe("recipes written before schedules were explorable", () => {
   it("replay to the same failure and trace hash", async () => {
-    // Produced by the explorer before tagged segments existed (GatedBug, root seed 1).
+    // Produced by the explorer before tagged segments existed (GatedBug, root seed 1), when a
+    // simulation without a clock setting had exact clocks: `.clockFaults("none")` today.
     const report = await new SimulationBuilder()
       .workloadFactory(() => new GatedBug())
+      .clockFaults("none")
       .replayTimeline(1, "20@7701495915903741 -> 1@8962102738507020 -> 1@5232231758198729")
       .run();
     expect(report.failedRuns).toBe(1);

@@ -1,3 +1,7 @@
+/**
+ * Exact clocks (`.clockFaults("none")`) in these simulations: they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
+ */
 import { describe, expect, it } from "vitest";
 import {
   InvalidConfiguration,
@@ -16,7 +20,9 @@ const workload = (name: string, run: (ctx: SimContext) => Promise<void>, extra: 
 const proc = (name: string, run: (ctx: SimContext) => Promise<void>): Process => ({ name, run });
 
 function one(w: () => Workload, configure: (b: SimulationBuilder) => SimulationBuilder = (b) => b) {
-  return configure(new SimulationBuilder().workloadFactory(w).setDebugSeeds([42]).setIterations(1)).run();
+  return configure(
+    new SimulationBuilder().clockFaults("none").workloadFactory(w).setDebugSeeds([42]).setIterations(1),
+  ).run();
 }
 
 describe("seed lifecycle", () => {
@@ -40,6 +46,7 @@ describe("seed lifecycle", () => {
         },
       );
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .workloads(WorkloadCount.fixed(2), make)
       .setDebugSeeds([1])
       .setIterations(1)
@@ -53,6 +60,7 @@ describe("seed lifecycle", () => {
   it("the first finished workload aborts everyone's shutdown signal", async () => {
     let sawShutdownAtMs = -1;
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .workloads(WorkloadCount.fixed(2), (i) =>
         workload(`w${i}`, async (ctx) => {
           if (i === 0) {
@@ -75,6 +83,7 @@ describe("seed lifecycle", () => {
     let finallyRan = false;
     let resumed = false;
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .processes(1, () =>
         proc("sleeper", async (ctx) => {
           try {
@@ -96,6 +105,7 @@ describe("seed lifecycle", () => {
 
   it("reports a deadlock naming the seed and what was stuck, and the campaign goes on", async () => {
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .processes(1, () => proc("server", async (ctx) => void (await ctx.network.bind(`${ctx.myIp}:1`)).accept()))
       .workloadFactory(() =>
         workload("stuck", async (ctx) => {
@@ -196,6 +206,7 @@ describe("seed lifecycle", () => {
     expect(checkFail.seeds[0]!.failures[0]!.message).toContain("model mismatch");
 
     const procFail = await new SimulationBuilder()
+      .clockFaults("none")
       .processes(1, () => proc("bad", async () => Promise.reject(new Error("server bug"))))
       .workloadFactory(() => workload("w", (ctx) => ctx.time.sleep(1)))
       .setDebugSeeds([1])
@@ -228,6 +239,7 @@ describe("topology and contexts", () => {
         seen[ctx.myIp] = { id: ctx.clientId, count: ctx.clientCount, tags: { ...ctx.topology.myTags } };
       });
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .processes(3, role("acceptor"))
       .tags({ zone: ["a", "b"] })
       .processes(2, role("learner"))
@@ -252,6 +264,7 @@ describe("topology and contexts", () => {
   it("shares a per-seed state board between actors", async () => {
     let read: unknown;
     await new SimulationBuilder()
+      .clockFaults("none")
       .processes(1, () => proc("pub", async (ctx) => ctx.state.publish("leader", ctx.myIp)))
       .workloadFactory(() =>
         workload("w", async (ctx) => {
@@ -268,30 +281,40 @@ describe("topology and contexts", () => {
 
 describe("configuration errors", () => {
   it("rejects impossible builder configurations with actionable messages", async () => {
-    await expect(new SimulationBuilder().run()).rejects.toThrow(/no workloads.*workloadFactory/);
-    expect(() => new SimulationBuilder().processes(0, () => proc("p", async () => {}))).toThrow(InvalidConfiguration);
-    expect(() => new SimulationBuilder().processes([3, 2], () => proc("p", async () => {}))).toThrow(
-      /min 3 is greater than max 2/,
+    await expect(new SimulationBuilder().clockFaults("none").run()).rejects.toThrow(/no workloads.*workloadFactory/);
+    expect(() => new SimulationBuilder().clockFaults("none").processes(0, () => proc("p", async () => {}))).toThrow(
+      InvalidConfiguration,
     );
-    expect(() => new SimulationBuilder().tags({ role: ["a"] })).toThrow(/tags\(\) must be called after processes\(\)/);
+    expect(() =>
+      new SimulationBuilder().clockFaults("none").processes([3, 2], () => proc("p", async () => {})),
+    ).toThrow(/min 3 is greater than max 2/);
+    expect(() => new SimulationBuilder().clockFaults("none").tags({ role: ["a"] })).toThrow(
+      /tags\(\) must be called after processes\(\)/,
+    );
     expect(() =>
       new SimulationBuilder()
+        .clockFaults("none")
         .processes(1, () => proc("p", async () => {}))
         .processes(1, () => proc("p", async () => {})),
     ).toThrow(/already registered/);
-    expect(() => new SimulationBuilder().allowGlobal("Math.sqrt")).toThrow(/valid names: Math.random/);
-    expect(() => new SimulationBuilder().setIterations(0)).toThrow(/positive integer/);
-    expect(() => new SimulationBuilder().setDebugSeeds([-1])).toThrow(/non-negative safe integer/);
-    expect(() =>
-      new SimulationBuilder().workloads(WorkloadCount.random(3, 3), () => workload("w", async () => {})),
-    ).toThrow(/0 <= lo < hi/);
-    expect(() => new SimulationBuilder().processes(1, () => ({ name: "x" }) as unknown as Process)).toThrow(
-      /async 'run\(ctx\)'/,
+    expect(() => new SimulationBuilder().clockFaults("none").allowGlobal("Math.sqrt")).toThrow(
+      /valid names: Math.random/,
     );
+    expect(() => new SimulationBuilder().clockFaults("none").setIterations(0)).toThrow(/positive integer/);
+    expect(() => new SimulationBuilder().clockFaults("none").setDebugSeeds([-1])).toThrow(/non-negative safe integer/);
+    expect(() =>
+      new SimulationBuilder()
+        .clockFaults("none")
+        .workloads(WorkloadCount.random(3, 3), () => workload("w", async () => {})),
+    ).toThrow(/0 <= lo < hi/);
+    expect(() =>
+      new SimulationBuilder().clockFaults("none").processes(1, () => ({ name: "x" }) as unknown as Process),
+    ).toThrow(/async 'run\(ctx\)'/);
   });
 
   it("refuses a second concurrent run() in the same realm", async () => {
     const slow = new SimulationBuilder()
+      .clockFaults("none")
       .workloadFactory(() => workload("w", (ctx) => ctx.time.sleep(10)))
       .setIterations(50)
       .setBaseSeed(1);

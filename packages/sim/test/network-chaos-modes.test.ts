@@ -241,7 +241,9 @@ async function faultKinds(
 ): Promise<{ kinds: Map<string, number>; report: SimulationReport }> {
   const kinds = new Map<string, number>();
   const cursor = new TraceCursor();
+  // Exact clocks: the network's families alone (its own `timer()` drift included), no clock_skew.
   const report = await builder
+    .clockFaults("none")
     .processes(1, () => new EchoServer())
     .workloadFactory(() => new EchoClient({ rounds, timeoutMs: 2_000 }))
     .invariantFn("fault-kinds", (q) => {

@@ -1,6 +1,9 @@
 /**
  * The chaos window through the runner: the cutoff (recovery mode), custom fault injectors, and
  * the builder's validation of chaos settings.
+ *
+ * These simulations run exact clocks (`.clockFaults("none")`): they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
  */
 import { describe, expect, it } from "vitest";
 import { InvalidConfiguration, isAbortError } from "@moonpool/core";
@@ -43,6 +46,7 @@ describe("the chaos cutoff (recovery mode)", () => {
   it("after the cutoff no new configuration-driven fault, partitions healed both ways, and the echo reconverges", async () => {
     const rec = recorder();
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .enableChaos([Chaos.network("swarm"), Chaos.buggifyKnobs()])
       .chaosDuration(3_000)
       .processes(1, () => new EchoServer())
@@ -91,6 +95,7 @@ describe("the chaos cutoff (recovery mode)", () => {
   it("without chaosDuration the configuration's faults last the whole run", async () => {
     const rec = recorder();
     await new SimulationBuilder()
+      .clockFaults("none")
       .networkFaults({ ...NETWORK_BASELINE, clogProbability: 0.05, clogDurationUs: [1_000, 2_000] })
       .processes(1, () => new EchoServer())
       .workloadFactory(() => new EchoClient({ rounds: 60, pauseMs: 100 }))
@@ -133,6 +138,7 @@ describe("fault injectors", () => {
     const made: Partitioner[] = [];
     const rec = recorder();
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .networkFaults("none")
       .chaosDuration(5_000)
       .faultFactory(() => {
@@ -171,6 +177,7 @@ describe("fault injectors", () => {
 
   it("an injector's rejection fails the seed with its stack", async () => {
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .networkFaults("none")
       .chaosDuration(1_000)
       .faultFactory(() => ({
@@ -196,6 +203,7 @@ describe("fault injectors", () => {
   it("rejects bad partition arguments and is stopped when the run ends before the cutoff", async () => {
     const seen: string[] = [];
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .networkFaults("none")
       .chaosDuration(60_000)
       .faultFactory(() => ({
@@ -233,7 +241,10 @@ function explodeInsideTheInjector(): never {
 
 describe("builder validation of chaos settings", () => {
   const base = () =>
-    new SimulationBuilder().processes(1, () => new EchoServer()).workloadFactory(() => new EchoClient({ rounds: 1 }));
+    new SimulationBuilder()
+      .clockFaults("none")
+      .processes(1, () => new EchoServer())
+      .workloadFactory(() => new EchoClient({ rounds: 1 }));
   const error = (f: () => unknown): string => {
     try {
       f();

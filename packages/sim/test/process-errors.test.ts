@@ -3,6 +3,9 @@
  * ends the process at the step that made it (its time and actor in the failure), a process's own
  * `process.on(...)` listeners handle it as in Node, and `processErrors("crashProcess")` makes it a
  * crash the workload and invariants judge, from which a reboot brings the process back.
+ *
+ * These simulations run exact clocks (`.clockFaults("none")`): they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
  */
 import net from "node:net";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -42,6 +45,7 @@ describe("an unhandled rejection in a process", () => {
   it("is reported at the simulated time it happened, with its actor, and the process runs nothing after it", async () => {
     const marks: string[] = [];
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .processes(1, () => leaky(marks))
       .workloadFactory(() => sleeper(500))
       .networkFaults("none")
@@ -60,6 +64,7 @@ describe("an unhandled rejection in a process", () => {
     const marks: string[] = [];
     let crashed: { timeMs: number; source: string; kind: string | undefined }[] = [];
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .processes(1, () => leaky(marks))
       .workloadFactory(() => sleeper(500))
       .invariantFn("sees the crash", (q) => {
@@ -78,7 +83,7 @@ describe("an unhandled rejection in a process", () => {
   });
 
   it("refuses an unknown processErrors mode with the valid ones", () => {
-    expect(() => new SimulationBuilder().processErrors("restart" as never)).toThrow(
+    expect(() => new SimulationBuilder().clockFaults("none").processErrors("restart" as never)).toThrow(
       /processErrors\(mode\): mode must be "failSeed" or "crashProcess", got "restart"/,
     );
   });
@@ -119,6 +124,7 @@ describe("a throw in a socket listener", () => {
   it("is an uncaught exception of the listening process, at the instant of the data", async () => {
     const log: string[] = [];
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .processes(
         1,
         server(() => {
@@ -143,6 +149,7 @@ describe("a throw in a socket listener", () => {
     const log: string[] = [];
     let boots = 0;
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .processes(1, () => ({
         name: "server",
         async run(ctx) {
@@ -193,6 +200,7 @@ describe("a process's own process.on listeners", () => {
   it("handle the process's errors as in Node: no crash, the code goes on, the host's listener never sees them", async () => {
     const seen: string[] = [];
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .nodeRuntime()
       .processes(1, () => ({
         name: "careful",
@@ -225,6 +233,7 @@ describe("a process's own process.on listeners", () => {
   it("an uncaughtException listener alone receives a rejection as Node's ERR_UNHANDLED_REJECTION; another process's listener does not help", async () => {
     const seen: string[] = [];
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .nodeRuntime()
       .processes(2, () => ({
         name: "node",
@@ -254,6 +263,7 @@ describe("a process's own process.on listeners", () => {
   it("a listener registered in a seed is gone in the next seed (it belonged to that process)", async () => {
     const counts: number[] = [];
     await new SimulationBuilder()
+      .clockFaults("none")
       .nodeRuntime()
       .processes(1, () => ({
         name: "p",
@@ -275,6 +285,7 @@ describe("determinism of process errors", () => {
   let crashes = 0;
   const build = (seed: number, mode: "fast" | "paranoid" = "fast") =>
     new SimulationBuilder()
+      .clockFaults("none")
       .invariantFn("counts crashes", (q) => {
         crashes = q.count(PROCESS_CRASHED_EVENT_NAME);
       })

@@ -1,3 +1,7 @@
+/**
+ * Exact clocks (`.clockFaults("none")`) in these simulations: they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
+ */
 import { describe, expect, it } from "vitest";
 import {
   SimulationBuilder,
@@ -17,43 +21,59 @@ import { ProcessClock } from "../src/world/time.ts";
 import { World } from "../src/world/world.ts";
 import { inSim, workload } from "./fixtures/in-sim.ts";
 
+/** `now()` read as simulated time: exact clocks, not the baseline's per-process offsets and rates. */
+const exactClocks = (b: SimulationBuilder) => b.clockFaults("none");
+const EXACT_SEED = 1;
+
 describe("time", () => {
   it("sleep advances simulated time exactly and skips idle time", async () => {
-    const times = await inSim(async (ctx) => {
-      const t0 = ctx.time.now();
-      await ctx.time.sleep(1500.25);
-      const t1 = ctx.time.now();
-      await ctx.time.sleep(3_600_000 / 2);
-      return [t0, t1, ctx.time.now()];
-    });
+    const times = await inSim(
+      async (ctx) => {
+        const t0 = ctx.time.now();
+        await ctx.time.sleep(1500.25);
+        const t1 = ctx.time.now();
+        await ctx.time.sleep(3_600_000 / 2);
+        return [t0, t1, ctx.time.now()];
+      },
+      EXACT_SEED,
+      exactClocks,
+    );
     expect(times).toEqual([0, 1500.25, 1500.25 + 1_800_000]);
   });
 
   it("timeout resolves with the value, or rejects with TimeoutError at the deadline", async () => {
-    const result = await inSim(async (ctx) => {
-      const fast = await ctx.time.timeout(
-        10,
-        ctx.time.sleep(5).then(() => "fast"),
-      );
-      let slow: unknown;
-      try {
-        await ctx.time.timeout(10, ctx.time.sleep(50));
-      } catch (error) {
-        slow = [error instanceof TimeoutError, ctx.time.now()];
-      }
-      return { fast, slow };
-    });
+    const result = await inSim(
+      async (ctx) => {
+        const fast = await ctx.time.timeout(
+          10,
+          ctx.time.sleep(5).then(() => "fast"),
+        );
+        let slow: unknown;
+        try {
+          await ctx.time.timeout(10, ctx.time.sleep(50));
+        } catch (error) {
+          slow = [error instanceof TimeoutError, ctx.time.now()];
+        }
+        return { fast, slow };
+      },
+      EXACT_SEED,
+      exactClocks,
+    );
     expect(result).toEqual({ fast: "fast", slow: [true, 15] });
   });
 
   it("timer() never runs behind now() (no drift configured yet)", async () => {
-    const ok = await inSim(async (ctx) => {
-      for (let i = 0; i < 20; i++) {
-        await ctx.time.sleep(ctx.random.randomRange(1, 100));
-        if (ctx.time.timer() < ctx.time.now()) return false;
-      }
-      return true;
-    });
+    const ok = await inSim(
+      async (ctx) => {
+        for (let i = 0; i < 20; i++) {
+          await ctx.time.sleep(ctx.random.randomRange(1, 100));
+          if (ctx.time.timer() < ctx.time.now()) return false;
+        }
+        return true;
+      },
+      EXACT_SEED,
+      exactClocks,
+    );
     expect(ok).toBe(true);
   });
 });
@@ -202,6 +222,7 @@ describe("random, select, buggify and swarm inside a simulation", () => {
     for (let seed = 1; seed <= 12; seed++) {
       let mask = "";
       await new SimulationBuilder()
+        .clockFaults("none")
         .workloadFactory(() =>
           workload(async () => void (mask = [0, 1, 2, 3, 4, 5].map((op) => (swarmOpEnabled(op) ? "1" : "0")).join(""))),
         )

@@ -1,6 +1,9 @@
 /**
  * Topology queries (sorted, deterministic) and the group reboots of `FaultContext`: by tag, by
  * machine, by failure domain, at random; plus crashes at random instants over many seeds.
+ *
+ * These simulations run exact clocks (`.clockFaults("none")`): they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
  */
 import { describe, expect, it } from "vitest";
 import { isAbortError, OpenOptions } from "@moonpool/core";
@@ -30,6 +33,7 @@ describe("topology queries", () => {
       },
     });
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .networkFaults("none")
       .processes(12, viewer("store"))
       .tags({ role: ["leader", "follower", "witness"], disk: ["ssd"] })
@@ -110,6 +114,7 @@ describe("group reboots from a fault injector", () => {
     }
     const rec = lifecycleRecorder();
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .networkFaults("none")
       .cluster(
         { datacenters: 2, zonesPerDatacenter: 2, machinesPerZone: 2, processesPerMachine: 2 },
@@ -182,6 +187,7 @@ describe("crashes at random instants", () => {
       if (!marks.some((m) => m.boot === 2)) violations.push("no restart");
     };
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .networkFaults("none")
       .processes(1, busy)
       .workloadFactory(() => ({ name: "w", run: (ctx) => ctx.time.sleep(3_000) }))

@@ -2,6 +2,9 @@
  * Process reboots through `FaultContext`: crash (dead at its next await), graceful (flush within
  * the grace period), force kill of a stuck process, restart with a fresh instance, storage across
  * reboots and wipes, dead count, overlapping reboots, the cutoff, and the argument checks.
+ *
+ * These simulations run exact clocks (`.clockFaults("none")`): they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
  */
 import { describe, expect, it } from "vitest";
 import { isAbortError, OpenOptions } from "@moonpool/core";
@@ -37,6 +40,7 @@ function script(fn: (ctx: FaultContext) => Promise<void>): () => FaultInjector {
 
 function builder(factory: () => Process, injector: () => FaultInjector, runMs = 10_000, chaosMs = 8_000) {
   return new SimulationBuilder()
+    .clockFaults("none")
     .networkFaults("none")
     .processes(1, factory)
     .workloadFactory(() => sleeper(runMs))
@@ -133,6 +137,7 @@ describe("crash reboots", () => {
       },
     };
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .networkFaults("none")
       .processes(1, server)
       .workloadFactory(() => client)
@@ -217,6 +222,7 @@ describe("graceful reboots", () => {
   it("a graceful reboot lets the process flush within the grace period: no crash, nothing lost", async () => {
     const rec = lifecycleRecorder(["journal_boot", "journal_flushed"]);
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .networkFaults("none")
       .processes(1, () => new Journal("journal", 100, 1_000))
       .workloadFactory(() => lossyStorage)
@@ -273,6 +279,7 @@ describe("graceful reboots", () => {
     });
     const rec = lifecycleRecorder(["stubborn_boot"]);
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .networkFaults("none")
       .processes(1, stubborn)
       .workloadFactory(() => lossyStorage)
@@ -318,6 +325,7 @@ describe("graceful reboots", () => {
       },
     });
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .networkFaults("none")
       .processes(1, factory)
       // w0 finishes at 500 (shutdown triggered); w1 keeps the run going until 3000.
@@ -344,6 +352,7 @@ describe("reboot bookkeeping", () => {
     const results: unknown[] = [];
     const rec = lifecycleRecorder(["reboot_ignored"]);
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .networkFaults("none")
       .processes(3, () => new Journal())
       .workloadFactory(() => sleeper(10_000))
@@ -383,6 +392,7 @@ describe("reboot bookkeeping", () => {
   it("default delays: recovery 1000..10000 ms, grace 2000..5000 ms, drawn per reboot", async () => {
     const rec = lifecycleRecorder();
     await new SimulationBuilder()
+      .clockFaults("none")
       .networkFaults("none")
       .processes(4, () => new Journal())
       .workloadFactory(() => sleeper(40_000))
@@ -438,6 +448,7 @@ describe("reboot bookkeeping", () => {
       }
     }
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .networkFaults("none")
       .processes(2, () => new Journal())
       .workloadFactory(() => sleeper(5_000))

@@ -71,13 +71,15 @@ describe("override dimensions", () => {
     timeout: TIMEOUT_MS,
   }, async () => {
     const config = paxos();
-    const base = await run(config, 6);
+    // Seed 1: clogs and partial writes, and partial writes still without the clogs (seed 6 lost
+    // them once the baseline clocks changed its timing).
+    const base = await run(config, 1);
     expect(base.kinds.get("clog") ?? 0).toBeGreaterThan(0);
     expect(base.kinds.get("partial_write") ?? 0).toBeGreaterThan(0);
-    const clogOff = await run(config, 6, "net.off=clog");
+    const clogOff = await run(config, 1, "net.off=clog");
     expect(clogOff.kinds.get("clog") ?? 0).toBe(0);
     expect(clogOff.kinds.get("partial_write") ?? 0).toBeGreaterThan(0);
-    const allOff = await run(config, 6, "net.off=all");
+    const allOff = await run(config, 1, "net.off=all");
     for (const kind of [
       "clog",
       "partial_write",

@@ -1,10 +1,14 @@
-/** A spawned task that fails fails its seed, unless the simulation allows task failures. */
+/** A spawned task that fails fails its seed, unless the simulation allows task failures. *
+ * These simulations run exact clocks (`.clockFaults("none")`): they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
+ */
 import { describe, expect, it } from "vitest";
 import { SimulationBuilder, type SimContext } from "../src/index.ts";
 import { workload } from "./fixtures/in-sim.ts";
 
 function spawning(body: (ctx: SimContext) => Promise<void>): SimulationBuilder {
   return new SimulationBuilder()
+    .clockFaults("none")
     .workloadFactory(() => workload(body))
     .setDebugSeeds([5])
     .setIterations(1);

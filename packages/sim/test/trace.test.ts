@@ -1,3 +1,7 @@
+/**
+ * Exact clocks (`.clockFaults("none")`) in these simulations: they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
+ */
 import { describe, expect, it } from "vitest";
 import {
   SIM_FAULT_EVENT_NAME,
@@ -18,6 +22,7 @@ describe("trace timeline and invariants", () => {
       const names: string[] = [];
       const cursor = new TraceCursor();
       let b = new SimulationBuilder()
+        .clockFaults("none")
         .workloadFactory(() =>
           workload(async (ctx) => {
             ctx.trace.debug("detail", { n: 1 });
@@ -59,6 +64,7 @@ describe("trace timeline and invariants", () => {
     const inv = new Counter();
     let perSeed: number[] = [];
     await new SimulationBuilder()
+      .clockFaults("none")
       .workloadFactory(() =>
         workload(async (ctx) => {
           for (let n = 0; n < 3; n++) {

@@ -59,7 +59,8 @@ export const Chaos = Object.freeze({
   /**
    * Per-process clock faults (see `world/clock-config.ts`): wall clock offsets, rate errors of
    * both clocks and wall clock steps drawn per seed (`"random"`) or drawn and masked (`"swarm"`,
-   * 3 families). Without it (and without `.clockFaults(config)`) wall clocks are exact.
+   * 3 families). Without it (and without `.clockFaults(...)`) the clocks run the baseline,
+   * `BASELINE_CLOCK_CONFIG`; `.clockFaults("none")` makes them exact.
    */
   clock(mode: ChaosMode): Chaos {
     return Object.freeze({ surface: "clock", mode: checkMode(mode, "Chaos.clock(mode)") });

@@ -1,21 +1,27 @@
 /**
  * Which clock faults a seed runs with, and drawing each process's clock from them:
  *
- * - Neither `Chaos.clock` nor `.clockFaults(config)`: exact wall clocks; `timer()` keeps the
- *   network chaos's forward drift (`clockDriftMaxUs`).
+ * - Neither `Chaos.clock` nor `.clockFaults(...)`: the baseline, `BASELINE_CLOCK_CONFIG` (small
+ *   per-process offsets and rate errors, no steps).
+ * - `.clockFaults("none")`: exact wall clocks; `timer()` keeps the network chaos's forward drift
+ *   (`clockDriftMaxUs`).
  * - `.clockFaults(config)`: that fixed `ClockConfig` every seed.
  * - `Chaos.clock("random")`: the configuration drawn from the seed's `sim` stream within
- *   `RANDOM_CLOCK_RANGES`, in the order listed there.
+ *   `RANDOM_CLOCK_RANGES`, in the order listed there; the offset and step bounds first draw their
+ *   scale (below a second, seconds or minutes, a third each), then a value of that scale.
  * - `Chaos.clock("swarm")`: the random configuration, then one `config`-stream draw per family in
  *   `SWARM_CLOCK_FAMILIES` order (3 draws) switches that family off with probability 1/2.
  * - `Chaos.buggifyKnobs()` with `Chaos.clock`: the knobs of `CLOCK_KNOBS` spike on the seeds where
  *   their buggify points fire; a family the swarm mask switched off stays off.
  *
- * Then, with any of them, every process and workload IP (processes first, in topology order)
- * draws its own offset, monotonic origin, rate error and first step time from `sim`.
+ * Then, with any but exact clocks, every process and workload IP (processes first, in topology
+ * order) draws its own offset, monotonic origin, rate error and first step time: from `sim`, or
+ * for the baseline from `config`, so that the baseline leaves the decisions of a simulation that
+ * never reads a clock or sleeps exactly as they were (its `sim` draws, its trace).
  */
 import type { RandomStream, SeedStreams } from "../engine/rng.ts";
 import {
+  BASELINE_CLOCK_CONFIG,
   clockConfigErrors,
   CLOCK_RATE_ERROR_LIMIT,
   EXACT_CLOCK_CONFIG,
@@ -24,25 +30,41 @@ import {
 import { nextStepGapUs, type ClockSkew, type ClockSteps } from "../world/time.ts";
 import type { World } from "../world/world.ts";
 import type { Buggify } from "./buggify.ts";
-import { draw, drawFamilyMask, type Draw } from "./random-draws.ts";
+import { draw, drawFamilyMask, drawScaled, type Draw, type ScaledDraw } from "./random-draws.ts";
 import type { ChaosMode } from "./chaos.ts";
 
 const MS = 1000;
 const SECOND = 1_000_000;
+const MINUTE = 60 * SECOND;
 
-/** What `.clockFaults(...)` sets: no clock faults (exact wall clocks) or a fixed configuration. */
-export type ClockFaultsSetting = "none" | ClockConfig;
+/**
+ * What `.clockFaults(...)` sets: the baseline (the builder's default), no clock faults (exact
+ * wall clocks) or a fixed configuration.
+ */
+export type ClockFaultsSetting = "baseline" | "none" | ClockConfig;
 
 /** The ranges `Chaos.clock("random")` draws from (sim stream, in this order). */
 export const RANDOM_CLOCK_RANGES = Object.freeze({
-  /** Wall clock offsets within ±0–999 ms per seed. */
-  offsetMaxUs: [0, 1_000, MS] as Draw,
+  /**
+   * Wall clock offsets within ±0–999 ms, ±1–59 s or ±1–15 min per seed, a third each: hybrid
+   * logical clocks guard minutes (a change stamped 5 minutes ahead is refused), so offsets must
+   * reach past such a guard on a good share of seeds while sub-second ones stay as common.
+   */
+  offsetMaxUs: [
+    [0, 1_000, MS],
+    [1, 60, SECOND],
+    [1, 16, MINUTE],
+  ] as ScaledDraw,
   /** Rate errors within ±0.1–2 % per seed (real quartz drifts far less; a short run needs more to show). */
   rateErrorMax: [1, 21, 0.001] as Draw,
   /** A wall clock step every 1–29 s on average per process... */
   stepMeanIntervalUs: [1, 30, SECOND] as Draw,
-  /** ...of up to ±10–999 ms. */
-  stepMaxUs: [10, 1_000, MS] as Draw,
+  /** ...of up to ±10–999 ms, ±1–59 s or ±1–10 min, a third each (an NTP correction after a long outage). */
+  stepMaxUs: [
+    [10, 1_000, MS],
+    [1, 60, SECOND],
+    [1, 11, MINUTE],
+  ] as ScaledDraw,
 });
 
 /** The families the swarm mask may switch off, in the order of their `config`-stream draws. */
@@ -53,19 +75,19 @@ export const SWARM_CLOCK_FAMILY_OFF_PROBABILITY = 0.5;
 
 /** What `Chaos.buggifyKnobs()` spikes for clocks, with buggify ids and spike ranges `[lo, hi)`. */
 export const CLOCK_KNOBS = Object.freeze({
-  offsetMaxUs: { id: "chaos.clock.offsetMax", range: [1 * SECOND, 10 * SECOND] as const, family: "offset" },
+  offsetMaxUs: { id: "chaos.clock.offsetMax", range: [1 * MINUTE, 15 * MINUTE] as const, family: "offset" },
   rateErrorMax: { id: "chaos.clock.rateErrorMax", range: [0.02, CLOCK_RATE_ERROR_LIMIT] as const, family: "rate" },
   stepMeanIntervalUs: { id: "chaos.clock.stepMeanInterval", range: [100 * MS, 1 * SECOND] as const, family: "step" },
-  stepMaxUs: { id: "chaos.clock.stepMax", range: [1 * SECOND, 5 * SECOND] as const, family: "step" },
+  stepMaxUs: { id: "chaos.clock.stepMax", range: [1 * MINUTE, 10 * MINUTE] as const, family: "step" },
 } satisfies Record<string, { id: string; range: readonly [number, number]; family: SwarmClockFamily }>);
 export type ClockKnobName = keyof typeof CLOCK_KNOBS;
 
 export function randomClockConfig(sim: RandomStream): ClockConfig {
   const r = RANDOM_CLOCK_RANGES;
-  const offsetMaxUs = draw(sim, r.offsetMaxUs);
+  const offsetMaxUs = drawScaled(sim, r.offsetMaxUs);
   const rateErrorMax = draw(sim, r.rateErrorMax);
   const stepMeanIntervalUs = draw(sim, r.stepMeanIntervalUs);
-  const stepMaxUs = draw(sim, r.stepMaxUs);
+  const stepMaxUs = drawScaled(sim, r.stepMaxUs);
   return Object.freeze({ offsetMaxUs, rateErrorMax, stepMeanIntervalUs, stepMaxUs });
 }
 
@@ -97,8 +119,11 @@ function spikeClockKnobs(
 
 /** What a seed's clocks ran with. */
 export interface ClockChaosRecord {
-  /** "none" (exact wall clocks), "custom" (`.clockFaults(config)`) or the `Chaos.clock` mode. */
-  readonly mode: "none" | "custom" | ChaosMode;
+  /**
+   * "baseline" (neither `Chaos.clock` nor `.clockFaults`), "none" (exact wall clocks), "custom"
+   * (`.clockFaults(config)`) or the `Chaos.clock` mode.
+   */
+  readonly mode: "baseline" | "none" | "custom" | ChaosMode;
   readonly swarmMask: ClockSwarmMask | null;
   readonly buggifyKnobs: boolean;
   readonly spikedKnobs: Readonly<Partial<Record<ClockKnobName, number>>>;
@@ -107,7 +132,8 @@ export interface ClockChaosRecord {
 
 /**
  * The clock configuration of one seed. Draw order: random parameters (`sim`), the swarm mask
- * (`config`), then the knobs (`sim`, through buggify). "none" and a fixed configuration draw nothing.
+ * (`config`), then the knobs (`sim`, through buggify). The baseline, "none" and a fixed
+ * configuration draw nothing here.
  */
 export function resolveClockChaos(
   mode: ChaosMode | null,
@@ -117,9 +143,9 @@ export function resolveClockChaos(
   buggify: Buggify,
 ): ClockChaosRecord {
   if (mode === null) {
-    const config = fixed === "none" ? EXACT_CLOCK_CONFIG : fixed;
+    const config = fixed === "none" ? EXACT_CLOCK_CONFIG : fixed === "baseline" ? BASELINE_CLOCK_CONFIG : fixed;
     return Object.freeze({
-      mode: fixed === "none" ? "none" : "custom",
+      mode: typeof fixed === "string" ? fixed : "custom",
       swarmMask: null,
       buggifyKnobs: false,
       spikedKnobs: {},
@@ -161,7 +187,8 @@ export class SeedClocks {
         ? { meanIntervalUs: c.stepMeanIntervalUs, maxUs: c.stepMaxUs, cutoffUs: Infinity }
         : null;
     if (!active) return;
-    const sim = world.engine.streams.sim;
+    const streams = world.engine.streams;
+    const sim = record.mode === "baseline" ? streams.config : streams.sim;
     for (const ip of ips) {
       // Four draws per IP, always in this order, so one family switched off shifts no other value.
       const offsetUs = sim.rangeInt(-c.offsetMaxUs, c.offsetMaxUs + 1);

@@ -1,7 +1,7 @@
 /**
- * Drawing randomized network and storage configurations: integer ranges scaled to a unit,
- * ranges whose two bounds are both drawn, and the one-third-each mix of latency shapes that the
- * network and storage share.
+ * Drawing randomized network, storage and clock configurations: integer ranges scaled to a unit,
+ * values drawn at one of several scales, ranges whose two bounds are both drawn, and the
+ * one-third-each mix of latency shapes that the network and storage share.
  */
 import type { RandomStream } from "../engine/rng.ts";
 import { uniform, type LatencyDistribution, type RangeUs } from "../world/network/config.ts";
@@ -17,6 +17,13 @@ export const BIMODAL_SLOW_PROBABILITY: Draw = [1, 10, 0.001];
 
 export function draw(sim: RandomStream, [lo, hi, scale]: Draw): number {
   return sim.rangeInt(lo, hi) * scale;
+}
+
+/** A value drawn at one of several scales: one draw picks the scale (uniformly), one the value. */
+export type ScaledDraw = readonly Draw[];
+
+export function drawScaled(sim: RandomStream, scales: ScaledDraw): number {
+  return draw(sim, scales[sim.rangeInt(0, scales.length)]!);
 }
 
 /** Two bounds drawn independently; they may cross, so order them and keep the range non-empty. */

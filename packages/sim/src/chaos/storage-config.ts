@@ -18,7 +18,15 @@ import type { RandomStream, SeedStreams } from "../engine/rng.ts";
 import { DEFAULT_STORAGE_CONFIG, validateStorageConfig, type StorageConfig } from "../world/storage/config.ts";
 import type { World } from "../world/world.ts";
 import type { Buggify } from "./buggify.ts";
-import { draw, drawFamilyMask, randomLatency, type Draw, type LatencyDraw } from "./random-draws.ts";
+import {
+  draw,
+  drawFamilyMask,
+  drawScaled,
+  randomLatency,
+  type Draw,
+  type LatencyDraw,
+  type ScaledDraw,
+} from "./random-draws.ts";
 import type { ChaosMode } from "./chaos.ts";
 
 const MS = 1000;
@@ -42,8 +50,15 @@ export const RANDOM_STORAGE_RANGES = Object.freeze({
   misdirectedWriteProbability: [0, 10, 1e-5] as Draw,
   /** Per read: 0–9 in 100,000 misdirected. */
   misdirectedReadProbability: [0, 10, 1e-5] as Draw,
-  /** Per sync: 0–49 in 100,000 fail. */
-  syncFailureProbability: [0, 50, 1e-5] as Draw,
+  /**
+   * Per sync: 0–49 in 100,000 or 1–20 in 1,000 fail, half the seeds each. A bug behind one failed
+   * sync among hundreds (a compaction that trusts its sync) needs rates near 1 % to show within
+   * a few seeds; the rare rates stay as common for code that would give up under frequent ones.
+   */
+  syncFailureProbability: [
+    [0, 50, 1e-5],
+    [1, 21, 1e-3],
+  ] as ScaledDraw,
   /**
    * Per unsynced write at a crash: 10–100 % damaged. A power cut loses most of what sits in a page
    * cache, and a missing `sync()` only shows when a crash meets the write it left exposed.
@@ -132,7 +147,7 @@ export function randomStorageConfig(sim: RandomStream): StorageConfig {
   const phantomWriteProbability = draw(sim, r.phantomWriteProbability);
   const misdirectedWriteProbability = draw(sim, r.misdirectedWriteProbability);
   const misdirectedReadProbability = draw(sim, r.misdirectedReadProbability);
-  const syncFailureProbability = draw(sim, r.syncFailureProbability);
+  const syncFailureProbability = drawScaled(sim, r.syncFailureProbability);
   const crashFaultProbability = draw(sim, r.crashFaultProbability);
   const stallProbability = draw(sim, r.stallProbability);
   const stallDurationUs = draw(sim, r.stallDurationUs);

@@ -130,12 +130,12 @@ export function checkNetworkFaultsSetting(setting: "baseline" | "none" | Network
   return Object.freeze({ ...setting });
 }
 
-/** `clockFaults(setting)`: "none", or a checked and frozen `ClockConfig`. */
-export function checkClockFaultsSetting(setting: "none" | ClockConfig): ClockFaultsSetting {
-  if (setting === "none") return setting;
+/** `clockFaults(setting)`: "baseline", "none", or a checked and frozen `ClockConfig`. */
+export function checkClockFaultsSetting(setting: "baseline" | "none" | ClockConfig): ClockFaultsSetting {
+  if (setting === "baseline" || setting === "none") return setting;
   if (setting === null || typeof setting !== "object") {
     throw new InvalidConfiguration(
-      `clockFaults(setting): setting must be "none" or a ClockConfig object, got ${JSON.stringify(setting) ?? String(setting)}`,
+      `clockFaults(setting): setting must be "baseline", "none" or a ClockConfig object, got ${JSON.stringify(setting) ?? String(setting)}`,
     );
   }
   const errors = clockConfigErrors(setting);
@@ -254,8 +254,10 @@ function chaosErrors(s: BuilderSettings): string[] {
       `networkFaults(${typeof s.networkFaults === "string" ? `"${s.networkFaults}"` : "config"}) contradicts Chaos.network("${s.chaosPlan.network}"): keep one of them`,
     );
   }
-  if (s.chaosPlan.clock !== undefined && s.clockFaults !== "none") {
-    errors.push(`clockFaults(config) contradicts Chaos.clock("${s.chaosPlan.clock}"): keep one of them`);
+  if (s.chaosPlan.clock !== undefined && s.clockFaults !== "baseline") {
+    errors.push(
+      `clockFaults(${typeof s.clockFaults === "string" ? `"${s.clockFaults}"` : "config"}) contradicts Chaos.clock("${s.chaosPlan.clock}"): keep one of them`,
+    );
   }
   if (s.chaosPlan.storage !== undefined && s.storageFaults !== null) {
     errors.push(`storageFaults(config) contradicts Chaos.storage("${s.chaosPlan.storage}"): keep one of them`);

@@ -91,7 +91,7 @@ export class SimulationBuilder {
   private replay: { seed: number; recipe: Recipe; overrides: TimelineOverrides } | null = null;
   private chaosPlan: ChaosPlan = NO_CHAOS;
   private networkFaultsSetting: NetworkFaultsSetting = "baseline";
-  private clockFaultsSetting: ClockFaultsSetting = "none";
+  private clockFaultsSetting: ClockFaultsSetting = "baseline";
   private dnsSetting: DnsSetting = NO_DNS_SETTING;
   private storageFaultsSetting: StorageConfig | null = null;
   private chaosDurationMs: number | null = null;
@@ -207,11 +207,12 @@ export class SimulationBuilder {
   }
 
   /**
-   * Clock faults when there is no `Chaos.clock` entry: "none" (the default: every wall clock exact) or a fixed
-   * `ClockConfig` every seed runs with (per-process offsets, rate errors and steps are still drawn per seed within it).
-   * See `world/clock-config.ts` for what each clock promises.
+   * Clock faults when there is no `Chaos.clock` entry: "baseline" (the default: `BASELINE_CLOCK_CONFIG`, per-process
+   * offsets up to ±100 ms and rate errors up to ±0.1 %), "none" (every clock exact) or a fixed `ClockConfig` every seed
+   * runs with (per-process offsets, rate errors and steps are still drawn per seed within it). See
+   * `world/clock-config.ts` for what each clock promises.
    */
-  clockFaults(setting: "none" | ClockConfig): this {
+  clockFaults(setting: "baseline" | "none" | ClockConfig): this {
     this.clockFaultsSetting = checkClockFaultsSetting(setting);
     return this;
   }

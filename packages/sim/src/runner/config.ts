@@ -99,7 +99,7 @@ export interface SimulationConfig {
   readonly chaos: ChaosPlan;
   /** The network configuration without a `Chaos.network` entry (default: the baseline). */
   readonly networkFaults: NetworkFaultsSetting;
-  /** Clock faults without a `Chaos.clock` entry (default "none": exact wall clocks). */
+  /** Clock faults without a `Chaos.clock` entry (default "baseline": `BASELINE_CLOCK_CONFIG`). */
   readonly clockFaults?: ClockFaultsSetting;
   /** DNS faults without a `Chaos.dns` entry (default "none"). */
   readonly dnsFaults?: DnsFaultsSetting;

@@ -155,7 +155,7 @@ export function setUpSeedChaos(
   // Clocks draw last (nothing at all with exact clocks), so the other surfaces' draws are unchanged.
   const drawnClock = resolveClockChaos(
     config.chaos.clock ?? null,
-    config.clockFaults ?? "none",
+    config.clockFaults ?? "baseline",
     knobs,
     streams,
     buggify,

@@ -42,6 +42,20 @@ export const EXACT_CLOCK_CONFIG: ClockConfig = Object.freeze({
   stepMaxUs: 0,
 });
 
+/**
+ * The clocks of a simulation without clock chaos: every process's wall clock starts up to
+ * ±100 ms off true time (the forward lead the baseline network used to give `timer()` alone) and
+ * both its clocks run up to ±0.1 % fast or slow, without steps. A clock a short run can tell apart
+ * from true time, so code that trusts its own clock for a lease or across processes can fail
+ * without the author enabling clock chaos; `.clockFaults("none")` gives exact clocks.
+ */
+export const BASELINE_CLOCK_CONFIG: ClockConfig = Object.freeze({
+  offsetMaxUs: 100 * MS,
+  rateErrorMax: 0.001,
+  stepMeanIntervalUs: 0,
+  stepMaxUs: 0,
+});
+
 /** A realistic fixed configuration for `clockFaults(...)` examples: ±200 ms, ±0.5 %, a step a minute. */
 export const SAMPLE_CLOCK_CONFIG: ClockConfig = Object.freeze({
   offsetMaxUs: 200 * MS,

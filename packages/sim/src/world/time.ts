@@ -1,6 +1,6 @@
 /**
  * Simulated time: sleeps are engine events measured on the process's monotonic clock; `now()`
- * reads the process's wall clock and `timer()` its monotonic clock (exact without clock chaos).
+ * reads the process's wall clock and `timer()` its monotonic clock (exact with `.clockFaults("none")`).
  */
 import { TimeoutError, type TimeProvider } from "@moonpool/core";
 import { Incarnation, never, type PendingOp } from "../engine/incarnation.ts";
@@ -34,13 +34,13 @@ export interface ClockSteps {
 }
 
 /**
- * A process's clocks. Without clock chaos (`skew` null) `now()` is exact simulated time and
+ * A process's clocks. With exact clocks (`skew` null) `now()` is exact simulated time and
  * `timer()` may run ahead of it by at most `driftMaxUs` (0 = no drift), never behind it, and never
  * goes backwards: each read moves `timer += u · (now + max − timer) / 2`. Network chaos sets
  * `driftMaxUs` per seed; in recovery mode the clock stops drifting but keeps any lead it has.
  *
- * With clock chaos (`skew` set) the wall clock and the monotonic clock follow the model of
- * `clock-config.ts`; `driftMaxUs` is not used.
+ * With clock faults (`skew` set: the baseline clocks or clock chaos) the wall clock and the
+ * monotonic clock follow the model of `clock-config.ts`; `driftMaxUs` is not used.
  */
 export class ProcessClock {
   driftMaxUs = 0;

@@ -1,3 +1,7 @@
+/**
+ * Exact clocks (`.clockFaults("none")`) in these simulations: they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
+ */
 import { describe, expect, it } from "vitest";
 import { SimulationBuilder, type SimContext } from "../../src/index.ts";
 import { MetricQuery } from "../../src/world/metrics/query.ts";
@@ -109,6 +113,7 @@ describe("simulated metrics and MetricQuery", () => {
 describe("metrics inside a simulation", () => {
   function simulation() {
     return new SimulationBuilder()
+      .clockFaults("none")
       .processes(2, () => ({
         name: "server",
         async run(ctx: SimContext) {
@@ -153,6 +158,7 @@ describe("metric series in the JSON report", () => {
     const { validate } = await import("../cli/json-schema.ts");
     const schema = JSON.parse(await readFile(new URL("../../report.schema.json", import.meta.url), "utf8"));
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .processes(1, () => ({
         name: "ticker",
         async run(ctx: SimContext) {
@@ -183,6 +189,7 @@ describe("metric series in the JSON report", () => {
 
   it("seeds that record no metrics carry none", async () => {
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .workloadFactory(() => ({ name: "wait", run: (ctx: SimContext) => ctx.time.sleep(10) }))
       .setBaseSeed(1)
       .setIterations(1)

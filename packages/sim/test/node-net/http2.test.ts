@@ -2,6 +2,9 @@
  * `node:http2` inside a seed: Node's own HTTP/2 server and client sessions over simulated sockets;
  * stream errors; a session closed by its peer's crash; determinism under network chaos; TLS refused
  * with a typed error; outside a seed, the real module.
+ *
+ * These simulations run exact clocks (`.clockFaults("none")`): they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
  */
 import http2 from "node:http2";
 import { describe, expect, it } from "vitest";
@@ -36,6 +39,7 @@ function serverProcess(onStream: StreamHandler = serveHello) {
 /** One server process answering with `onStream`, one client workload, no network faults, one seed. */
 function oneExchange(onStream: StreamHandler, run: (ctx: SimContext) => Promise<void>) {
   return new SimulationBuilder()
+    .clockFaults("none")
     .processes(1, () => serverProcess(onStream))
     .workload({ name: "client", run })
     .networkFaults("none")
@@ -74,7 +78,10 @@ function client(out: string[], paths: readonly string[], gapMs = 10) {
 }
 
 function run(out: string[], paths: readonly string[]) {
-  return new SimulationBuilder().processes(1, () => serverProcess()).workload(client(out, paths));
+  return new SimulationBuilder()
+    .clockFaults("none")
+    .processes(1, () => serverProcess())
+    .workload(client(out, paths));
 }
 
 describe("node:http2 over the simulated network", () => {
@@ -229,6 +236,7 @@ describe("node:http2 over the simulated network", () => {
 
   it("http2 called by code that is no simulated process (a fault injector) fails the seed as an escape", async () => {
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .processes(1, () => serverProcess())
       .workload({ name: "idle", run: async (ctx: SimContext) => void (await ctx.time.sleep(50)) })
       .faultFactory(() => ({
@@ -254,6 +262,7 @@ describe("node:http2 over the simulated network", () => {
   it("TLS (https:// or createSecureServer) fails the seed with a typed error saying to use h2c", async () => {
     const errors: unknown[] = [];
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .workload({
         name: "client",
         run: async () => {

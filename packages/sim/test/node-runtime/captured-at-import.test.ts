@@ -1,3 +1,7 @@
+/**
+ * Exact clocks (`.clockFaults("none")`) in these simulations: they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
+ */
 // A module that captured each virtualised global when it loaded (as lib0, memdown, ShareDB do)
 // still gets the virtual value inside a seed: the wrappers were installed before it loaded.
 import { describe, expect, it } from "vitest";
@@ -8,6 +12,7 @@ import { captured } from "./fixtures/captured-globals.ts";
 async function inSeed<T>(body: (ctx: SimContext) => Promise<T> | T, seed = 21): Promise<T> {
   let result: T | undefined;
   const report = await new SimulationBuilder()
+    .clockFaults("none")
     .networkFaults("none")
     .nodeRuntime()
     .workloadFactory(() => ({

@@ -1,3 +1,7 @@
+/**
+ * Exact clocks (`.clockFaults("none")`) in these simulations: they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
+ */
 import { spawn } from "node:child_process";
 import { randomBytes, randomInt, randomUUID } from "node:crypto";
 import { writeFileSync } from "node:fs";
@@ -31,6 +35,7 @@ const workload = (run: (ctx: SimContext) => Promise<void>): Workload => ({ name:
 function runWith(run: (ctx: SimContext) => Promise<void>, seeds = [11], nodeRuntime = true) {
   // Without network faults the monotonic clock does not drift: performance.now() is exact.
   return new SimulationBuilder()
+    .clockFaults("none")
     .networkFaults("none")
     .workloadFactory(() => workload(run))
     .nodeRuntime(nodeRuntime)
@@ -178,6 +183,7 @@ describe("virtual Node runtime", () => {
   it("gives the same trace in paranoid stepping mode (a macrotask per step) as in fast mode", async () => {
     const hashIn = async (mode: "fast" | "paranoid") => {
       const report = await new SimulationBuilder()
+        .clockFaults("none")
         .nodeRuntime()
         .steppingMode(mode)
         .workloadFactory(() =>
@@ -200,6 +206,7 @@ describe("virtual Node runtime", () => {
   it("gives every process its own random stream: two processes never draw the same ids", async () => {
     const ids = new Map<string, string[]>();
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .nodeRuntime()
       .processes(3, () => ({
         name: "node",
@@ -247,6 +254,7 @@ describe("virtual Node runtime", () => {
       },
     });
     const report = await new SimulationBuilder()
+      .clockFaults("none")
       .nodeRuntime()
       .networkFaults("none")
       .processes(1, server)

@@ -1,3 +1,7 @@
+/**
+ * Exact clocks (`.clockFaults("none")`) in these simulations: they read `now()` as simulated time
+ * or count every injected fault, which the baseline clocks' offsets and `clock_skew` would change.
+ */
 import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -18,6 +22,7 @@ function runFixture(script: string, env: Record<string, string>): any {
 async function inSeed<T>(seed: number, body: (ctx: SimContext) => T, nodeRuntime = false) {
   let value: T | undefined;
   const builder = new SimulationBuilder()
+    .clockFaults("none")
     .setDebugSeeds([seed])
     .setIterations(1)
     .workloadFactory(() => ({

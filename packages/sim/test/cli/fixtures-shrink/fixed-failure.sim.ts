@@ -1,6 +1,7 @@
 /**
  * A failure at the same step on every draw sequence and without a fault (as
  * test/fixtures/fixed-failure.ts): the shrinker's best comes at once, then its stall rule ends the search.
+ * Exact clocks (`.clockFaults("none")`): no fault of any kind, the baseline clocks' included.
  */
 import { assertAlways, defineSimulation, SimulationBuilder, type SimContext } from "@moonpool/sim";
 
@@ -10,6 +11,7 @@ export const fixedFailure = defineSimulation({
   build: () =>
     new SimulationBuilder()
       .networkFaults("none")
+      .clockFaults("none")
       .processes(1, () => ({
         name: "node",
         async run(ctx: SimContext) {
