@@ -20,7 +20,9 @@ const CHAOS_MS = 1_000;
 
 /** A node that publishes `healed` at `healAtMs` (never when null), and a workload lasting `runMs`. */
 function simulation(healAtMs: number | null, runMs: number, properties: readonly LivenessProperty[]) {
+  // Exact clocks: the tests compare waits and failure times to the millisecond.
   let builder = new SimulationBuilder()
+    .clockFaults("none")
     .networkFaults("none")
     .processes(1, () => ({
       name: "node",

@@ -38,7 +38,7 @@ describe("moonpool explain", () => {
     expect(first.stderr).toContain(`explaining leader-election-vote-twice seed ${VOTE_TWICE_SEED}`);
     const lines = first.stdout.split("\n");
     expect(lines[0]).toBe(
-      `explain leader-election-vote-twice seed ${VOTE_TWICE_SEED}: "one leader per term" at 249.432 ms`,
+      `explain leader-election-vote-twice seed ${VOTE_TWICE_SEED}: "one leader per term" at 256.573 ms`,
     );
     // One bar per cut point: time, bar, failures/runs, interval.
     const bars = lines.filter((l) => /^\s+\d+\.\d{3} ms {2}[█░·]{24} +\d+\/\d+ {2}\[\d\.\d\d, \d\.\d\d\]/.test(l));

@@ -175,7 +175,9 @@ describe("simulated DNS", () => {
 
   /** A group of two; member 1 crashes at 100 ms and comes back at 1,100 ms; the client looks the group up. */
   function staleRun(staleMs: number, answers: string[][]): SimulationBuilder {
+    // Exact clocks: the crash at 100 ms and the lookups around it are timed by the process's clock.
     return new SimulationBuilder()
+      .clockFaults("none")
       .processes(2, web)
       .workload(
         client(async (ctx) => {

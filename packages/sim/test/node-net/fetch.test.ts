@@ -56,8 +56,10 @@ function app(results: unknown[], body: (ctx: SimContext) => Promise<unknown>) {
   };
 }
 
+/** Exact clocks (`.clockFaults("none")`): the tests read `now()` as simulated time. */
 function twoServices(results: unknown[], body: (ctx: SimContext) => Promise<unknown>, connections?: number[]) {
   return new SimulationBuilder()
+    .clockFaults("none")
     .processes(1, () => api(connections))
     .processes(1, () => app(results, body))
     .workload({ name: "w", run: async (ctx) => void (await ctx.time.sleep(6_000)) })

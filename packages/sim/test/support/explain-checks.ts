@@ -3,10 +3,10 @@ import { expect } from "vitest";
 import type { ExplainResult, WindowEvent } from "../../src/index.ts";
 import { monotoneWithinConfidence } from "../../src/runner/doom.ts";
 
-/** Seed index 0 of base seed 1 (the leader-election example's test): a split brain in term 1 at 249 ms. */
+/** Seed index 0 of base seed 1 (the leader-election example's test): a split brain in term 1 at 257 ms. */
 export const VOTE_TWICE_SEED = 469527774716190;
-/** A root seed whose own timeline fails agreement (the Paxos README's table of planted bugs). */
-export const ADOPT_FIRST_SEED = 3;
+/** A root seed whose own timeline fails agreement (of seeds 1-80: 22, 63 and 73 under the baseline clocks). */
+export const ADOPT_FIRST_SEED = 63;
 
 /** Checks every explain result must pass, whatever the simulation. */
 export function expectWellFormed(result: ExplainResult, cuts: number): void {
