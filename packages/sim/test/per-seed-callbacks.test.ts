@@ -15,6 +15,8 @@ const PER_SEED_DIRS = ["engine", "world", "chaos", "runner", "explore"];
 /** Assignments made once per realm, per agent or per HTTP/2 session, not per seed. */
 const ALLOWED = new Set([
   "engine/ticks.ts wrapper",
+  "engine/sync-wasm.ts compile",
+  "engine/sync-wasm.ts instantiate",
   "world/node-net/http2.ts request",
   "world/node-net/install.ts createConnection",
 ]);

@@ -141,13 +141,14 @@ function agentFor(host: NodeNetHost): Dispatcher {
     const inner = new SimAgent({ connect: connector(host), headersTimeout: 0, bodyTimeout: 0 });
     const dispatch = inner.dispatch.bind(inner);
     agent = inner;
-    inner.dispatch = (options, handler) => {
+    const timedDispatch: typeof dispatch = (options, handler) => {
       // New-style handlers (undici 7's onRequestStart ...) keep what they asked for.
       if (typeof handler.onHeaders !== "function") return dispatch(options, handler);
       const headersMs = Number(options.headersTimeout ?? DEFAULT_HEADERS_TIMEOUT_MS);
       const bodyMs = Number(options.bodyTimeout ?? DEFAULT_BODY_TIMEOUT_MS);
       return dispatch({ ...options, headersTimeout: 0, bodyTimeout: 0 }, withTimeouts(handler, headersMs, bodyMs));
     };
+    inner.dispatch = timedDispatch;
     agents.set(host, agent);
   }
   return agent;

@@ -75,7 +75,8 @@ export class SimDiskFilesystem extends BaseFilesystem {
     const preRun: unknown[] = [restoreNodeForEmscripten, ...((result.emscriptenOpts.preRun as unknown[]) ?? [])];
     preRun.push((mod: MountedModule) => {
       // The mount's root shares its stream_ops with every node of the mount.
-      mod.FS.lookupPath(pgdata).node.stream_ops.fsync = (stream: { nfd?: number }) => this.fsync(stream.nfd);
+      const fsync = (stream: { nfd?: number }) => this.fsync(stream.nfd);
+      mod.FS.lookupPath(pgdata).node.stream_ops.fsync = fsync;
     });
     return { emscriptenOpts: { ...result.emscriptenOpts, preRun } as typeof result.emscriptenOpts };
   }
