@@ -23,7 +23,7 @@ function outcome(report: SimulationReport): unknown {
 }
 
 describe("the adaptive campaign at size", () => {
-  it("gives the in-thread report on two workers with a fresh realm per timeline", { timeout: 600_000 }, async () => {
+  it("gives the in-thread report on two workers with a fresh realm per timeline", async () => {
     const build = () =>
       gatedSimulation().campaignBudget(120).setBaseSeed(5).simulationSource(SOURCE, "gatedSimulation");
     const inThread = await build().run();
@@ -31,7 +31,7 @@ describe("the adaptive campaign at size", () => {
     expect(outcome(twoWorkers)).toEqual(outcome(inThread));
   });
 
-  it("finds the gated bug within the default budget from every base seed tried", { timeout: 600_000 }, async () => {
+  it("finds the gated bug within the default budget from every base seed tried", async () => {
     for (const baseSeed of [1, 2, 3, 4]) {
       const report = await gatedSimulation().setBaseSeed(baseSeed).run();
       expect(report.campaign!.budgetTimelines).toBe(DEFAULT_CAMPAIGN_TIMELINES);
@@ -40,9 +40,7 @@ describe("the adaptive campaign at size", () => {
     }
   });
 
-  it("passes the correct variants on 2,000 seeds and on a budget of 2,000 timelines", {
-    timeout: 900_000,
-  }, async () => {
+  it("passes the correct variants on 2,000 seeds and on a budget of 2,000 timelines", async () => {
     for (const [name, build] of Object.entries(FIXTURES)) {
       const plain = await build("correct").setBaseSeed(1).setIterations(2000).run();
       expect(plain.failedRuns, `${name}: plain seeds`).toBe(0);
@@ -52,7 +50,7 @@ describe("the adaptive campaign at size", () => {
     }
   });
 
-  it("finds the shallow and the three-step bugs within the default budget", { timeout: 600_000 }, async () => {
+  it("finds the shallow and the three-step bugs within the default budget", async () => {
     for (const build of [quorumRead, checkThenAct, leaseNoMargin, threeStepRace]) {
       for (const baseSeed of [1, 2, 3]) {
         const report = await build().setBaseSeed(baseSeed).run();

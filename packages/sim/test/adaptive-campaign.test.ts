@@ -48,7 +48,7 @@ describe("the adaptive campaign", () => {
     expect(a.seeds.map((s) => s.traceHash)).not.toEqual(c.seeds.map((s) => s.traceHash));
   });
 
-  it("gives the in-thread report with two workers", { timeout: 60_000 }, async () => {
+  it("gives the in-thread report with two workers", async () => {
     // Realms reused (a fresh realm per timeline is adaptive-campaign.heavy.test.ts's case): the gated bug keeps no module state.
     const inThread = await gated(40, 11).run();
     const twoWorkers = await gated(40, 11).isolation("shared").run({ workers: 2 });

@@ -35,9 +35,7 @@ async function campaign(grow: PoolGrowth): Promise<{ hashes: string[]; spawned: 
 }
 
 describe("a growing worker pool", () => {
-  it("stays at one worker when the machine never has a spare core, and grows when it has", {
-    timeout: 180_000,
-  }, async () => {
+  it("stays at one worker when the machine never has a spare core, and grows when it has", async () => {
     const never = await campaign({ minSpareCores: Number.POSITIVE_INFINITY, sampleMs: 0 });
     const always = await campaign({ minSpareCores: 0, sampleMs: 0 });
     expect(never.spawned).toBe(1);

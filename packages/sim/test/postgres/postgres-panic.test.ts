@@ -25,7 +25,7 @@ function failingFsyncs(out: Outcome[], processes: PostgresProcess[], syncFailure
 }
 
 describe("Postgres on a disk whose fsyncs fail", () => {
-  it("PANICs, is started again on the same disk, and keeps every returned commit", { timeout: 900_000 }, async () => {
+  it("PANICs, is started again on the same disk, and keeps every returned commit", async () => {
     const out: Outcome[] = [];
     const processes: PostgresProcess[] = [];
     const report = await failingFsyncs(out, processes, 0.05).run();
@@ -37,7 +37,7 @@ describe("Postgres on a disk whose fsyncs fail", () => {
     expectDurable(out[0]!);
   });
 
-  it("with fsyncs that never fail, one life serves the whole seed", { timeout: 900_000 }, async () => {
+  it("with fsyncs that never fail, one life serves the whole seed", async () => {
     const out: Outcome[] = [];
     const processes: PostgresProcess[] = [];
     const report = await failingFsyncs(out, processes, 0, 200).run();

@@ -80,9 +80,9 @@ describe("storage faults on the database's disk", () => {
       misdirectedWriteProbability: 0,
     });
     expect(await writeFaults("survivable")).toEqual([]);
-  }, 600_000);
+  });
 
   it('"all" keeps what the seed\'s storage configuration draws', async () => {
     expect((await writeFaults("all")).length).toBeGreaterThan(0);
-  }, 600_000);
+  });
 });
