@@ -26,6 +26,6 @@ describe("the repository's examples, all at once", () => {
       if (entry.expectFailure === true) expect(entry.report.failedRuns, entry.name).toBeGreaterThan(0);
       else expect(entry.report.failedRuns, entry.name).toBe(0);
     }
-    expect(json.simulations.filter((s: any) => s.expectFailure === true).length).toBe(19);
+    expect(json.simulations.filter((s: any) => s.expectFailure === true).length).toBe(20);
   });
 });
