@@ -18,8 +18,6 @@ import { chaoticPaxos as paxos, runWithOverrides as run } from "./fixtures/overr
 import { EchoClient, EchoServer } from "./fixtures/chaos-echo.ts";
 import { leaseSimulation } from "./fixtures/lease.ts";
 
-const TIMEOUT_MS = 120_000;
-
 /** Everything a trace event says, to compare two runs event by event. */
 const describeEvent = (e: TraceEvent) => `${e.timeMs} ${e.source} ${e.name} ${JSON.stringify(e.fields)}`;
 const skippedEvents = (events: readonly TraceEvent[]) => events.filter((e) => e.name === SIM_FAULT_SKIPPED_EVENT_NAME);
@@ -50,9 +48,7 @@ describe("faults.skip and clock.off text", () => {
 });
 
 describe("faults.skip", () => {
-  it("leaves out exactly the named occurrence of every skippable kind: the run is identical up to it", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("leaves out exactly the named occurrence of every skippable kind: the run is identical up to it", async () => {
     const config = paxos();
     // The first occurrence of each skippable kind over a few seeds: kind -> [seed, ordinal].
     const firstOfKind = new Map<string, [number, number]>();
@@ -103,7 +99,7 @@ describe("faults.skip", () => {
     }
   });
 
-  it("absent or past the run's last fault, it changes nothing (same trace hash)", { timeout: TIMEOUT_MS }, async () => {
+  it("absent or past the run's last fault, it changes nothing (same trace hash)", async () => {
     const config = paxos();
     const base = await run(config, 6);
     const faults = base.events.filter(isInjectedFault).length;
@@ -112,9 +108,7 @@ describe("faults.skip", () => {
     expect(skippedEvents(past.events)).toEqual([]);
   });
 
-  it("counts skipped occurrences in the ordinals, so later ordinals name later occurrences", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("counts skipped occurrences in the ordinals, so later ordinals name later occurrences", async () => {
     const config = paxos();
     const measured = await measureRun(config, 6, "", parseOverrides(""));
     const [a, b] = measured.skippableFaults.slice(-2);
@@ -127,9 +121,7 @@ describe("faults.skip", () => {
     expect(after.skippableFaults).not.toContain(b);
   });
 
-  it("is deterministic: the same skips give the same trace hash twice; another seed another hash", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("is deterministic: the same skips give the same trace hash twice; another seed another hash", async () => {
     const config = paxos();
     const text = "faults.skip=0-3+10+20-25";
     const a = await run(config, 5, text);
@@ -146,9 +138,7 @@ describe("clock.off", () => {
   const kindsOf = (events: readonly TraceEvent[]) =>
     new Set(events.filter((e) => e.name === SIM_FAULT_EVENT_NAME).map((e) => e.str("kind")));
 
-  it("switches clock fault families off after the draws; absent, the clocks keep their faults", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("switches clock fault families off after the draws; absent, the clocks keep their faults", async () => {
     const config = leaseSimulation("margin", [Chaos.clock("random")]).build();
     let seed = 1;
     let base = await run(config, seed);
@@ -190,9 +180,7 @@ const echoSimulation = () =>
     });
 
 describe("the shrinker and faults.skip", () => {
-  it("leaves single fault occurrences out, and the shrunk run replays to its hash, the same twice", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("leaves single fault occurrences out, and the shrunk run replays to its hash, the same twice", async () => {
     const report = await echoSimulation().setBaseSeed(1).setIterations(40).run();
     const failing = report.seeds.filter((s) => !s.ok).map((s) => s.seed);
     expect(failing.length).toBeGreaterThan(1);

@@ -10,7 +10,6 @@ import { shrinkTimeline, type ShrinkProgress, type ShrinkResult } from "../src/i
 import { failureProperty } from "../src/runner/shrink/measure.ts";
 import { rollsAfterReboot } from "./fixtures/hunt-fixture.ts";
 
-const TIMEOUT_MS = 120_000;
 const PROPERTY = "a rebooted node never rolls zero";
 /** Fails at 2,718 ms of its 3 s run; seed 23 fails at 233 ms. */
 const LATE_SEED = 1;
@@ -21,9 +20,7 @@ const withoutWallTime = ({ wallMs: _, ...rest }: ShrinkResult) => rest;
 const atHalf = (r: ShrinkResult) => r.after.events * 2 <= r.before.events && r.after.faults * 2 <= r.before.faults;
 
 describe("the shrinker's hunt", () => {
-  it("starts once the search stalls above half, shrinks a hit on its own, and the result replays; twice the same", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("starts once the search stalls above half, shrinks a hit on its own, and the result replays; twice the same", async () => {
     const progress: ShrinkProgress[] = [];
     const result = await shrinkTimeline(rollsAfterReboot(), {
       seed: LATE_SEED,
@@ -51,14 +48,14 @@ describe("the shrinker's hunt", () => {
     expect(withoutWallTime(again)).toEqual(withoutWallTime(result));
   });
 
-  it("another failing seed hunts to another run", { timeout: TIMEOUT_MS }, async () => {
+  it("another failing seed hunts to another run", async () => {
     const a = await shrinkTimeline(rollsAfterReboot(), { seed: LATE_SEED, maxRuns: MAX_RUNS });
     const b = await shrinkTimeline(rollsAfterReboot(), { seed: 2, maxRuns: MAX_RUNS });
     expect(b.huntHits).toBeGreaterThan(0);
     expect(b.after.traceHash).not.toBe(a.after.traceHash);
   });
 
-  it("does not hunt when the search reaches half on the seed's own draws", { timeout: TIMEOUT_MS }, async () => {
+  it("does not hunt when the search reaches half on the seed's own draws", async () => {
     const progress: string[] = [];
     const result = await shrinkTimeline(rollsAfterReboot(), {
       seed: EARLY_SEED,

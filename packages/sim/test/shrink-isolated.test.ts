@@ -7,7 +7,6 @@ import { describe, expect, it } from "vitest";
 import { IsolatedRuns, shrinkTimeline } from "../src/index.ts";
 import { hangWhenSmaller } from "./fixtures/hang-when-smaller.ts";
 
-const TIMEOUT_MS = 120_000;
 const SOURCE = { module: new URL("./fixtures/hang-when-smaller.ts", import.meta.url).href, export: "hangWhenSmaller" };
 /** Far above what one step of the fixture takes, far below a test's time. */
 const RUN_LIMIT_MS = 2_000;
@@ -22,7 +21,7 @@ async function failingSeed(): Promise<number> {
 }
 
 describe("shrink candidates in a worker", () => {
-  it("a candidate spinning past the limit is not kept, and the search goes on", { timeout: TIMEOUT_MS }, async () => {
+  it("a candidate spinning past the limit is not kept, and the search goes on", async () => {
     const seed = await failingSeed();
     const isolate = new IsolatedRuns(SOURCE, RUN_LIMIT_MS);
     const lost: string[] = [];
@@ -47,9 +46,7 @@ describe("shrink candidates in a worker", () => {
     }
   });
 
-  it("measures what a run in this thread measures; without isolation nothing is lost", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("measures what a run in this thread measures; without isolation nothing is lost", async () => {
     const seed = await failingSeed();
     const isolate = new IsolatedRuns(SOURCE, RUN_LIMIT_MS);
     try {
@@ -65,9 +62,7 @@ describe("shrink candidates in a worker", () => {
     }
   });
 
-  it("a spinning run is stopped as hung and the next gets a fresh worker; a source that does not load is an error", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("a spinning run is stopped as hung and the next gets a fresh worker; a source that does not load is an error", async () => {
     const seed = await failingSeed();
     const isolate = new IsolatedRuns(SOURCE, RUN_LIMIT_MS);
     try {

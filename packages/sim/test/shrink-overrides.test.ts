@@ -11,8 +11,6 @@ import type { TraceEvent } from "../src/world/trace-log.ts";
 import { paxosSimulation } from "../../../examples/paxos/simulation.ts";
 import { chaoticPaxos as paxos, runWithOverrides as run } from "./fixtures/override-runs.ts";
 
-const TIMEOUT_MS = 120_000;
-
 const count = (events: readonly TraceEvent[], name: string) => events.filter((e) => e.name === name).length;
 const storageFaults = (kinds: Map<string, number>) =>
   [...kinds]
@@ -49,9 +47,7 @@ describe("overrides text", () => {
     expect(() => parseOverrides(text)).toThrow(message);
   });
 
-  it("replayTimeline takes the overrides as an object too; fields left out override nothing", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("replayTimeline takes the overrides as an object too; fields left out override nothing", async () => {
     const chaotic = () => paxosSimulation({ network: "random", storage: "random", attrition: "random", reboots: true });
     const hash = async (overrides: Parameters<SimulationBuilder["replayTimeline"]>[2]) =>
       (await chaotic().replayTimeline(7, "", overrides).run()).seeds[0]!.traceHash;
@@ -67,9 +63,7 @@ describe("overrides text", () => {
 });
 
 describe("override dimensions", () => {
-  it("network families off: clogs and partial writes stop, only the named family when one is named", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("network families off: clogs and partial writes stop, only the named family when one is named", async () => {
     const config = paxos();
     // Seed 1: clogs and partial writes, and partial writes still without the clogs (seed 6 lost
     // them once the baseline clocks changed its timing).
@@ -94,14 +88,14 @@ describe("override dimensions", () => {
     expect(count(allOff.events, "node_isolated")).toBeGreaterThan(0);
   });
 
-  it("lower network rates inject fewer faults", { timeout: TIMEOUT_MS }, async () => {
+  it("lower network rates inject fewer faults", async () => {
     const config = paxos();
     const base = await run(config, 6);
     const low = await run(config, 6, "net.rate=0.1");
     expect(low.kinds.get("clog") ?? 0).toBeLessThan(base.kinds.get("clog")!);
   });
 
-  it("storage families off: no storage fault is injected", { timeout: TIMEOUT_MS }, async () => {
+  it("storage families off: no storage fault is injected", async () => {
     const config = paxos();
     let seed = 1;
     let base = await run(config, seed);
@@ -113,9 +107,7 @@ describe("override dimensions", () => {
     );
   });
 
-  it("injector off: no isolation and no crash-restart; attrition off: the seed records no attrition", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("injector off: no isolation and no crash-restart; attrition off: the seed records no attrition", async () => {
     const config = paxos();
     const base = await run(config, 6);
     expect(count(base.events, "node_isolated")).toBeGreaterThan(0);
@@ -128,7 +120,7 @@ describe("override dimensions", () => {
     expect((await run(config, 6, "attrition=off")).result.chaos.attrition).toEqual([]);
   });
 
-  it("a shorter chaos window ends chaos earlier; a longer one changes nothing", { timeout: TIMEOUT_MS }, async () => {
+  it("a shorter chaos window ends chaos earlier; a longer one changes nothing", async () => {
     const config = paxos();
     const ended = (r: { events: readonly TraceEvent[] }) => r.events.find((e) => e.name === "chaos_ended")!.timeMs;
     const base = await run(config, 6);
@@ -137,9 +129,7 @@ describe("override dimensions", () => {
     expect((await run(config, 6, "window=99999")).result.traceHash).toBe(base.result.traceHash);
   });
 
-  it("ctx.size: the default without overrides, lowered (never raised) with them, reported in the result", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("ctx.size: the default without overrides, lowered (never raised) with them, reported in the result", async () => {
     const config = paxos();
     const base = await run(config, 6);
     expect(base.result.sizes).toEqual({ clients: 2, opsPerClient: 30, tailProposals: 3 });
@@ -148,9 +138,7 @@ describe("override dimensions", () => {
     expect(lowered.result.eventsProcessed).toBeLessThan(base.result.eventsProcessed);
   });
 
-  it("procs caps a ranged group after its draw, and leaves a fixed group alone; sizes are absent when nobody asks", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("procs caps a ranged group after its draw, and leaves a fixed group alone; sizes are absent when nobody asks", async () => {
     class Idle implements Process {
       constructor(readonly name: string) {}
       async run(ctx: SimContext): Promise<void> {
@@ -178,9 +166,7 @@ describe("override dimensions", () => {
     expect(started(await run(config, seed, "procs.ranged=4"), "ranged")).toBe(4);
   });
 
-  it("is deterministic: the same overrides give the same trace hash twice, other overrides another", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("is deterministic: the same overrides give the same trace hash twice, other overrides another", async () => {
     const config = paxos();
     const text = "injector=off,window=1000,net.off=clog,size.opsPerClient=5";
     const a = await run(config, 5, text);

@@ -23,8 +23,6 @@ import { isInjectedFault, measureRun } from "../src/runner/shrink/measure.ts";
 import { SIM_FAULT_EVENT_NAME, SIM_FAULT_SKIPPED_EVENT_NAME, type TraceEvent } from "../src/world/trace-log.ts";
 import { chaoticPaxos as paxos, runWithOverrides as run } from "./fixtures/override-runs.ts";
 
-const TIMEOUT_MS = 120_000;
-
 const describeEvent = (e: TraceEvent) => `${e.timeMs} ${e.source} ${e.name} ${JSON.stringify(e.fields)}`;
 /** The shortest recovery delay of a reboot's range, by who asked for it. */
 const minDelayMs = (cause: string) =>
@@ -89,9 +87,7 @@ describe("restart.min text", () => {
 });
 
 describe("restart.min", () => {
-  it("restarts the named reboot's process after the shortest delay of its range; the run is the same up to it", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("restarts the named reboot's process after the shortest delay of its range; the run is the same up to it", async () => {
     const { seed, crash, events } = await seedWithSlowRestart();
     const ip = crash.event.str("ip")!;
     const crashMs = crash.event.timeMs;
@@ -112,7 +108,7 @@ describe("restart.min", () => {
     expect(quick.result.traceHash).not.toBe((await run(paxos(), seed)).result.traceHash);
   });
 
-  it("changes nothing when the ordinal is not a reboot (same trace hash)", { timeout: TIMEOUT_MS }, async () => {
+  it("changes nothing when the ordinal is not a reboot (same trace hash)", async () => {
     const { seed, events } = await seedWithSlowRestart();
     const base = await run(paxos(), seed);
     const reboots = new Set(crashes(events).map((c) => c.ordinal));
@@ -121,9 +117,7 @@ describe("restart.min", () => {
     expect((await run(paxos(), seed, `restart.min=${notReboot}`)).result.traceHash).toBe(base.result.traceHash);
   });
 
-  it("is deterministic: the same seed twice gives the same hash; another seed or another reboot another", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("is deterministic: the same seed twice gives the same hash; another seed or another reboot another", async () => {
     const { seed, crash, events } = await seedWithSlowRestart();
     const text = `restart.min=${crash.ordinal}`;
     const a = await run(paxos(), seed, text);
@@ -136,7 +130,7 @@ describe("restart.min", () => {
       expect((await run(paxos(), seed, `restart.min=${second.ordinal}`)).result.traceHash).not.toBe(a.result.traceHash);
   });
 
-  it("lists the run's reboots for the shrinker, by ordinal", { timeout: TIMEOUT_MS }, async () => {
+  it("lists the run's reboots for the shrinker, by ordinal", async () => {
     const { seed, events } = await seedWithSlowRestart();
     const measured = await measureRun(paxos(), seed, "", parseOverrides(""));
     const graceful: number[] = [];
@@ -192,9 +186,7 @@ const bootsOnce = () =>
     .faultFactory(() => new CrashOnce());
 
 describe("shrinking with restart.min", () => {
-  it("keeps a reboot that restarts sooner when the failure comes with the restart: fewer events, same property", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("keeps a reboot that restarts sooner when the failure comes with the restart: fewer events, same property", async () => {
     const result = await shrinkTimeline(bootsOnce(), { seed: 11, maxRuns: 40 });
     expect(result.property).toBe("the node boots once");
     expect(result.overrides).toMatch(/restart\.min=\d+/);

@@ -11,7 +11,6 @@ import { SHRINK_STALL_MIN_RUNS, stallRuns } from "../src/runner/shrink/stall-rul
 import { leaderElectionSimulation } from "../../../examples/leader-election/simulation.ts";
 import { failsAtTick100 } from "./fixtures/fixed-failure.ts";
 
-const TIMEOUT_MS = 300_000;
 const withoutWallTime = ({ wallMs: _, ...rest }: ShrinkResult) => rest;
 
 describe("the shrinker's stall rule", () => {
@@ -20,9 +19,7 @@ describe("the shrinker's stall rule", () => {
     expect(stallRuns(SHRINK_STALL_MIN_RUNS * 3)).toBe(SHRINK_STALL_MIN_RUNS * 3);
   });
 
-  it("stops a search whose best came early, long before the run budget; twice the same", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("stops a search whose best came early, long before the run budget; twice the same", async () => {
     const progress: ShrinkProgress[] = [];
     const result = await shrinkTimeline(failsAtTick100(), { seed: 1, onProgress: (p) => progress.push(p) });
     expect(result.stoppedBy).toBe("stalled");
@@ -45,16 +42,14 @@ describe("the shrinker's stall rule", () => {
     expect(withoutWallTime(again)).toEqual(withoutWallTime(result));
   });
 
-  it("without it the same search spends its whole run budget", { timeout: TIMEOUT_MS }, async () => {
+  it("without it the same search spends its whole run budget", async () => {
     const maxRuns = SHRINK_STALL_MIN_RUNS + 50;
     const result = await shrinkTimeline(failsAtTick100(), { seed: 1, maxRuns, stopOnStall: false });
     expect(result.stoppedBy).toBe("runs");
     expect(result.runs).toBe(maxRuns);
   });
 
-  it("does not stop a search that keeps finding smaller runs, even 200 runs apart", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("does not stop a search that keeps finding smaller runs, even 200 runs apart", async () => {
     const buggy = () => leaderElectionSimulation({ bug: "vote-twice" });
     const report = await buggy().setBaseSeed(1).setIterations(20).run();
     // Its second failing seed: the search finds a smaller run more than 200 runs after the one before.

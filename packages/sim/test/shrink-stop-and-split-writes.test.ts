@@ -11,8 +11,6 @@ import { isInjectedFault } from "../src/runner/shrink/measure.ts";
 import { SIM_FAULT_SKIPPED_EVENT_NAME } from "../src/world/trace-log.ts";
 import { chaoticPaxos as paxos, runWithOverrides as run } from "./fixtures/override-runs.ts";
 
-const TIMEOUT_MS = 120_000;
-
 /** Twenty steps of random length; with `failAt`, that step violates a property. The check always fails. */
 class Steps implements Workload {
   readonly name = "steps";
@@ -45,9 +43,7 @@ describe("stop=failure", () => {
     expect(() => parseOverrides("stop=now")).toThrow("the only value is failure");
   });
 
-  it("ends the run at its first failure (no later step, no check); without it the run goes on", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("ends the run at its first failure (no later step, no check); without it the run goes on", async () => {
     const config = steps(5);
     const base = await run(config, 3);
     expect(base.result.failures.map((f) => f.property)).toEqual([
@@ -66,16 +62,14 @@ describe("stop=failure", () => {
     expect(stopped.result.failures[0]!.timeMs).toBe(base.result.failures[0]!.timeMs);
   });
 
-  it("changes nothing in a run that does not fail (same trace hash)", { timeout: TIMEOUT_MS }, async () => {
+  it("changes nothing in a run that does not fail (same trace hash)", async () => {
     const config = steps(null);
     const base = await run(config, 3);
     expect(base.result.failures).toEqual([]);
     expect((await run(config, 3, "stop=failure")).result.traceHash).toBe(base.result.traceHash);
   });
 
-  it("is deterministic and replayable: the same hash twice and through replayTimeline; another seed another", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("is deterministic and replayable: the same hash twice and through replayTimeline; another seed another", async () => {
     const config = steps(5);
     const a = await run(config, 3, "stop=failure");
     expect((await run(config, 3, "stop=failure")).result.traceHash).toBe(a.result.traceHash);
@@ -88,9 +82,7 @@ describe("stop=failure", () => {
 });
 
 describe("a skipped partial write", () => {
-  it("keeps the later draws in place: the same sim draws and every later fault at the same time", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("keeps the later draws in place: the same sim draws and every later fault at the same time", async () => {
     const config = paxos();
     let tried = 0;
     let aligned = 0;
@@ -120,9 +112,7 @@ describe("a skipped partial write", () => {
     expect(aligned * 4).toBeGreaterThanOrEqual(tried);
   });
 
-  it("is deterministic: the same skipped writes give the same trace hash twice; another seed another", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("is deterministic: the same skipped writes give the same trace hash twice; another seed another", async () => {
     const config = paxos();
     let seed = 0;
     let writes: number[] = [];

@@ -9,7 +9,6 @@ import { NothingToShrink, shrinkTimeline, type ShrinkResult } from "../src/index
 import { failureProperty } from "../src/runner/shrink/measure.ts";
 import { leaderElectionSimulation } from "../../../examples/leader-election/simulation.ts";
 
-const TIMEOUT_MS = 300_000;
 const buggy = () => leaderElectionSimulation({ bug: "vote-twice" });
 
 let scanned: Promise<number[]> | null = null;
@@ -29,9 +28,7 @@ async function failingSeeds(count: number): Promise<number[]> {
 const withoutWallTime = ({ wallMs: _, ...rest }: ShrinkResult) => rest;
 
 describe("shrinking the leader-election vote-twice bug", () => {
-  it("keeps the property, replays to the same hash on a fresh builder, halves events and faults, twice the same", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("keeps the property, replays to the same hash on a fresh builder, halves events and faults, twice the same", async () => {
     const [seed] = await failingSeeds(1);
     const progress: boolean[] = [];
     const result = await shrinkTimeline(buggy(), {
@@ -58,16 +55,14 @@ describe("shrinking the leader-election vote-twice bug", () => {
     expect(withoutWallTime(again)).toEqual(withoutWallTime(result));
   });
 
-  it("two failing seeds shrink to different runs", { timeout: TIMEOUT_MS }, async () => {
+  it("two failing seeds shrink to different runs", async () => {
     const [a, b] = await failingSeeds(2);
     const first = await shrinkTimeline(buggy(), { seed: a!, maxRuns: 40 });
     const second = await shrinkTimeline(buggy(), { seed: b!, maxRuns: 40 });
     expect(second.after.traceHash).not.toBe(first.after.traceHash);
   });
 
-  it("stops at the run budget or an abort with the best run so far, which still reproduces", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("stops at the run budget or an abort with the best run so far, which still reproduces", async () => {
     const [seed] = await failingSeeds(1);
     const budget = await shrinkTimeline(buggy(), { seed: seed!, maxRuns: 8 });
     expect(budget.runs).toBe(8);
@@ -84,7 +79,7 @@ describe("shrinking the leader-election vote-twice bug", () => {
     expect(interrupted.after).toEqual(interrupted.before);
   });
 
-  it("refuses a seed that passes: there is nothing to shrink", { timeout: TIMEOUT_MS }, async () => {
+  it("refuses a seed that passes: there is nothing to shrink", async () => {
     await expect(shrinkTimeline(leaderElectionSimulation(), { seed: 1 })).rejects.toThrow(NothingToShrink);
     await expect(shrinkTimeline(leaderElectionSimulation(), { seed: 1 })).rejects.toThrow(
       "passes: there is no failure to shrink",

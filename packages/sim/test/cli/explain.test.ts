@@ -13,7 +13,6 @@ import { runCli, tempDir } from "./helpers.ts";
 const FIXTURE = fileURLToPath(new URL("./fixtures-explain/", import.meta.url));
 /** Seed index 0 of base seed 1 (explain.test.ts): a split brain in term 1 at 249 ms. */
 const VOTE_TWICE_SEED = 469527774716190;
-const TIMEOUT_MS = 300_000;
 // Shared realms: a fresh realm per re-run is 24 worker starts per command; isolation is not the
 // subject here (seed-isolation.test.ts), and the two commands are compared with each other.
 const ARGS = [
@@ -30,9 +29,7 @@ const ARGS = [
 ];
 
 describe("moonpool explain", () => {
-  it("prints the curve, the verdict and the doomed window, the same twice; --json and --html", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("prints the curve, the verdict and the doomed window, the same twice; --json and --html", async () => {
     const first = await runCli(ARGS, { cwd: FIXTURE });
     expect(first.code, first.stderr).toBe(0);
     expect(first.stderr).toContain(`explaining leader-election-vote-twice seed ${VOTE_TWICE_SEED}`);
@@ -71,7 +68,7 @@ describe("moonpool explain", () => {
     expect(page).toContain(`"savedUntilUs":${parsed.doom.savedUntilUs}`);
   });
 
-  it("a missing seed, too few cut points and a passing seed are usage errors", { timeout: TIMEOUT_MS }, async () => {
+  it("a missing seed, too few cut points and a passing seed are usage errors", async () => {
     const noSeed = await runCli(["explain", "leader-election-vote-twice"], { cwd: FIXTURE });
     expect(noSeed.code).toBe(2);
     expect(noSeed.stderr).toContain("--seed S is required");

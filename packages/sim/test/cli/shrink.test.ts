@@ -12,10 +12,9 @@ import { leaderElectionSimulation } from "../../../../examples/leader-election/s
 import { runCli, tempDir } from "./helpers.ts";
 
 const REPOSITORY = fileURLToPath(new URL("../../../../", import.meta.url));
-const TIMEOUT_MS = 300_000;
 
 describe("moonpool shrink", () => {
-  it("prints the shrunk run and a replay command that reproduces it", { timeout: TIMEOUT_MS }, async () => {
+  it("prints the shrunk run and a replay command that reproduces it", async () => {
     const report = await leaderElectionSimulation({ bug: "vote-twice" }).setBaseSeed(1).setIterations(20).run();
     const seed = report.seeds.find((s) => !s.ok)!.seed;
     const out = await tempDir("shrink");
@@ -68,7 +67,7 @@ describe("moonpool shrink", () => {
     expect(replay.stdout).toContain('assertAlways("one leader per term") failed');
   });
 
-  it("a seed that passes, a missing seed and bad overrides are usage errors", { timeout: TIMEOUT_MS }, async () => {
+  it("a seed that passes, a missing seed and bad overrides are usage errors", async () => {
     const passing = await runCli(["shrink", "leader-election", "--seed", "1"], { cwd: REPOSITORY });
     expect(passing.code).toBe(2);
     expect(passing.stderr).toContain("passes: there is no failure to shrink");
@@ -87,9 +86,7 @@ describe("moonpool shrink", () => {
 describe("moonpool shrink's stall rule", () => {
   const FIXTURE = fileURLToPath(new URL("./fixtures-shrink/", import.meta.url));
 
-  it("stops the hunt when no smaller failure came in the last K runs and says where the best was found", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("stops the hunt when no smaller failure came in the last K runs and says where the best was found", async () => {
     // Bounded by runs, not by the default 2-minute budget: candidates share a realm (isolation is
     // seed-isolation.test.ts's subject) and the time budget is far above what ~420 runs need.
     const args = ["shrink", "fixed-failure", "--seed", "1", "--isolation", "shared", "--time-budget", "30m"];

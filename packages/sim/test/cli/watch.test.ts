@@ -16,7 +16,6 @@ import { startCli } from "./helpers.ts";
 const FIXTURE = fileURLToPath(new URL("./fixtures-watch/", import.meta.url));
 // Inside the repository, so the copy's `@moonpool/sim` resolves as the fixture's does.
 const REPO = fileURLToPath(new URL("../../../../", import.meta.url));
-const TIMEOUT_MS = 300_000;
 
 /** The n-th time the watcher waits for changes (after the n-th run). */
 const waiting = (n: number) => new RegExp(`(?:waiting for file changes[\\s\\S]*?){${n}}`);
@@ -41,9 +40,7 @@ async function edit(file: string, from: string, to: string): Promise<void> {
 }
 
 describe("moonpool run --watch", () => {
-  it("reruns once per edit of the simulation or a module it imports, f reruns the failed seeds, q quits", {
-    timeout: TIMEOUT_MS,
-  }, async () => {
+  it("reruns once per edit of the simulation or a module it imports, f reruns the failed seeds, q quits", async () => {
     const dir = await fixtureCopy();
     const cli = startCli(["run", "watched", "--watch", "-n", "3", "--base-seed", "1"], { cwd: dir, stdin: true });
     await cli.stderrMatch(waiting(1));
@@ -86,7 +83,7 @@ describe("moonpool run --watch", () => {
     expect(count(result.stderr, /^rerun: /m)).toBe(3);
   });
 
-  it("SIGINT while waiting quits with 130", { timeout: TIMEOUT_MS }, async () => {
+  it("SIGINT while waiting quits with 130", async () => {
     const dir = await fixtureCopy();
     const cli = startCli(["run", "--watch", "-n", "1"], { cwd: dir, stdin: true });
     await cli.stderrMatch(waiting(1));
