@@ -1,5 +1,6 @@
 /** Parsers for flag values; each error names the flag and shows the expected form. */
 import { TRACE_LEVEL_ORDER, type TraceLevel } from "@moonpool/core";
+import { parseRecipe, RecipeParseError } from "../engine/recipe.ts";
 import { MAX_SEED } from "../engine/rng.ts";
 import { REPORTER_NAMES, type ReporterName } from "./define.ts";
 import { UsageError } from "./errors.ts";
@@ -81,4 +82,30 @@ export function parseTraceLevel(text: string): TraceLevel {
   if (!(text in TRACE_LEVEL_ORDER))
     throw new UsageError(`--level '${text}': expected one of ${Object.keys(TRACE_LEVEL_ORDER).join(", ")}`);
   return text as TraceLevel;
+}
+
+/**
+ * The failing timeline a command works on (`shrink`, `explain`): the simulation, `--seed S` and
+ * an optional `--recipe R`, each checked with a message that says what to give.
+ */
+export function failingTimelineFlags(
+  command: string,
+  simulationArg: string | undefined,
+  flags: { readonly seed?: string; readonly recipe?: string },
+): { simulation: string; seed: number; recipe: string } {
+  if (simulationArg === undefined)
+    throw new UsageError(
+      `${command} needs a simulation name and --seed S (e.g. moonpool ${command} leader-election-vote-twice --seed 42)`,
+    );
+  if (flags.seed === undefined)
+    throw new UsageError(`${command} ${simulationArg}: --seed S is required (a failing seed printed by moonpool run)`);
+  const seed = parseSeed(flags.seed, "--seed");
+  const recipe = flags.recipe ?? "";
+  try {
+    parseRecipe(recipe);
+  } catch (error) {
+    if (error instanceof RecipeParseError) throw new UsageError(`--recipe: ${error.message}`);
+    throw error;
+  }
+  return { simulation: simulationArg, seed, recipe };
 }

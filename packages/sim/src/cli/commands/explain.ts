@@ -7,7 +7,6 @@
  * curve so far is still printed), 74 when the `--html` page could not be written.
  */
 import path from "node:path";
-import { parseRecipe, RecipeParseError } from "../../engine/recipe.ts";
 import {
   DEFAULT_EXPLAIN_BUDGET,
   DEFAULT_EXPLAIN_CUTS,
@@ -29,7 +28,7 @@ import { EXIT_PASSED, UsageError } from "../errors.ts";
 import { hangLimitMs, hangTimeoutFlag } from "../hang-timeout.ts";
 import type { CliIO } from "../io.ts";
 import { isolationFlag } from "../isolation-flag.ts";
-import { parsePositiveInteger, parseSeed } from "../option-values.ts";
+import { parsePositiveInteger, failingTimelineFlags } from "../option-values.ts";
 import { replayCommand } from "../replay-command.ts";
 import { writeReportFile } from "../report-files.ts";
 import { renderTimelineHtml, replayTimelineInWorker } from "../reporters/html/index.ts";
@@ -56,20 +55,7 @@ export async function explainCommand(
   flags: ExplainFlags,
   io: CliIO,
 ): Promise<number> {
-  if (simulationArg === undefined)
-    throw new UsageError(
-      "explain needs a simulation name and --seed S (e.g. moonpool explain leader-election-vote-twice --seed 42)",
-    );
-  if (flags.seed === undefined)
-    throw new UsageError(`explain ${simulationArg}: --seed S is required (a failing seed printed by moonpool run)`);
-  const seed = parseSeed(flags.seed, "--seed");
-  const recipe = flags.recipe ?? "";
-  try {
-    parseRecipe(recipe);
-  } catch (error) {
-    if (error instanceof RecipeParseError) throw new UsageError(`--recipe: ${error.message}`);
-    throw error;
-  }
+  const { simulation, seed, recipe } = failingTimelineFlags("explain", simulationArg, flags);
   const budget =
     flags.budget === undefined ? DEFAULT_EXPLAIN_BUDGET : parsePositiveInteger(flags.budget, "--budget", "180");
   const cuts = flags.cuts === undefined ? DEFAULT_EXPLAIN_CUTS : parsePositiveInteger(flags.cuts, "--cuts", "12");
@@ -80,7 +66,7 @@ export async function explainCommand(
   const discovered = await discoverSimulations(fileConfig, (failure) =>
     io.stderr.write(`${escapeTerminal(formatLoadFailure(failure))}\n`),
   );
-  const sim = findSimulation(discovered, simulationArg);
+  const sim = findSimulation(discovered, simulation);
   const config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);
   const runHangMs = hangLimitMs(hangFlagMs, fileConfig.hangTimeoutMs);
   const c = colorsFor(io.stderr);

@@ -7,7 +7,6 @@
  * printed), 74 when the `--html` page could not be written.
  */
 import path from "node:path";
-import { parseRecipe, RecipeParseError } from "../../engine/recipe.ts";
 import { formatDuration } from "../../runner/report-format.ts";
 import type { RunSize } from "../../runner/shrink/measure.ts";
 import { hangLimitMs, hangTimeoutFlag } from "../hang-timeout.ts";
@@ -22,7 +21,7 @@ import { loadConfig } from "../config-file.ts";
 import { discoverSimulations, findSimulation, formatLoadFailure } from "../discovery.ts";
 import { EXIT_PASSED, UsageError } from "../errors.ts";
 import type { CliIO } from "../io.ts";
-import { parseDurationMs, parsePositiveInteger, parseSeed } from "../option-values.ts";
+import { parseDurationMs, parsePositiveInteger, failingTimelineFlags } from "../option-values.ts";
 import { replayCommand } from "../replay-command.ts";
 import { writeReportFile } from "../report-files.ts";
 import { escapeTerminal } from "../terminal-text.ts";
@@ -67,20 +66,7 @@ export function formatShrinkSummary(result: ShrinkResult): string[] {
 }
 
 export async function shrinkCommand(simulationArg: string | undefined, flags: ShrinkFlags, io: CliIO): Promise<number> {
-  if (simulationArg === undefined)
-    throw new UsageError(
-      "shrink needs a simulation name and --seed S (e.g. moonpool shrink leader-election-vote-twice --seed 42)",
-    );
-  if (flags.seed === undefined)
-    throw new UsageError(`shrink ${simulationArg}: --seed S is required (a failing seed printed by moonpool run)`);
-  const seed = parseSeed(flags.seed, "--seed");
-  const recipe = flags.recipe ?? "";
-  try {
-    parseRecipe(recipe);
-  } catch (error) {
-    if (error instanceof RecipeParseError) throw new UsageError(`--recipe: ${error.message}`);
-    throw error;
-  }
+  const { simulation, seed, recipe } = failingTimelineFlags("shrink", simulationArg, flags);
   const maxRuns = flags.maxRuns === undefined ? undefined : parsePositiveInteger(flags.maxRuns, "--max-runs", "1000");
   const timeBudgetMs = flags.timeBudget === undefined ? undefined : parseDurationMs(flags.timeBudget, "--time-budget");
   const hangFlagMs = hangTimeoutFlag(flags);
@@ -88,7 +74,7 @@ export async function shrinkCommand(simulationArg: string | undefined, flags: Sh
   const discovered = await discoverSimulations(fileConfig, (failure) =>
     io.stderr.write(`${escapeTerminal(formatLoadFailure(failure))}\n`),
   );
-  const sim = findSimulation(discovered, simulationArg);
+  const sim = findSimulation(discovered, simulation);
   const config = buildSimulationConfig(sim.definition, { explore: false }, sim.source);
   const runHangMs = hangLimitMs(hangFlagMs, fileConfig.hangTimeoutMs);
   const c = colorsFor(io.stderr);
