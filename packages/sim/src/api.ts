@@ -55,7 +55,7 @@ export {
   type ExplainResult,
   type WindowEvent,
 } from "./runner/explain.ts";
-export type { DoomCurve, DoomCutPoint } from "./runner/doom.ts";
+export type { DoomConflict, DoomCurve, DoomCutPoint, TimedCutPoint } from "./runner/doom.ts";
 export { LIVENESS_CONVERGED_EVENT, type LivenessProperty } from "./runner/liveness.ts";
 export { IsolatedRuns, type IsolatedOutcome } from "./runner/shrink/isolated-runs.ts";
 export {

@@ -7,6 +7,8 @@ import { describe, expect, it } from "vitest";
 import { leaderElectionSimulation } from "../../../examples/leader-election/simulation.ts";
 import { paxosCampaign } from "../../../examples/paxos/simulation.ts";
 import { explainFailure } from "../src/index.ts";
+import { formatExplainText } from "../src/cli/doom-text.ts";
+import { colorsFor } from "../src/cli/colors.ts";
 import { ADOPT_FIRST_SEED, adoptedAccept, expectWellFormed } from "./support/explain-checks.ts";
 
 describe("explainFailure at the default budget", () => {
@@ -14,15 +16,29 @@ describe("explainFailure at the default budget", () => {
     const report = await leaderElectionSimulation({ bug: "vote-twice" }).setBaseSeed(1).setIterations(10).run();
     const seeds = report.seeds.filter((s) => !s.ok).map((s) => s.seed);
     expect(seeds.length).toBeGreaterThanOrEqual(3);
+    const notMonotone: number[] = [];
     for (const seed of seeds.slice(0, 3)) {
       const result = await explainFailure(leaderElectionSimulation({ bug: "vote-twice" }), { seed });
       // Cut points that fall on the same draw share their runs.
       expect(result.runs).toBeLessThanOrEqual(180);
       expect(result.runs).toBeGreaterThanOrEqual(120);
-      // Under the baseline clocks the third failing seed's curve is not monotone beyond its
-      // confidence (7/10 at one cut point, 0/10 at the next): changing the randomness later can
-      // also lead away from the failure. Recorded in issue 38's note; the other two are monotone.
-      expectWellFormed(result, 12, { monotone: seed !== 1509270961521625 });
+      expectWellFormed(result, 12);
+      if (result.conflicts.length > 0) {
+        notMonotone.push(seed);
+        // The third seed's runs cut just before term 1's election (219 ms) split that term's vote
+        // 7 times in 10; the original run elected one leader there and split term 2 at 1,205 ms,
+        // so from 329 ms on the runs fail far less: the failures the original escaped are the gap.
+        for (const c of result.conflicts) expect(c.explainedByEscape, JSON.stringify(c)).toBe(true);
+        const text = formatExplainText(
+          "leader-election-vote-twice",
+          result,
+          "replay",
+          colorsFor({ isTTY: false }),
+        ).join("\n");
+        expect(text).toContain(`not monotone within its confidence at ${result.conflicts.length} pair`);
+        for (const c of result.conflicts) expect(text).toContain(`${(c.earlierUs / 1000).toFixed(3)} ms (`);
+        expect(text).toContain("which the original run reached without failing (it escaped them)");
+      }
       const leaders = result.window.filter((e) => e.name === "leader_elected");
       const second = leaders[leaders.length - 1]!;
       const vote = result.window.find(
@@ -33,6 +49,8 @@ describe("explainFailure at the default budget", () => {
       );
       expect(vote, `seed ${seed}: ${JSON.stringify(result.window)}`).toBeDefined();
     }
+    // The check above has bitten: one of the three curves falls beyond its confidence.
+    expect(notMonotone).toEqual([1509270961521625]);
   });
 
   it("paxos adopt-first-reported-value: the accept of the value chosen second in the doomed window", async () => {

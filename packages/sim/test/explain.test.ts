@@ -8,7 +8,8 @@ import { describe, expect, it } from "vitest";
 import { leaderElectionSimulation } from "../../../examples/leader-election/simulation.ts";
 import { paxosCampaign } from "../../../examples/paxos/simulation.ts";
 import { explainFailure, ExplainError, type ExplainResult } from "../src/index.ts";
-import { cutPoint, doomCurve, monotoneWithinConfidence, wilsonInterval } from "../src/runner/doom.ts";
+import { cutPoint, doomConflicts, doomCurve, monotoneWithinConfidence, wilsonInterval } from "../src/runner/doom.ts";
+import { conflictLines } from "../src/cli/doom-text.ts";
 import { ADOPT_FIRST_SEED, adoptedAccept, expectWellFormed, VOTE_TWICE_SEED } from "./support/explain-checks.ts";
 import { doomOf } from "../src/runner/explain.ts";
 import { renderTimelineHtml } from "../src/cli/reporters/html/index.ts";
@@ -154,6 +155,37 @@ describe("the doom curve", () => {
   it("monotone within confidence: only an interval wholly above a later one breaks it", () => {
     expect(monotoneWithinConfidence([cutPoint(0, 10, 2), cutPoint(10, 10, 1), cutPoint(20, 10, 10)])).toBe(true);
     expect(monotoneWithinConfidence([cutPoint(0, 10, 10), cutPoint(10, 10, 0)])).toBe(false);
+  });
+
+  it("a fall beyond the confidence is a conflict, explained by the failures the original run escaped or not", () => {
+    const timed = (atUs: number, runs: number, failureTimesUs: number[]) => ({
+      ...cutPoint(atUs, runs, failureTimesUs.length),
+      failureTimesUs,
+    });
+    // 7 of 10 fail at 1,000 µs, 6 of them before 2,000 µs, which the original run passed: the
+    // other one alone (1/10) no longer lies above the later 0/10.
+    const escaped = [timed(0, 10, [1]), timed(1_000, 10, [1_100, 1_200, 1_300, 1_400, 1_500, 1_600, 5_000])];
+    const points = [...escaped, timed(2_000, 10, []), timed(3_000, 10, Array(10).fill(3_000))];
+    expect(doomConflicts(points)).toEqual([
+      { earlierUs: 1_000, laterUs: 2_000, escaped: 6, rest: cutPoint(1_000, 10, 1), explainedByEscape: true },
+    ]);
+    // The same 7 failures all after the later cut point: the fall is not the escape.
+    const late = [timed(1_000, 10, [2_100, 2_200, 2_300, 2_400, 2_500, 2_600, 2_700]), timed(2_000, 10, [])];
+    const [conflict] = doomConflicts(late);
+    expect(conflict).toMatchObject({ escaped: 0, explainedByEscape: false });
+    expect(doomConflicts([timed(0, 10, [1, 2]), timed(10, 10, [20, 30, 40])])).toEqual([]);
+
+    const lines = conflictLines(points, doomConflicts(points));
+    expect(lines[0]).toBe(
+      "not monotone within its confidence at 1 pair of cut points: the chance of failing given the run so far can fall as well as rise along one run",
+    );
+    expect(lines[1]).toBe(
+      "  1.000 ms (7/10) above 2.000 ms (0/10): 6 of its 7 failures came before 2.000 ms, which the original run reached without failing (it escaped them); without them 1/10 [0.02, 0.40], within 2.000 ms's interval",
+    );
+    expect(conflictLines(late, doomConflicts(late))[1]).toContain(
+      "0 of its 7 failures came before 2.000 ms, which the original run reached without failing; without them 7/10 [0.40, 0.89], still above",
+    );
+    expect(conflictLines(points.slice(0, 1), [])).toEqual([]);
   });
 });
 

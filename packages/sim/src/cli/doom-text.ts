@@ -4,6 +4,7 @@
  * doomed window; or the same as JSON. Nothing printed depends on wall time, so the same budget
  * prints the same text.
  */
+import type { DoomConflict, DoomCutPoint } from "../runner/doom.ts";
 import type { ExplainResult } from "../runner/explain.ts";
 import type { Colors } from "./colors.ts";
 import { escapeTerminal } from "./terminal-text.ts";
@@ -25,6 +26,45 @@ function fieldText(fields: Readonly<Record<string, string | number | boolean>>):
   return Object.entries(fields)
     .map(([k, v]) => `${k}=${typeof v === "string" ? JSON.stringify(v) : String(v)}`)
     .join(" ");
+}
+
+/** Conflicting pairs printed one a line at most; `--json` lists all of them. */
+const MAX_CONFLICT_LINES = 6;
+
+function count(p: { readonly failures: number; readonly runs: number }): string {
+  return `${p.failures}/${p.runs}`;
+}
+
+function interval(p: { readonly low: number; readonly high: number }): string {
+  return `[${p.low.toFixed(2)}, ${p.high.toFixed(2)}]`;
+}
+
+/**
+ * The pairs of cut points where the curve falls beyond its confidence, each with the share of the
+ * earlier point's failures that came before the later point (failures the original run escaped).
+ */
+export function conflictLines(points: readonly DoomCutPoint[], conflicts: readonly DoomConflict[]): string[] {
+  if (conflicts.length === 0) return [];
+  const at = new Map(points.map((p) => [p.atUs, p]));
+  const pairs = conflicts.length === 1 ? "1 pair" : `${conflicts.length} pairs`;
+  const lines = [
+    `not monotone within its confidence at ${pairs} of cut points: the chance of failing given the run so far can fall as well as rise along one run`,
+  ];
+  for (const conflict of conflicts.slice(0, MAX_CONFLICT_LINES)) {
+    const earlier = at.get(conflict.earlierUs)!;
+    const later = at.get(conflict.laterUs)!;
+    const head = `  ${ms(conflict.earlierUs)} (${count(earlier)}) above ${ms(conflict.laterUs)} (${count(later)}): `;
+    const escaped = `${conflict.escaped} of its ${earlier.failures} failures came before ${ms(conflict.laterUs)}, which the original run reached without failing`;
+    const rest = `${count(conflict.rest)} ${interval(conflict.rest)}`;
+    lines.push(
+      conflict.explainedByEscape
+        ? `${head}${escaped} (it escaped them); without them ${rest}, within ${ms(conflict.laterUs)}'s interval`
+        : `${head}${escaped}; without them ${rest}, still above: the original run's draws between the two made a later failure less likely, or the gap is chance at these run counts`,
+    );
+  }
+  if (conflicts.length > MAX_CONFLICT_LINES)
+    lines.push(`  and ${conflicts.length - MAX_CONFLICT_LINES} more pairs (--json lists them)`);
+  return lines;
 }
 
 export function formatExplainText(simulation: string, result: ExplainResult, replay: string, c: Colors): string[] {
@@ -64,6 +104,7 @@ export function formatExplainText(simulation: string, result: ExplainResult, rep
       `saved until ${ms(result.curve.savedUntilUs)} (a run changed after it passed), doomed from ${ms(result.curve.doomedFromUs)} (every run changed after it failed)`,
     );
   }
+  lines.push(...conflictLines(result.curve.cutPoints, result.conflicts));
   if (result.window.length > 0) {
     lines.push(`doomed window, the original run's events from ${ms(result.curve.savedUntilUs)}:`);
     for (const e of result.window) {
@@ -98,12 +139,20 @@ export function explainJson(simulation: string, result: ExplainResult, replay: s
         failures: p.failures,
         low: p.low,
         high: p.high,
+        failureTimesUs: p.failureTimesUs,
         otherFailures: p.otherFailures,
         lost: p.lost,
       })),
       savedUntilUs: result.curve.savedUntilUs,
       doomedFromUs: result.curve.doomedFromUs,
     },
+    conflicts: result.conflicts.map((c) => ({
+      earlierUs: c.earlierUs,
+      laterUs: c.laterUs,
+      escaped: c.escaped,
+      rest: { failures: c.rest.failures, runs: c.rest.runs, low: c.rest.low, high: c.rest.high },
+      explainedByEscape: c.explainedByEscape,
+    })),
     window: result.window,
     replayCommand: replay,
   };

@@ -88,10 +88,53 @@ export function doomCurve<P extends DoomCutPoint>(
  * later one's (changing less of the run never makes the failure clearly less likely).
  */
 export function monotoneWithinConfidence(points: readonly DoomCutPoint[]): boolean {
+  return conflictingPairs(points).length === 0;
+}
+
+/** The pairs `[i, j]`, `i < j`, of cut points whose intervals break monotonicity: `i`'s lies wholly above `j`'s. */
+export function conflictingPairs(points: readonly DoomCutPoint[]): [number, number][] {
+  const pairs: [number, number][] = [];
   for (let i = 0; i < points.length; i++) {
     for (let j = i + 1; j < points.length; j++) {
-      if (points[i]!.runs > 0 && points[j]!.runs > 0 && points[i]!.low > points[j]!.high) return false;
+      if (points[i]!.runs > 0 && points[j]!.runs > 0 && points[i]!.low > points[j]!.high) pairs.push([i, j]);
     }
   }
-  return true;
+  return pairs;
+}
+
+/** A cut point together with when each of its failing runs failed. */
+export interface TimedCutPoint extends DoomCutPoint {
+  /** Simulated time of each failing run's failure in µs, ascending (`failures` of them). */
+  readonly failureTimesUs: readonly number[];
+}
+
+/**
+ * A pair of cut points that breaks monotonicity, and how much of it the original run's escape
+ * accounts for. The probability of failing given the run so far is a martingale along the run,
+ * not a monotone function of the cut: it falls where the original run passed a chance to fail
+ * that the re-runs from the earlier cut point often took (docs/decisions.md D54).
+ */
+export interface DoomConflict {
+  readonly earlierUs: number;
+  readonly laterUs: number;
+  /**
+   * The earlier cut point's failures that happened before the later cut point: in a stretch the
+   * original run went through without failing, so no run cut at the later point can repeat them.
+   */
+  readonly escaped: number;
+  /** The earlier cut point's failures at or after the later cut point, and their Wilson interval. */
+  readonly rest: DoomCutPoint;
+  /** Without the escaped failures the earlier interval no longer lies wholly above the later one. */
+  readonly explainedByEscape: boolean;
+}
+
+/** Every conflicting pair of the curve, in order, with what the escaped failures account for. */
+export function doomConflicts(points: readonly TimedCutPoint[]): DoomConflict[] {
+  return conflictingPairs(points).map(([i, j]) => {
+    const earlier = points[i]!;
+    const later = points[j]!;
+    const escaped = earlier.failureTimesUs.filter((t) => t < later.atUs).length;
+    const rest = cutPoint(earlier.atUs, earlier.runs, earlier.failures - escaped);
+    return { earlierUs: earlier.atUs, laterUs: later.atUs, escaped, rest, explainedByEscape: rest.low <= later.high };
+  });
 }

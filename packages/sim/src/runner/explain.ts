@@ -13,7 +13,15 @@ import type { Breakpoint } from "../engine/rng.ts";
 import type { TraceEvent } from "../world/trace-log.ts";
 import { Campaign } from "./campaign.ts";
 import type { SimulationConfig } from "./config.ts";
-import { cutPoint, doomCurve, doomedIndex, type DoomCurve, type DoomCutPoint } from "./doom.ts";
+import {
+  cutPoint,
+  doomConflicts,
+  doomCurve,
+  doomedIndex,
+  type DoomConflict,
+  type DoomCurve,
+  type TimedCutPoint,
+} from "./doom.ts";
 import type { SeedResult } from "./seed-result.ts";
 import type { IsolatedRuns } from "./shrink/isolated-runs.ts";
 import { failureProperty, measureRun } from "./shrink/measure.ts";
@@ -49,7 +57,7 @@ export interface ExplainOptions {
 }
 
 /** A cut point with where it cuts and what its runs did besides failing the same. */
-export interface ExplainCut extends DoomCutPoint {
+export interface ExplainCut extends TimedCutPoint {
   /** Recipe segment (0: before any of the timeline's own) and draws into it where the cut falls. */
   readonly segment: number;
   readonly draws: number;
@@ -85,6 +93,12 @@ export interface ExplainResult {
   readonly neverDoomed: boolean;
   /** The original run's first events from the last saved cut point on. */
   readonly window: readonly WindowEvent[];
+  /**
+   * The pairs of cut points where the curve falls beyond its confidence (empty when it is
+   * monotone within it), each with how many of the earlier point's failures the original run
+   * escaped: the failure can depend on the run so far in both directions (docs/decisions.md D54).
+   */
+  readonly conflicts: readonly DoomConflict[];
   readonly runs: number;
   readonly runsPerCut: number;
   readonly interrupted: boolean;
@@ -211,7 +225,7 @@ export async function explainFailure(
     const key = `${mark.segment}:${mark.before}`;
     const known = done.get(key);
     if (known !== undefined) return { ...known, atUs };
-    let failures = 0;
+    const failureTimesUs: number[] = [];
     let other = 0;
     let lost = 0;
     let ran = 0;
@@ -232,11 +246,13 @@ export async function explainFailure(
       if (outcome === null) lost++;
       else ran++;
       if (outcome === null) continue;
-      if (outcome.failures.some((f) => failureProperty(f) === property)) failures++;
+      const same = outcome.failures.find((f) => failureProperty(f) === property);
+      if (same !== undefined) failureTimesUs.push(Math.round(same.timeMs * 1000));
       else if (outcome.failures.length > 0) other++;
     }
     const result: ExplainCut = {
-      ...cutPoint(atUs, ran, failures),
+      ...cutPoint(atUs, ran, failureTimesUs.length),
+      failureTimesUs: failureTimesUs.sort((a, b) => a - b),
       segment: mark.segment,
       draws: mark.before,
       otherFailures: other,
@@ -274,6 +290,7 @@ export async function explainFailure(
     doomedFromStart: at === 0,
     neverDoomed: at === curve.cutPoints.length,
     window: windowEvents(original.events, curve, failureUs),
+    conflicts: doomConflicts(curve.cutPoints),
     runs,
     runsPerCut,
     interrupted,

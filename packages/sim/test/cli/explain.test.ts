@@ -42,6 +42,8 @@ describe("moonpool explain", () => {
     expect(bars.length).toBeGreaterThanOrEqual(8);
     expect(first.stdout).toContain("<- last saved");
     expect(first.stdout).toContain("<- doomed");
+    // This seed's curve rises within its confidence: no conflicting pair to report.
+    expect(first.stdout).not.toContain("not monotone");
     expect(first.stdout).toMatch(/^saved until \d+\.\d{3} ms \(a run changed after it passed\), doomed from/m);
     expect(first.stdout).toMatch(/^ +\d+\.\d{3} ms {2}node-\d@[\d.]+ vote_granted term=1 candidate="10\.0\.1\.2"$/m);
     expect(first.stdout).toContain(
@@ -58,6 +60,8 @@ describe("moonpool explain", () => {
     const parsed = JSON.parse(json.stdout);
     expect(parsed).toMatchObject({ simulation: "leader-election-vote-twice", seed: VOTE_TWICE_SEED, runs: 24 });
     expect(parsed.doom.cutPoints.length).toBe(bars.length);
+    expect(parsed.conflicts).toEqual([]);
+    for (const p of parsed.doom.cutPoints) expect(p.failureTimesUs.length).toBe(p.failures);
     const saved = /^saved until (\d+\.\d{3}) ms/m.exec(first.stdout)![1]!;
     expect((parsed.doom.savedUntilUs / 1000).toFixed(3)).toBe(saved);
     const page = await readFile(

@@ -1,15 +1,18 @@
 /** What every explain result must show, and the failing seeds the explain tests use (tier 1 and 2). */
 import { expect } from "vitest";
 import type { ExplainResult, WindowEvent } from "../../src/index.ts";
-import { monotoneWithinConfidence } from "../../src/runner/doom.ts";
+import { conflictingPairs, monotoneWithinConfidence } from "../../src/runner/doom.ts";
 
 /** Seed index 0 of base seed 1 (the leader-election example's test): a split brain in term 1 at 257 ms. */
 export const VOTE_TWICE_SEED = 469527774716190;
 /** A root seed whose own timeline fails agreement (of seeds 1-80: 22, 63 and 73 under the baseline clocks). */
 export const ADOPT_FIRST_SEED = 63;
 
-/** Checks every explain result must pass, whatever the simulation. */
-export function expectWellFormed(result: ExplainResult, cuts: number, options: { monotone?: boolean } = {}): void {
+/**
+ * Checks every explain result must pass, whatever the simulation. A curve that is not monotone
+ * within its confidence must say so: every conflicting pair of cut points is in `conflicts`.
+ */
+export function expectWellFormed(result: ExplainResult, cuts: number): void {
   const points = result.curve.cutPoints;
   expect(points.length).toBeGreaterThanOrEqual(cuts);
   expect(points.map((p) => p.atUs)).toEqual([...points.map((p) => p.atUs)].sort((a, b) => a - b));
@@ -18,8 +21,14 @@ export function expectWellFormed(result: ExplainResult, cuts: number, options: {
   for (const p of points) {
     expect(p.low).toBeLessThanOrEqual(p.failures / p.runs);
     expect(p.high).toBeGreaterThanOrEqual(p.failures / p.runs);
+    // A run replays the original up to its cut, and the original did not fail before its end.
+    expect(p.failureTimesUs.length).toBe(p.failures);
+    for (const t of p.failureTimesUs) expect(t).toBeGreaterThanOrEqual(p.atUs);
   }
-  if (options.monotone !== false) expect(monotoneWithinConfidence(points), JSON.stringify(points)).toBe(true);
+  expect(result.conflicts.length === 0).toBe(monotoneWithinConfidence(points));
+  expect(result.conflicts.map((c) => [c.earlierUs, c.laterUs])).toEqual(
+    conflictingPairs(points).map(([i, j]) => [points[i]!.atUs, points[j]!.atUs]),
+  );
   if (!result.doomedFromStart) expect(result.curve.savedUntilUs).toBeLessThan(result.curve.doomedFromUs);
   // Every run changed only at the failure's instant or later still fails: the jump was found.
   const last = points[points.length - 1]!;
