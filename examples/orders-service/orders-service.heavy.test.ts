@@ -21,9 +21,9 @@ function campaign(variant: OrdersVariant, seeds: number) {
 /** A soak run, not a CI test: MOONPOOL_SOAK=1 runs it (docs/contributing.md, "Test tiers"). */
 const SOAK = process.env.MOONPOOL_SOAK === "1";
 
-// A seed costs 3 to 10 s of wall time here (Postgres starts at every boot of the database, in a
-// fresh realm), so the 1,000 seeds the correct service must pass take hours on 2 cores: tier 2
-// runs 40 of them, and the soak run the 1,000.
+// A seed costs 1.5 s of wall time here (median; up to 8 s: Postgres starts at every boot of the
+// database, in a fresh realm), so the 1,000 seeds the correct service must pass take half an hour
+// on one worker (docs/decisions.md D39): tier 2 runs 40 of them, and the soak run the 1,000.
 describe("orders-service campaigns", () => {
   it("the correct service passes 40 seeds", async () => {
     const report = await campaign("correct", 40);
