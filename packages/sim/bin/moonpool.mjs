@@ -23,5 +23,8 @@ if (fromDist && !existsSync(compiled)) {
   process.exit(2);
 }
 if (fromDist) process.env.TSX_TSCONFIG_PATH = fileURLToPath(new URL("../../../tsconfig.dist.json", import.meta.url));
+// Compiled, the program loads before tsx's hooks exist (through them each of its some 200 modules
+// costs a round trip to tsx's loader thread); main.js then finds it loaded. Users' files load after.
+if (!inRepository || fromDist) await import(new URL("../dist/cli/program.js", import.meta.url).href);
 register(inRepository && !fromDist ? { tsconfig: repositoryTsconfig } : {});
 await import(inRepository && !fromDist ? source.href : compiled.href);

@@ -237,7 +237,7 @@ it("tarballs hold dist/ with the HTML report's assets, README, LICENSE, no test 
   }
   const sim = packed.find((p) => p.name === "@moonpool/sim")!.files.map((f) => f.path);
   const entries = ["dist/api.js", "dist/tuning.d.ts", "dist/internal.d.ts", "dist/vitest.js"];
-  const bin = ["bin/moonpool.mjs", "dist/cli/main.js", "dist/runner/pool/worker-bootstrap.mjs"];
+  const bin = ["bin/moonpool.mjs", "dist/cli/main.js", "dist/cli/program.js", "dist/runner/pool/worker-bootstrap.mjs"];
   // The pages' scripts are bundled from their TypeScript (cli/reporters/html/browser/) at build.
   const assets = ["style.css", "campaign.js", "timeline.js"].map((f) => `dist/cli/reporters/html/assets/${f}`);
   expect(sim).toEqual(expect.arrayContaining(["report.schema.json", ...entries, ...bin, ...assets]));
