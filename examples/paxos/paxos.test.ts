@@ -197,6 +197,18 @@ describe("paxos example", () => {
     },
   );
 
+  it("clients that retry their leader first (the ballot-reuse workload) are deterministic, and seeds differ", async () => {
+    const determinism = await paxosCampaign({ workload: BALLOT_REUSE_WORKLOAD })
+      .setBaseSeed(7)
+      .setIterations(3)
+      .checkDeterminism();
+    expect(determinism.violation).toBeNull();
+    expect(determinism.deterministic).toBe(true);
+    const report = await paxosCampaign({ workload: BALLOT_REUSE_WORKLOAD }).setBaseSeed(7).setIterations(3).run();
+    expect(report.failedRuns).toBe(0);
+    expect(new Set(report.seeds.map((s) => s.traceHash)).size).toBe(3);
+  });
+
   it("the campaign is deterministic under full chaos: every draw of five seeds matches across two runs", async () => {
     const determinism = await paxosCampaign().setBaseSeed(5).setIterations(5).checkDeterminism();
     expect(determinism.violation).toBeNull();
