@@ -10,7 +10,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { SimulationReport } from "@moonpool/sim";
-import { PAXOS_STAGES, paxosCampaign, type PaxosStage } from "./simulation.ts";
+import { BALLOT_REUSE_WORKLOAD, PAXOS_STAGES, paxosCampaign, type PaxosStage } from "./simulation.ts";
 import type { PaxosBug } from "./node.ts";
 
 /** The guidance signals of node.ts and workload.ts; the campaign must reach every one. */
@@ -58,7 +58,14 @@ const EXPLORATION = { workers: 0, branchingFactor: 4, maxFrontier: 512, maxRecip
  * per-process clock offsets and rates and storage sync failures a percent scale (every trace
  * changed, so every root was checked again; decisions.md D30).
  */
-const FINDABLE_BUGS: readonly { bug: PaxosBug; seed: number; budget: number; firstAt: number }[] = [
+const FINDABLE_BUGS: readonly {
+  bug: PaxosBug;
+  seed: number;
+  budget: number;
+  firstAt: number;
+  /** The workload options of the simulation that runs this bug on the command line, if any. */
+  workload?: typeof BALLOT_REUSE_WORKLOAD;
+}[] = [
   // The root timeline of most seeds fails with these two: roots 1-16 with 10 timelines each find
   // no-promise-check on all 16 (14 on their own timeline), ignore-accepted-values on 14.
   { bug: "no-promise-check", seed: 10, budget: 10, firstAt: 1 },
@@ -71,15 +78,21 @@ const FINDABLE_BUGS: readonly { bug: PaxosBug; seed: number; budget: number; fir
   // by attrition and the crash-restart injector. Roots 1-16 with 24 timelines each find it on 9:
   // roots 1, 5 and 10 on their own timeline, root 8 at 2, 14 at 3, 12 at 5, 13 at 11, 16 at 18.
   { bug: "promise-before-persist", seed: 8, budget: 24, firstAt: 2 },
-  // Deep and rare: a leader cut off after its own acceptor alone accepted a slot, that acceptor
-  // then promising a higher ballot of the same node, a crash, a restart that counts up to the old
-  // ballot before any other node takes over, and a prepare majority without its own acceptor; the
-  // oracle that sees it is "one value per ballot and slot". Roots 1-6,000 run once each: roots
-  // 1,612, 3,102 and 4,301 fail (about one seed in 2,000). Exploring roots 1-80 with 100 timelines
-  // each (8,000 timelines) finds it on none, so this explores root 1,612, whose own timeline fails
-  // (as `paxos-ballot-reuse-after-restart` on the command line runs it): it checks the recipe and
-  // the correct protocol's pass of the same search, not the search's reach.
-  { bug: "ballot-reuse-after-restart", seed: 1612, budget: 20, firstAt: 1 },
+  // Deep: a leader whose own acceptor alone holds a slot at a ballot, a crash, a restart that
+  // counts up to the old ballot before any other node takes over, and a prepare majority without
+  // its own acceptor; the oracle that sees it is "one value per ballot and slot". With the
+  // campaign's clients (they fail over at once) about one seed in 2,000 fails; with clients that
+  // retry their leader first (`BALLOT_REUSE_WORKLOAD`, as `paxos-ballot-reuse-after-restart` on the
+  // command line runs it) 7 of 2,000 seeds of base seed 1 fail, and the default budget finds it
+  // from an unpinned base seed (decisions.md D52). This root is the first of those 7, whose own
+  // timeline fails: it checks the recipe and the correct protocol's pass of the same search.
+  {
+    bug: "ballot-reuse-after-restart",
+    seed: 4024630936656964,
+    budget: 20,
+    firstAt: 1,
+    workload: BALLOT_REUSE_WORKLOAD,
+  },
 ];
 
 function statuses(report: SimulationReport): Record<string, string> {
@@ -149,8 +162,10 @@ describe("paxos example", () => {
 
   it.each(FINDABLE_BUGS)(
     "exploration finds planted bug $bug from root seed $seed within $budget timelines (first at $firstAt), its recipe replays, and the correct protocol passes the same search",
-    async ({ bug, seed, budget, firstAt }) => {
-      const report = await paxosCampaign({ bug })
+    async ({ bug, seed, budget, firstAt, workload }) => {
+      const campaign = (options: { bug?: PaxosBug } = {}) =>
+        paxosCampaign(workload === undefined ? options : { ...options, workload });
+      const report = await campaign({ bug })
         .enableExploration({ ...EXPLORATION, maxRunsPerSeed: budget })
         .setDebugSeeds([seed])
         .setIterations(1)
@@ -165,13 +180,13 @@ describe("paxos example", () => {
       expect(recipe.recipe).toMatch(/^(sim\+schedule:\d+@\d+( -> sim\+schedule:\d+@\d+)*)?$/);
 
       // A fresh builder reproduces the failing timeline: same failure, same trace.
-      const replay = await paxosCampaign({ bug }).replayTimeline(recipe.seed, recipe.recipe).run();
+      const replay = await campaign({ bug }).replayTimeline(recipe.seed, recipe.recipe).run();
       expect(replay.failedRuns).toBe(1);
       expect(replay.seeds[0]!.traceHash).toBe(recipe.traceHash);
       expect(replay.assertionViolations.join("\n")).toContain(recipe.property);
 
       // The correct protocol passes the same exploration of the same root.
-      const correct = await paxosCampaign()
+      const correct = await campaign()
         .enableExploration({ ...EXPLORATION, maxRunsPerSeed: budget })
         .setDebugSeeds([seed])
         .setIterations(1)
@@ -181,6 +196,18 @@ describe("paxos example", () => {
       expect(correct.failedRuns).toBe(0);
     },
   );
+
+  it("clients that retry their leader first (the ballot-reuse workload) are deterministic, and seeds differ", async () => {
+    const determinism = await paxosCampaign({ workload: BALLOT_REUSE_WORKLOAD })
+      .setBaseSeed(7)
+      .setIterations(3)
+      .checkDeterminism();
+    expect(determinism.violation).toBeNull();
+    expect(determinism.deterministic).toBe(true);
+    const report = await paxosCampaign({ workload: BALLOT_REUSE_WORKLOAD }).setBaseSeed(7).setIterations(3).run();
+    expect(report.failedRuns).toBe(0);
+    expect(new Set(report.seeds.map((s) => s.traceHash)).size).toBe(3);
+  });
 
   it("the campaign is deterministic under full chaos: every draw of five seeds matches across two runs", async () => {
     const determinism = await paxosCampaign().setBaseSeed(5).setIterations(5).checkDeterminism();

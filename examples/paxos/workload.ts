@@ -74,6 +74,13 @@ export interface PaxosWorkloadOptions {
   readonly tailProposals?: number;
   /** Simulated time the recovery tail may take. */
   readonly tailDeadlineMs?: number;
+  /**
+   * Re-sends of a proposal to the node it was first sent to (the node the client believes leads)
+   * before it fails over to another one, as a client library that reconnects to its leader first
+   * does. Default 0: fail over at once. A restarted leader then hears its clients before another
+   * node takes over, which is when a proposer that forgot its ballots reuses one.
+   */
+  readonly leaderRetries?: number;
 }
 
 type ProposalState = "pending" | "acked" | "ambiguous";
@@ -312,6 +319,7 @@ export class PaxosWorkload implements Workload {
     const previousBallots = this.leaderBallots.size;
     const wasAmbiguous = this.model.proposals.get(value) === "ambiguous";
     let target = first;
+    let leaderFailures = 0;
     let oldLeaderUnavailable = false;
     let reply: Reply | null = null;
     let depth = 0;
@@ -324,9 +332,10 @@ export class PaxosWorkload implements Workload {
       if (reply?.type === "proposed" && reply.ok) break;
       const busy = reply?.type === "proposed" && !reply.ok && (reply.reason === "busy" || reply.reason === "retry");
       if (target === previousLeader && !busy) oldLeaderUnavailable = true;
-      // Another node, unless this one only asked us to come back: the one that failed may be
-      // partitioned, stalled or deposed.
-      if (!busy) target = (target + 1 + io.random.randomRange(0, this.nodes.length - 1)) % this.nodes.length;
+      // Another node, unless this one only asked us to come back, or it is the leader the client
+      // keeps retrying: the one that failed may be partitioned, stalled or deposed.
+      if (!busy && target === first && leaderFailures < (this.options.leaderRetries ?? 0)) leaderFailures += 1;
+      else if (!busy) target = (target + 1 + io.random.randomRange(0, this.nodes.length - 1)) % this.nodes.length;
     }
     assertSometimesGreaterThan(depth, 2, "deep client retry chain");
     if (reply?.type !== "proposed" || !reply.ok) {
