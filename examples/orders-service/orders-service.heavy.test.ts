@@ -23,22 +23,12 @@ const SOAK = process.env.MOONPOOL_SOAK === "1";
 
 // A seed costs 1.5 s of wall time here (median; up to 8 s: Postgres starts at every boot of the
 // database, in a fresh realm), so the 1,000 seeds the correct service must pass take half an hour
-// on one worker (docs/decisions.md D39): tier 2 runs 40 of them, and the soak run the 1,000.
+// on one worker: a soak run, not CI (docs/decisions.md D39 has its result). CI runs the example's
+// three simulations at their configured size in the repository run (cli/repository-run.heavy.test.ts:
+// 20 correct seeds, each planted bug found in 10), and tier 1 the same properties on a few seeds.
 describe("orders-service campaigns", () => {
-  it("the correct service passes 40 seeds", async () => {
-    const report = await campaign("correct", 40);
-    expect(report.failedRuns, report.toString()).toBe(0);
-  });
-
   it.runIf(SOAK)("the correct service passes 1,000 seeds (soak)", async () => {
     const report = await campaign("correct", 1_000);
     expect(report.failedRuns, report.toString()).toBe(0);
-  });
-
-  it("each planted bug fails seeds of a 20-seed campaign", async () => {
-    for (const variant of ["unlockedStock", "keyOutsideTransaction"] as const) {
-      const report = await campaign(variant, 20);
-      expect(report.failedRuns, variant).toBeGreaterThan(0);
-    }
   });
 });
