@@ -9,6 +9,7 @@ import type { ActorScope } from "../scope.ts";
 import { ipOf } from "./address.ts";
 import { takeBytes } from "./faults.ts";
 import type { SimNetwork } from "./network.ts";
+import { pairKey } from "./partitions.ts";
 
 export function isPending(op: PendingOp): boolean {
   return op.owner.isPending(op);
@@ -68,8 +69,9 @@ export class SimConnection implements Connection {
   writeClogUntilUs = 0;
   /** Chunks (null: the FIN) that met a partition on their way to this end, in order; null when none is held. */
   held: (Uint8Array | null)[] | null = null;
-  readonly localIp: string;
-  readonly peerIp: string;
+  /** Counted in the network's live ends (from creation until retired or reset). */
+  registered = false;
+  private key: string | null = null;
   /** Bytes written (read) so far by this end: a trace event's `offset`, so a read names the writes it took. */
   private sentBytes = 0;
   private readBytes = 0;
@@ -83,9 +85,18 @@ export class SimConnection implements Connection {
     readonly peerAddr: string,
     /** Shared by both ends of the pair; names the connection in `sim_fault` events. */
     readonly connectionId: number,
-  ) {
-    this.localIp = ipOf(localAddr);
-    this.peerIp = ipOf(peerAddr);
+    /** `ipOf(localAddr)` and `ipOf(peerAddr)`, passed in: the caller holds them already. */
+    readonly localIp: string = ipOf(localAddr),
+    readonly peerIp: string = ipOf(peerAddr),
+  ) {}
+
+  /**
+   * `pairKey(localIp, peerIp)`, made at its first use (partitions and per-pair latency are keyed by
+   * it) and kept: a key built per lookup is a new string to flatten and hash on every delivery.
+   */
+  get pairKey(): string {
+    this.key ??= pairKey(this.localIp, this.peerIp);
+    return this.key;
   }
 
   get owner(): Incarnation {

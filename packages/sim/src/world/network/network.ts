@@ -112,8 +112,12 @@ export class SimNetwork {
   private readonly nextPort = new Map<string, number>();
   /** What each incarnation owns, so a crash can reset it. Entries leave when retired or reset. */
   private readonly owned = new Map<Incarnation, Set<Owned>>();
-  /** Live connection ends by ordered IP pair `local -> peer` (insertion order). */
-  private readonly byPair = new Map<string, Set<SimConnection>>();
+  /**
+   * How many live connection ends each local IP has (what random partitions split). A count, not
+   * a set of ends per IP pair: registering 2 ends per connection in a map keyed by a pair string
+   * was the largest cost of a 100-node all-to-all set-up besides GC.
+   */
+  private readonly liveEndsByIp = new Map<string, number>();
   /** Ends with chunks held by a partition, and connects held on their way. */
   readonly heldEnds = new Set<SimConnection>();
   /** Processes whose code must resume as themselves (Node's modules find their process that way). */
@@ -124,6 +128,11 @@ export class SimNetwork {
   /** Fault decisions and their cooldowns (`fault-rolls.ts`). */
   readonly faults = new NetworkFaultRolls(this);
   private nextConnectionId = 1;
+  /**
+   * Addresses `connect` already found well-formed: a cluster dials the same few addresses over and
+   * over, and the parse (a regex and its checks) was a visible share of a 100-node set-up.
+   */
+  private readonly validAddrs = new Set<string>();
 
   constructor(readonly world: World) {
     this.partitions = new PartitionTable(world, () => this.releaseHeld());
@@ -154,8 +163,14 @@ export class SimNetwork {
 
   /** Live connection ends whose local IP is `fromIp` and peer IP is `toIp`, in creation order. */
   connectionsBetween(fromIp: string, toIp: string): readonly SimConnection[] {
-    const set = this.byPair.get(pairKey(fromIp, toIp));
-    return set === undefined ? [] : [...set];
+    const out: SimConnection[] = [];
+    for (const items of this.owned.values()) {
+      for (const item of items) {
+        if (item instanceof SimConnection && item.localIp === fromIp && item.peerIp === toIp) out.push(item);
+      }
+    }
+    // Ids are handed out in creation order, and a direction holds one end per connection.
+    return out.sort((a, b) => a.connectionId - b.connectionId);
   }
 
   /** Marks both ends of `conn` stable: exempt from clogs, random close, bit flips and partial I/O. */
@@ -228,8 +243,11 @@ export class SimNetwork {
   }
 
   connect(scope: ActorScope, addr: string): Promise<Connection> {
-    const invalid = addrError(addr);
-    if (invalid !== null) return failed(scope, invalid);
+    if (!this.validAddrs.has(addr)) {
+      const invalid = addrError(addr);
+      if (invalid !== null) return failed(scope, invalid);
+      this.validAddrs.add(addr);
+    }
     const op = scope.incarnation.begin<Connection>(scope.taskState, true, "connect to", addr);
     if (op === null) return never();
     const promise = op.promise;
@@ -288,8 +306,8 @@ export class SimNetwork {
       return;
     }
     const id = this.nextConnectionId++;
-    const client = new SimConnection(this, attempt.scope, localAddr, remoteAddr, id);
-    const server = new SimConnection(this, listener.scope, remoteAddr, localAddr, id);
+    const client = new SimConnection(this, attempt.scope, localAddr, remoteAddr, id, clientIp, serverIp);
+    const server = new SimConnection(this, listener.scope, remoteAddr, localAddr, id, serverIp, clientIp);
     client.peer = server;
     server.peer = client;
     this.registerConnection(client);
@@ -426,18 +444,20 @@ export class SimNetwork {
   deliveryTimeUs(from: SimConnection): number {
     const startUs = Math.max(this.world.engine.nowUs, from.writeClogUntilUs);
     const earliest =
-      startUs + sampleLatencyUs(this.config.latency.write, this.sim) + this.pathLatencyUs(from.localIp, from.peerIp);
+      startUs +
+      sampleLatencyUs(this.config.latency.write, this.sim) +
+      this.pathLatencyUs(from.localIp, from.peerIp, from.pairKey);
     const atUs = Math.max(earliest, from.lastDeliveryUs + FIFO_SPACING_US);
     from.lastDeliveryUs = atUs;
     return atUs;
   }
 
   /** Per-pair latency (drawn once per ordered pair) plus the cluster's link latency. */
-  private pathLatencyUs(fromIp: string, toIp: string): number {
+  private pathLatencyUs(fromIp: string, toIp: string, key?: string): number {
     let extraUs = 0;
     const range = this.config.pairLatencyUs;
     if (range[1] > 0) {
-      const key = pairKey(fromIp, toIp);
+      key ??= pairKey(fromIp, toIp);
       let pairUs = this.pairLatency.get(key);
       if (pairUs === undefined) {
         pairUs = sampleRangeUs(range, this.sim);
@@ -458,7 +478,7 @@ export class SimNetwork {
     const from = to.peer;
     if (to.reset || from === null || !to.owner.alive || !from.owner.alive) return;
     this.faults.rollRandomPartition();
-    if (to.held !== null || this.partitions.blocks(from.localIp, to.localIp)) {
+    if (to.held !== null || this.partitions.blocksPair(from.localIp, to.localIp, from.pairKey)) {
       (to.held ??= []).push(data);
       this.heldEnds.add(to);
       return;
@@ -511,9 +531,7 @@ export class SimNetwork {
 
   /** Local IPs of every live connection end, sorted numerically. */
   connectedIps(): string[] {
-    const ips = new Set<string>();
-    for (const key of this.byPair.keys()) ips.add(key.slice(0, key.indexOf("->")));
-    return [...ips].sort(compareIps);
+    return [...this.liveEndsByIp.keys()].sort(compareIps);
   }
 
   /** Wakes `end`; in an event of its owner when it must resume as itself and someone else runs. */
@@ -563,12 +581,17 @@ export class SimNetwork {
 
   private registerConnection(end: SimConnection): void {
     addTo(this.owned, end.owner, end);
-    addTo(this.byPair, pairKey(end.localIp, end.peerIp), end);
+    end.registered = true;
+    this.liveEndsByIp.set(end.localIp, (this.liveEndsByIp.get(end.localIp) ?? 0) + 1);
   }
 
   private unregisterConnection(end: SimConnection): void {
     removeFrom(this.owned, end.owner, end);
-    removeFrom(this.byPair, pairKey(end.localIp, end.peerIp), end);
     this.ephemeralInUse.delete(end.localAddr); // no-op for server ends (their address is the listener's)
+    if (!end.registered) return; // retired, then reset: counted out once
+    end.registered = false;
+    const left = this.liveEndsByIp.get(end.localIp)! - 1;
+    if (left === 0) this.liveEndsByIp.delete(end.localIp);
+    else this.liveEndsByIp.set(end.localIp, left);
   }
 }

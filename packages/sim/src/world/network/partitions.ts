@@ -59,6 +59,12 @@ export class PartitionTable {
     return this.sends.has(fromIp) || this.recvs.has(toIp) || this.pairs.has(pairKey(fromIp, toIp));
   }
 
+  /** `blocks` for a connection end's direction, whose `pairKey(fromIp, toIp)` is already made. */
+  blocksPair(fromIp: string, toIp: string, key: string): boolean {
+    if (this.empty) return false;
+    return this.sends.has(fromIp) || this.recvs.has(toIp) || this.pairs.has(key);
+  }
+
   /** Cuts `from -> to` for `durationUs` (a longer cut already in force is kept). */
   cutPair(fromIp: string, toIp: string, durationUs: number, cause: PartitionCause): void {
     if (fromIp === toIp) return; // an IP always reaches itself
