@@ -59,7 +59,7 @@ const WORKLOADS: readonly BenchWorkload[] = [
     name: "hlc-5-minute-guard",
     build: () => hlcStore(),
     budget: DEFAULT_CAMPAIGN_TIMELINES,
-    note: "needs clock offsets beyond 5 minutes in the baseline (issue 34's fault-range work): with exact baseline clocks no campaign can fail it",
+    note: "needs two clocks more than 5 minutes apart; the baseline's offsets are within 100 ms (docs/decisions.md D30), so without clock chaos no campaign can fail it",
   },
 ];
 
