@@ -6,13 +6,12 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { register } from "tsx/esm/api";
+import { INTERRUPT_BUDGET_FLAG } from "./v8-flags.mjs";
 
-// A seed's fresh realm runs its code once, cold: V8's default interrupt budget sends it to the
-// optimising compiler early, work thrown away with the realm. An 8x budget cut a realm's CPU by
-// 28 % and costs long shared-realm campaigns nothing (docs/decisions.md D55). Process-wide, so the
-// worker threads made later inherit it; child processes rerun this file. A budget given to node wins.
+// Process-wide, so the worker threads made later inherit it; child processes rerun this file. A
+// budget given to node wins.
 if (!process.execArgv.some((arg) => arg.startsWith("--interrupt-budget"))) {
-  setFlagsFromString("--interrupt-budget=540672");
+  setFlagsFromString(INTERRUPT_BUDGET_FLAG);
 }
 
 const source = new URL("../src/cli/main.ts", import.meta.url);
