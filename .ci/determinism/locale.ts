@@ -1,7 +1,7 @@
 /**
  * The machine's time zone and locale do not reach a seed: every bundled example's campaign (fixed
- * base seed) runs in a child process under `TZ=UTC LANG=C` and under
- * `TZ=Asia/Tokyo LANG=tr_TR.UTF-8`, and every per-seed trace hash must be equal. Prints one row
+ * base seed) runs in a child process under `TZ=UTC LANG=C` (a fresh realm per seed) and under
+ * `TZ=Asia/Tokyo LANG=tr_TR.UTF-8` (shared realms), and every per-seed trace hash must be equal. Prints one row
  * per environment and exits 1 on any difference.
  *
  *   node --import tsx .ci/determinism/locale.ts [SEEDS]
@@ -15,9 +15,11 @@ import { fileURLToPath } from "node:url";
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const BIN = path.join(ROOT, "packages/sim/bin/moonpool.mjs");
 const BASE_SEED = 20_261_202;
+// The second environment also shares realms across seeds (the first gives each seed a fresh one,
+// the command's default): half the CPU, and equal hashes show both (docs/decisions.md D57).
 const ENVIRONMENTS = [
-  { TZ: "UTC", LANG: "C" },
-  { TZ: "Asia/Tokyo", LANG: "tr_TR.UTF-8" },
+  { TZ: "UTC", LANG: "C", isolation: "seed" },
+  { TZ: "Asia/Tokyo", LANG: "tr_TR.UTF-8", isolation: "shared" },
 ] as const;
 
 const seeds = Number(process.argv[2] ?? "5");
@@ -32,8 +34,10 @@ interface Entry {
 }
 
 /** Runs every simulation of the repository's config (the bundled examples); exit 1 is a planted bug. */
-function campaign(env: Readonly<Record<string, string>>, dir: string): Map<string, string> {
+function campaign(environment: (typeof ENVIRONMENTS)[number], dir: string): Map<string, string> {
+  const { isolation, ...env } = environment;
   const args = [BIN, "run", "--iterations", String(seeds), "--base-seed", String(BASE_SEED), "--workers", "2"];
+  args.push("--isolation", isolation);
   args.push("--reporter", "json", "--out", dir);
   try {
     execFileSync(process.execPath, args, {
@@ -57,7 +61,7 @@ try {
   let reference: { label: string; hashes: Map<string, string> } | null = null;
   for (const env of ENVIRONMENTS) {
     const started = performance.now();
-    const label = `TZ=${env.TZ} LANG=${env.LANG}`;
+    const label = `TZ=${env.TZ} LANG=${env.LANG}, ${env.isolation === "seed" ? "fresh" : "shared"} realms`;
     const hashes = campaign(env, mkdtempSync(path.join(root, "env-")));
     let here = 0;
     if (reference === null) reference = { label, hashes };
@@ -71,7 +75,7 @@ try {
     differing += here;
     const simulations = new Set([...hashes.keys()].map((key) => key.split(" ")[0]!));
     const verdict = here === 0 ? "same" : `${here} DIFFER`;
-    console.log(`${label.padEnd(34)} ${verdict.padEnd(10)} ${hashes.size} seeds of ${simulations.size} simulations (${[...simulations].join(", ")}); ${Math.round(performance.now() - started)} ms`);
+    console.log(`${label.padEnd(48)} ${verdict.padEnd(10)} ${hashes.size} seeds of ${simulations.size} simulations (${[...simulations].join(", ")}); ${Math.round(performance.now() - started)} ms`);
   }
   console.log(differing === 0 ? "locale check: every per-seed hash equal under both environments" : `locale check: ${differing} per-seed hashes differ`);
 } finally {

@@ -1,8 +1,8 @@
 /**
  * The determinism matrix: the examples' campaigns (fixed base seed) under every Node binary given
- * on the command line. The first binary runs every simulation in both stepping modes on 2 workers;
- * the others run the fast mode on 2 workers. MATRIX_ALL_LAYOUTS=1 adds 1 worker and 3 shards
- * merged, in both modes, on every binary. Prints one row per cell and fails (exit 1) when any
+ * on the command line. The first binary runs every simulation in both stepping modes on 2 workers,
+ * a fresh realm per seed; the others run the fast mode on 2 workers in shared realms. MATRIX_ALL_LAYOUTS=1 adds 1 worker and 3 shards
+ * merged, in both modes and fresh realms, on every binary. Prints one row per cell and fails (exit 1) when any
  * per-seed trace hash differs from the first cell's.
  *
  *   node --import tsx .ci/determinism/matrix.ts SEEDS NODE_BINARY...
@@ -70,23 +70,26 @@ function hashesOf(file: string): { hashes: Map<string, string>; modeDifferences:
   return { hashes, modeDifferences };
 }
 
-function runCell(node: string, layout: string, modes: "both" | "fast", dir: string): ReturnType<typeof hashesOf> {
-  const costly = costlyHashes(node, layout, modes, path.join(dir, "costly"));
-  const cell = plainCell(node, layout, modes, dir);
+type Isolation = "seed" | "shared";
+
+function runCell(node: string, layout: string, modes: "both" | "fast", isolation: Isolation, dir: string): ReturnType<typeof hashesOf> {
+  const costly = costlyHashes(node, layout, modes, isolation, path.join(dir, "costly"));
+  const cell = plainCell(node, layout, modes, isolation, dir);
   for (const [key, hash] of costly.hashes) cell.hashes.set(key, hash);
   return { hashes: cell.hashes, modeDifferences: [...cell.modeDifferences, ...costly.modeDifferences] };
 }
 
 /** The costly simulations, in the cell's layout but never sharded: their few seeds would not split. */
-function costlyHashes(node: string, layout: string, modes: "both" | "fast", dir: string): ReturnType<typeof hashesOf> {
+function costlyHashes(node: string, layout: string, modes: "both" | "fast", isolation: Isolation, dir: string): ReturnType<typeof hashesOf> {
   const args = ["run", "--iterations", String(COSTLY_SEEDS), "--base-seed", String(BASE_SEED), "--reporter", "json"];
+  args.push("--isolation", isolation);
   if (modes === "fast") args.splice(1, 0, ".fast");
   moonpool(node, [...args, "--workers", layout === "1 worker" ? "1" : "2", "--out", dir], path.join(HERE, "costly"));
   return hashesOf(path.join(dir, "report.json"));
 }
 
-function plainCell(node: string, layout: string, modes: "both" | "fast", dir: string): ReturnType<typeof hashesOf> {
-  const common = ["--iterations", String(seeds), "--base-seed", String(BASE_SEED), "--reporter", "json"];
+function plainCell(node: string, layout: string, modes: "both" | "fast", isolation: Isolation, dir: string): ReturnType<typeof hashesOf> {
+  const common = ["--iterations", String(seeds), "--base-seed", String(BASE_SEED), "--reporter", "json", "--isolation", isolation];
   // A filter matches parts of names: ".fast" selects every example in the fast mode only.
   if (modes === "fast") common.unshift(".fast");
   if (layout !== "sharded") {
@@ -117,11 +120,15 @@ try {
     const version = execFileSync(node, ["--version"], { encoding: "utf8" }).trim();
     const layouts = all ? ["1 worker", "2 workers", "sharded"] : ["2 workers"];
     const modes = all || index === 0 ? "both" : "fast";
+    // The first binary gives every seed a fresh realm (the command's default), the others share
+    // realms across seeds: a realm costs more CPU than most seeds, and equal hashes then also show
+    // that sharing changes no seed of the examples (docs/decisions.md D57).
+    const isolation: Isolation = all || index === 0 ? "seed" : "shared";
     for (const layout of layouts) {
       const started = performance.now();
       const dir = mkdtempSync(path.join(root, "cell-"));
-      const { hashes, modeDifferences } = runCell(node, layout, modes, dir);
-      const cell = `node ${version}, ${layout === "sharded" ? `${SHARDS} shards merged` : layout}`;
+      const { hashes, modeDifferences } = runCell(node, layout, modes, isolation, dir);
+      const cell = `node ${version}, ${layout === "sharded" ? `${SHARDS} shards merged` : layout}, ${isolation === "seed" ? "fresh realms" : "shared realms"}`;
       let differing = modeDifferences.length;
       for (const text of modeDifferences.slice(0, 5)) console.error(`  ${cell}: ${text}`);
       const major = version.split(".")[0]!;
@@ -139,7 +146,7 @@ try {
       for (const key of hashes.keys()) bySim.set(key.split(" ")[0]!, (bySim.get(key.split(" ")[0]!) ?? 0) + 1);
       const counts = [...bySim].map(([sim, n]) => `${sim} ${n}`).join(", ");
       const verdict = differing === 0 ? "same" : `${differing} DIFFER`;
-      rows.push(`${cell.padEnd(34)} ${verdict.padEnd(10)} ${modes === "both" ? "fast = paranoid" : "fast mode"}; seeds: ${counts}; ${Math.round(performance.now() - started)} ms`);
+      rows.push(`${cell.padEnd(50)} ${verdict.padEnd(10)} ${modes === "both" ? "fast = paranoid" : "fast mode"}; seeds: ${counts}; ${Math.round(performance.now() - started)} ms`);
       console.log(rows[rows.length - 1]);
     }
   }
