@@ -1,8 +1,8 @@
 /**
  * The machine's time zone and locale do not reach a seed: every bundled example's campaign (fixed
  * base seed) runs in a child process under `TZ=UTC LANG=C` (a fresh realm per seed) and under
- * `TZ=Asia/Tokyo LANG=tr_TR.UTF-8` (shared realms), and every per-seed trace hash must be equal. Prints one row
- * per environment and exits 1 on any difference.
+ * `TZ=Asia/Tokyo LANG=tr_TR.UTF-8` (shared realms), and every per-seed trace hash must be equal.
+ * Prints one row per environment and exits 1 on any difference.
  *
  *   node --import tsx .ci/determinism/locale.ts [SEEDS]
  */

@@ -1,9 +1,10 @@
 /**
  * The determinism matrix: the examples' campaigns (fixed base seed) under every Node binary given
  * on the command line. The first binary runs every simulation in both stepping modes on 2 workers,
- * a fresh realm per seed; the others run the fast mode on 2 workers in shared realms. MATRIX_ALL_LAYOUTS=1 adds 1 worker and 3 shards
- * merged, in both modes and fresh realms, on every binary. Prints one row per cell and fails (exit 1) when any
- * per-seed trace hash differs from the first cell's.
+ * a fresh realm per seed; the others run the fast mode on 2 workers in shared realms.
+ * MATRIX_ALL_LAYOUTS=1 adds 1 worker and 3 shards merged, in both modes and fresh realms, on every
+ * binary. Prints one row per cell and fails (exit 1) when any per-seed trace hash differs from the
+ * first cell's.
  *
  *   node --import tsx .ci/determinism/matrix.ts SEEDS NODE_BINARY...
  */
@@ -12,6 +13,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
+import type { IsolationMode } from "../../packages/sim/src/runner/isolation.ts";
 
 const HERE = fileURLToPath(new URL(".", import.meta.url));
 const BIN = fileURLToPath(new URL("../../packages/sim/bin/moonpool.mjs", import.meta.url));
@@ -70,9 +72,7 @@ function hashesOf(file: string): { hashes: Map<string, string>; modeDifferences:
   return { hashes, modeDifferences };
 }
 
-type Isolation = "seed" | "shared";
-
-function runCell(node: string, layout: string, modes: "both" | "fast", isolation: Isolation, dir: string): ReturnType<typeof hashesOf> {
+function runCell(node: string, layout: string, modes: "both" | "fast", isolation: IsolationMode, dir: string): ReturnType<typeof hashesOf> {
   const costly = costlyHashes(node, layout, modes, isolation, path.join(dir, "costly"));
   const cell = plainCell(node, layout, modes, isolation, dir);
   for (const [key, hash] of costly.hashes) cell.hashes.set(key, hash);
@@ -80,7 +80,7 @@ function runCell(node: string, layout: string, modes: "both" | "fast", isolation
 }
 
 /** The costly simulations, in the cell's layout but never sharded: their few seeds would not split. */
-function costlyHashes(node: string, layout: string, modes: "both" | "fast", isolation: Isolation, dir: string): ReturnType<typeof hashesOf> {
+function costlyHashes(node: string, layout: string, modes: "both" | "fast", isolation: IsolationMode, dir: string): ReturnType<typeof hashesOf> {
   const args = ["run", "--iterations", String(COSTLY_SEEDS), "--base-seed", String(BASE_SEED), "--reporter", "json"];
   args.push("--isolation", isolation);
   if (modes === "fast") args.splice(1, 0, ".fast");
@@ -88,7 +88,7 @@ function costlyHashes(node: string, layout: string, modes: "both" | "fast", isol
   return hashesOf(path.join(dir, "report.json"));
 }
 
-function plainCell(node: string, layout: string, modes: "both" | "fast", isolation: Isolation, dir: string): ReturnType<typeof hashesOf> {
+function plainCell(node: string, layout: string, modes: "both" | "fast", isolation: IsolationMode, dir: string): ReturnType<typeof hashesOf> {
   const common = ["--iterations", String(seeds), "--base-seed", String(BASE_SEED), "--reporter", "json", "--isolation", isolation];
   // A filter matches parts of names: ".fast" selects every example in the fast mode only.
   if (modes === "fast") common.unshift(".fast");
@@ -123,7 +123,7 @@ try {
     // The first binary gives every seed a fresh realm (the command's default), the others share
     // realms across seeds: a realm costs more CPU than most seeds, and equal hashes then also show
     // that sharing changes no seed of the examples (docs/decisions.md D57).
-    const isolation: Isolation = all || index === 0 ? "seed" : "shared";
+    const isolation: IsolationMode = all || index === 0 ? "seed" : "shared";
     for (const layout of layouts) {
       const started = performance.now();
       const dir = mkdtempSync(path.join(root, "cell-"));
